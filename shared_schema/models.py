@@ -1,0 +1,181 @@
+"""The one authoritative definition of the shapes both flows ask a model for and report with.
+
+Request shapes (what a model sends): :class:`Edit`, :class:`EditBatch`, :class:`SummaryPoint`,
+:class:`SummaryReply`.  Result shapes (what we report back): :class:`Location`,
+:class:`Refusal`, :class:`EditResult`, :class:`QuoteCheck`.  ``redline`` and ``summarize`` import
+these very classes; neither defines its own copy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .codes import EditStatus, MatchKind, QuoteStatus
+
+_XML_FORBIDDEN = frozenset(
+    [chr(c) for c in range(0x20) if chr(c) not in "\t\n\r"] + ["\ufffe", "\uffff"]
+)
+
+
+def xml_unsafe_character(text: str) -> str | None:
+    """Return the first character of ``text`` that XML 1.0 cannot carry, or None."""
+    for ch in text:
+        if ch in _XML_FORBIDDEN or 0xD800 <= ord(ch) <= 0xDFFF:
+            return ch
+    return None
+
+
+def _xml_safe(value: str | None) -> str | None:
+    if value is None:
+        return value
+    bad = xml_unsafe_character(value)
+    if bad is not None:
+        raise ValueError(f"contains the character U+{ord(bad):04X}, which a Word document cannot hold")
+    return value
+
+
+class _Shape(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False)
+
+
+class Edit(_Shape):
+    """One proposed change: replace the verbatim ``anchor`` with ``replacement``."""
+
+    anchor: str = Field(
+        min_length=1,
+        description=(
+            "The exact text to change, copied character for character from the document "
+            "(not paraphrased, not re-typed from memory). Quote enough words to be unique; "
+            "one edit per location."
+        ),
+    )
+    replacement: str = Field(
+        description="The text that replaces the anchor. An empty string deletes the anchor.",
+    )
+    rationale: str | None = Field(
+        default=None, description="Why the change is proposed; shown to the reviewer as a comment."
+    )
+    expected_matches: int | None = Field(
+        default=None,
+        ge=1,
+        description=(
+            "Only for a deliberate replace-all: the number of places the anchor occurs. "
+            "The edit applies to all of them only when the document has exactly that many."
+        ),
+    )
+    section: str | None = Field(
+        default=None,
+        description=(
+            "The clause the edit must land in: a number as displayed ('4.2', '(a)') or a heading's "
+            "text. Name it when the task names a clause."
+        ),
+    )
+    id: str | None = Field(default=None, description="Your identifier for this edit, echoed back.")
+
+    @field_validator("anchor", "replacement", "rationale", "section")
+    @classmethod
+    def _no_xml_unsafe(cls, value: str | None) -> str | None:
+        return _xml_safe(value)
+
+    @field_validator("anchor")
+    @classmethod
+    def _anchor_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("the anchor is only whitespace; quote the text to change")
+        return value
+
+
+class InvalidEntry(_Shape):
+    """An entry that was present in a reply but could not be used."""
+
+    index: int = Field(description="Position of the entry in the reply's list.")
+    reason: str
+    raw: Any = None
+
+
+class EditBatch(_Shape):
+    """Every usable edit of one reply, plus what was unusable and what was coerced."""
+
+    edits: list[Edit] = Field(default_factory=list)
+    invalid: list[InvalidEntry] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    revision: str | None = Field(
+        default=None, description="The document revision the model read, when it states one."
+    )
+
+
+class SummaryPoint(_Shape):
+    """One point of a summary, with the verbatim quotes that support it."""
+
+    title: str = ""
+    text: str = ""
+    quotes: list[str] = Field(
+        default_factory=list,
+        description="Passages copied verbatim from the document that support this point.",
+    )
+
+
+class SummaryReply(_Shape):
+    summary: str = ""
+    points: list[SummaryPoint] = Field(default_factory=list)
+    invalid: list[InvalidEntry] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------------------------
+# Result shapes
+
+
+class Location(_Shape):
+    """Where a passage lies in a document's view."""
+
+    part: str = Field(description="The zip member the paragraph lives in.")
+    paragraph: int = Field(description="Index into the view's paragraphs.")
+    start: int = Field(description="View offset of the first character.")
+    end: int = Field(description="View offset just past the last character.")
+    label: str | None = None
+    section: str | None = None
+    context: str | None = Field(default=None, description="A short excerpt around the passage.")
+
+
+class Refusal(_Shape):
+    """Why an edit was not applied (or a quote not verified), written for the model's retry."""
+
+    code: str
+    message: str
+    hint: str | None = None
+    candidates: list[Location] = Field(default_factory=list)
+    nearest: str | None = Field(default=None, description="The closest passage in the document.")
+    nearest_location: Location | None = None
+    tolerances: list[str] = Field(default_factory=list)
+    related: list[int] = Field(
+        default_factory=list, description="Indexes of the other edits this refusal concerns."
+    )
+    actual_matches: int | None = None
+
+
+class EditResult(_Shape):
+    """The outcome of one proposed edit (one entry of the report's ``edits``)."""
+
+    index: int
+    id: str | None = None
+    anchor: str
+    replacement: str
+    status: EditStatus
+    match: MatchKind | None = None
+    tolerances: list[str] = Field(default_factory=list)
+    locations: list[Location] = Field(default_factory=list)
+    error: Refusal | None = None
+
+
+class QuoteCheck(_Shape):
+    """The outcome of one quote of a summary."""
+
+    quote: str
+    status: QuoteStatus
+    match: MatchKind | None = None
+    tolerances: list[str] = Field(default_factory=list)
+    locations: list[Location] = Field(default_factory=list)
+    error: Refusal | None = None
