@@ -1,0 +1,33 @@
+"""WordprocessingML names: namespaces and the qualified tag names the project reads and writes."""
+
+from __future__ import annotations
+
+W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+W_STRICT_NS = "http://purl.oclc.org/ooxml/wordprocessingml/main"
+R_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+MC_NS = "http://schemas.openxmlformats.org/markup-compatibility/2006"
+W14_NS = "http://schemas.microsoft.com/office/word/2010/wordml"
+XML_NS = "http://www.w3.org/XML/1998/namespace"
+PKG_REL_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
+CT_NS = "http://schemas.openxmlformats.org/package/2006/content-types"
+
+REL_OFFICE_DOCUMENT = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"
+REL_STRICT_OFFICE_DOCUMENT = "http://purl.oclc.org/ooxml/officeDocument/relationships/officeDocument"
+REL_BASE = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
+REL_HEADER = REL_BASE + "header"
+REL_FOOTER = REL_BASE + "footer"
+REL_FOOTNOTES = REL_BASE + "footnotes"
+REL_ENDNOTES = REL_BASE + "endnotes"
+REL_NUMBERING = REL_BASE + "numbering"
+REL_STYLES = REL_BASE + "styles"
+REL_COMMENTS = REL_BASE + "comments"
+
+CT_COMMENTS = "application/vnd.openxmlformats-officedocument.wordprocessingml.comments+xml"
+
+
+def w(tag: str) -> str:
+    """Clark notation for a tag in the main WordprocessingML namespace: ``w("p")``."""
+    return f"{{{W_NS}}}{tag}"
+
+
+XML_SPACE = f"{{{XML_NS}}}space"
