@@ -1,14 +1,26 @@
-"""`redline` command line: wires the pipeline's steps together, nothing more."""
+"""`redline` command line: wires the pipeline's steps together, nothing more.
+
+Exit codes (INTERFACE.md): 0 every edit applied; 1 the run completed with unapplied edits;
+2 usage error; 3 an input was refused (no output document written).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
 
-EXIT_OK = 0
-EXIT_UNAPPLIED = 1
-EXIT_USAGE = 2
-EXIT_REFUSED = 3
+from .apply import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED, EXIT_USAGE, ApplyOptions, apply_reply
+from .package import Package, PackageError, write_atomic
+from .report import Report
+from .view import build_view
+
+__all__ = ["EXIT_OK", "EXIT_REFUSED", "EXIT_UNAPPLIED", "EXIT_USAGE", "main"]
+
+
+class UsageError(Exception):
+    pass
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -17,17 +29,31 @@ def build_parser() -> argparse.ArgumentParser:
         description="Verify a model's proposed contract edits and write them as Word tracked changes.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
     view = sub.add_parser("view", help="print the document's text view (what a model is shown)")
-    view.add_argument("doc")
+    view.add_argument("doc", help="the .docx file")
     view.add_argument("--json", action="store_true", help="the view with paragraphs and offsets")
+
     apply = sub.add_parser("apply", help="apply one reply's edits to one document")
-    apply.add_argument("doc")
+    apply.add_argument("doc", help="the .docx file (never modified)")
     apply.add_argument("reply", help="the model's reply: a file, or - for standard input")
-    apply.add_argument("-o", "--output")
-    apply.add_argument("--report")
-    apply.add_argument("--author", default="redline")
-    apply.add_argument("--date")
-    apply.add_argument("--dry-run", action="store_true")
+    apply.add_argument("-o", "--output", help="the redlined copy (default: DOC.redlined.docx)")
+    apply.add_argument("--report", help="write the JSON report here (- for standard output)")
+    apply.add_argument("--author", default="redline", help="revision author (default: redline)")
+    apply.add_argument("--date", help="revision date, ISO 8601 (default: now)")
+    apply.add_argument("--dry-run", action="store_true", help="verify only; write no document")
+    apply.add_argument("--no-track", action="store_true", help="write plain (accepted) changes")
+    apply.add_argument("--no-comments", action="store_true", help="no rationale comments")
+
+    from .review import add_review_arguments
+    from .stats import add_stats_arguments
+
+    add_review_arguments(sub.add_parser("review", help="apply a folder of documents and replies"))
+    add_stats_arguments(sub.add_parser("stats", help="group unapplied edits by error code"))
+
+    mcp = sub.add_parser("mcp", help="serve read_region and apply_edits over MCP (stdio)")
+    mcp.add_argument("--root", default=".", help="only documents under this folder are opened")
+    mcp.add_argument("--log", help="append one JSON line per tool call to this file")
     return parser
 
 
@@ -36,9 +62,139 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
-        return int(exc.code or 0) and EXIT_USAGE
+        return EXIT_OK if exc.code in (0, None) else EXIT_USAGE
     if args.command is None:
-        parser.print_help()
+        parser.print_help(sys.stderr)
         return EXIT_USAGE
-    print(f"redline {args.command}: not available yet", file=sys.stderr)
+    try:
+        if args.command == "view":
+            return _view(args)
+        if args.command == "apply":
+            return _apply(args)
+        if args.command == "review":
+            from .review import run_review_command
+
+            return run_review_command(args)
+        if args.command == "stats":
+            from .stats import run_stats_command
+
+            return run_stats_command(args)
+        if args.command == "mcp":
+            from .mcp_server import serve
+
+            return serve(Path(args.root), Path(args.log) if args.log else None)
+    except UsageError as exc:
+        print(f"redline {args.command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except PackageError as exc:
+        print(f"redline {args.command}: refused: {exc.message} [{exc.code}]", file=sys.stderr)
+        return EXIT_REFUSED
+    except KeyboardInterrupt:
+        return 130
+    parser.print_help(sys.stderr)
     return EXIT_USAGE
+
+
+def _view(args: argparse.Namespace) -> int:
+    view = build_view(Package.open(args.doc))
+    if not args.json:
+        sys.stdout.write(view.text + "\n")
+        return EXIT_OK
+    doc = {
+        "revision": view.revision,
+        "text": view.text,
+        "paragraphs": [
+            {
+                "index": p.index,
+                "part": p.part,
+                "story": p.story,
+                "start": p.start,
+                "end": p.end,
+                "text": view.paragraph_text(p),
+                "label": p.label,
+                "section": p.section,
+            }
+            for p in view.paragraphs
+        ],
+    }
+    json.dump(doc, sys.stdout, ensure_ascii=False)
+    sys.stdout.write("\n")
+    return EXIT_OK
+
+
+def read_reply(source: str) -> bytes:
+    if source == "-":
+        return sys.stdin.buffer.read()
+    try:
+        return Path(source).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read the reply {source!r}: {exc.strerror}") from exc
+
+
+def default_output(doc: Path) -> Path:
+    return doc.with_name(doc.stem + ".redlined.docx")
+
+
+def check_output(doc: Path, out: Path) -> None:
+    """Refuse an output path that would overwrite the input document."""
+    try:
+        same = out.resolve() == doc.resolve() or (out.exists() and out.samefile(doc))
+    except OSError:
+        same = False
+    if same:
+        raise PackageError("output_is_input", "The output path is the input document; refusing to overwrite it.")
+
+
+def _apply(args: argparse.Namespace) -> int:
+    doc = Path(args.doc)
+    out = Path(args.output) if args.output else default_output(doc)
+    if not args.dry_run:
+        check_output(doc, out)
+        if not out.parent.is_dir():
+            raise PackageError("io_error", f"The output folder {str(out.parent)!r} does not exist.")
+    try:
+        data = doc.read_bytes()
+    except OSError as exc:
+        raise PackageError("io_error", f"Cannot read {str(doc)!r}: {exc.strerror}.") from exc
+    reply = read_reply(args.reply)
+    options = ApplyOptions(
+        author=args.author,
+        date=args.date,
+        dry_run=args.dry_run,
+        track=not args.no_track,
+        comments=not args.no_comments,
+    )
+    outcome = apply_reply(
+        data, reply, options, document_name=doc.name, output_name=None if args.dry_run else out.name
+    )
+    report = outcome.report
+    if report.error is not None:
+        print(f"redline apply: refused: {report.error.message} [{report.error.code}]", file=sys.stderr)
+        _write_report(args.report, report)
+        return EXIT_REFUSED
+    if outcome.output is not None:
+        write_atomic(out, outcome.output)
+    _write_report(args.report, report)
+    print_summary(report, out if outcome.output is not None else None)
+    return outcome.exit_code
+
+
+def _write_report(target: str | None, report: Report) -> None:
+    if not target:
+        return
+    if target == "-":
+        sys.stdout.write(report.to_json())
+        return
+    write_atomic(Path(target), report.to_json().encode("utf-8"))
+
+
+def print_summary(report: Report, out: Path | None) -> None:
+    t = report.totals
+    verb = "applied" if out is not None else "verified"
+    stream = sys.stderr
+    print(f"{report.document}: {verb} {t.applied} of {t.proposed} edits", file=stream, end="")
+    print(f" -> {out}" if out is not None else "", file=stream)
+    for e in report.edits:
+        if e.error is not None:
+            label = f" ({e.id})" if e.id else ""
+            print(f"  edit {e.index}{label}: {e.status.value}: {e.error.message}", file=stream)

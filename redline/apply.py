@@ -1,0 +1,163 @@
+"""The whole redline flow as one pure function: (document bytes, reply, options) -> report, output.
+
+load -> view -> parse -> verify -> write -> save.  Nothing here touches the file system, so the
+same function serves the command line, the batch runner (local pool or cluster) and the tools.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from shared_schema import EditBatch, ParseLimits, Refusal, parse_edit_reply
+
+from .locate import Locator
+from .package import Limits, Package, PackageError
+from .report import Report, ReplyInfo, invalid_results, reply_positions, totals
+from .verify import verify
+from .view import DocumentView, build_view
+from .writer import WriteOptions, WriteResult, Writer, max_revision_id
+from .xmlparse import serialize
+
+EXIT_OK = 0
+EXIT_UNAPPLIED = 1
+EXIT_USAGE = 2
+EXIT_REFUSED = 3
+
+
+@dataclass(frozen=True)
+class ApplyOptions:
+    author: str = "redline"
+    date: str | None = None
+    dry_run: bool = False
+    track: bool = True
+    comments: bool = True
+    limits: Limits | None = None
+    parse_limits: ParseLimits | None = None
+
+    def write_options(self) -> WriteOptions:
+        return WriteOptions(self.author, self.date, self.track, self.comments)
+
+
+@dataclass
+class Outcome:
+    """What one document's run produced."""
+
+    report: Report
+    output: bytes | None = None  # the redlined document; None on dry-run or refusal
+    written: WriteResult | None = None
+    view: DocumentView | None = field(default=None, repr=False)
+
+    @property
+    def exit_code(self) -> int:
+        if self.report.error is not None:
+            return EXIT_REFUSED
+        return EXIT_OK if self.report.all_applied else EXIT_UNAPPLIED
+
+
+def refused(document: str, refusal: Refusal, revision: str | None = None, parsed: bool = False) -> Outcome:
+    return Outcome(
+        Report(
+            document=document,
+            revision=revision,
+            output=None,
+            reply=ReplyInfo(parsed=parsed),
+            edits=[],
+            totals=totals([]),
+            error=refusal,
+        )
+    )
+
+
+def apply_reply(
+    document: bytes,
+    reply: str | bytes | EditBatch,
+    options: ApplyOptions | None = None,
+    *,
+    document_name: str = "document.docx",
+    output_name: str | None = None,
+) -> Outcome:
+    """Verify every edit of ``reply`` against ``document`` and write the tracked changes."""
+    options = options or ApplyOptions()
+    try:
+        package = Package.from_bytes(document, options.limits)
+        view = build_view(package)
+    except PackageError as exc:
+        return refused(document_name, Refusal(code=exc.code, message=exc.message))
+    if isinstance(reply, EditBatch):
+        batch: EditBatch | None = reply
+    else:
+        batch = parse_edit_reply(reply, options.parse_limits)
+    if batch is None:
+        return refused(
+            document_name,
+            Refusal(
+                code="unparseable_reply",
+                message="The reply holds no usable JSON list of edits.",
+                hint="Reply with JSON: {\"edits\": [{\"anchor\": ..., \"replacement\": ...}]}.",
+            ),
+            view.revision,
+        )
+    return apply_batch(package, view, batch, options, document_name, output_name)
+
+
+def apply_batch(
+    package: Package,
+    view: DocumentView,
+    batch: EditBatch,
+    options: ApplyOptions,
+    document_name: str = "document.docx",
+    output_name: str | None = None,
+) -> Outcome:
+    """The verify-and-write half of :func:`apply_reply`, for callers that hold a loaded view."""
+    locator = Locator(view)
+    verification = verify(locator, batch, dry_run=options.dry_run)
+    positions = reply_positions(batch)
+    results = verification.results
+    for result, pos in zip(results, positions, strict=True):
+        result.index = pos
+    planned = [
+        type(p)(positions[p.edit_index], p.start, p.end, p.replacement, p.exact, p.rationale)
+        for p in verification.planned
+    ]
+    all_results = sorted([*results, *invalid_results(batch)], key=lambda r: r.index)
+    output: bytes | None = None
+    written: WriteResult | None = None
+    if not options.dry_run:
+        try:
+            output, written = _write(package, view, planned, options)
+        except PackageError as exc:
+            return refused(document_name, Refusal(code=exc.code, message=exc.message), view.revision, True)
+    report = Report(
+        document=document_name,
+        revision=view.revision,
+        output=None if options.dry_run else output_name,
+        reply=ReplyInfo(parsed=True, notes=batch.notes, invalid=batch.invalid),
+        edits=all_results,
+        totals=totals(all_results),
+    )
+    return Outcome(report, output, written, view)
+
+
+def _write(
+    package: Package, view: DocumentView, planned: list, options: ApplyOptions  # type: ignore[type-arg]
+) -> tuple[bytes, WriteResult]:
+    from .comments import add_comments
+
+    if not planned:
+        return package.to_bytes({}), WriteResult()
+    parts = [p for p in package.names if p.endswith(".xml") and p.startswith("word/")]
+    roots = [package.xml(p) for p in parts if _has_ids(p)]
+    writer = Writer(view, options.write_options(), max_revision_id(roots))
+    result = writer.write(planned)
+    changed = {part: serialize(package.xml(part)) for part in sorted(result.touched_parts)}
+    added: list[tuple[str, bytes]] = []
+    if result.comments:
+        c_changed, c_added = add_comments(package, result.comments, writer.options, writer.stamp)
+        changed.update(c_changed)
+        added.extend(c_added)
+    return package.to_bytes(changed, added), result
+
+
+def _has_ids(part: str) -> bool:
+    name = part.rsplit("/", 1)[-1]
+    return name.startswith(("document", "header", "footer", "footnotes", "endnotes", "comments"))

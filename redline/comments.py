@@ -1,0 +1,90 @@
+"""Word comments that carry an edit's rationale (ECMA-376 Part 1, §17.13.4).
+
+Adds ``w:comment`` entries to the package's comments part, creating the part, its relationship
+from the main document and its content-type override when the document has none.
+"""
+
+from __future__ import annotations
+
+from lxml import etree
+
+from .ooxml import CT_COMMENTS, CT_NS, PKG_REL_NS, REL_COMMENTS, W_NS, w
+from .package import Package, rels_part_for
+from .writer import Comment, WriteOptions
+from .xmlparse import serialize
+
+COMMENTS_PART = "word/comments.xml"
+
+
+def _comment_element(comment: Comment, options: WriteOptions, stamp: str) -> etree._Element:
+    el = etree.Element(w("comment"))
+    el.set(w("id"), str(comment.id))
+    el.set(w("author"), options.author)
+    el.set(w("date"), stamp)
+    initials = "".join(part[0] for part in options.author.split() if part)[:4]
+    if initials:
+        el.set(w("initials"), initials)
+    for i, line in enumerate(comment.text.splitlines() or [""]):
+        p = etree.SubElement(el, w("p"))
+        if i == 0:
+            ref = etree.SubElement(p, w("r"))
+            etree.SubElement(ref, w("annotationRef"))
+        r = etree.SubElement(p, w("r"))
+        t = etree.SubElement(r, w("t"))
+        t.text = line
+        if line != line.strip():
+            t.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
+    return el
+
+
+def add_comments(
+    package: Package, comments: list[Comment], options: WriteOptions, stamp: str
+) -> tuple[dict[str, bytes], list[tuple[str, bytes]]]:
+    """The changed and added parts that put ``comments`` into ``package``."""
+    main = package.main_part
+    existing = package.related(main, REL_COMMENTS)
+    changed: dict[str, bytes] = {}
+    added: list[tuple[str, bytes]] = []
+    if existing:
+        part = existing[0]
+        root = package.xml(part)
+        for c in comments:
+            root.append(_comment_element(c, options, stamp))
+        changed[part] = serialize(root)
+        return changed, added
+
+    root = etree.Element(w("comments"), nsmap={"w": W_NS})
+    for c in comments:
+        root.append(_comment_element(c, options, stamp))
+    part = COMMENTS_PART
+    n = 1
+    while part in package:
+        part = f"word/comments{n}.xml"
+        n += 1
+    added.append((part, serialize(root)))
+
+    rels_name = rels_part_for(main)
+    if rels_name in package:
+        rels = package.xml(rels_name)
+    else:
+        rels = etree.Element(f"{{{PKG_REL_NS}}}Relationships", nsmap={None: PKG_REL_NS})
+    ids = {rel.get("Id") for rel in rels}
+    k = 1
+    while f"rIdRedline{k}" in ids:
+        k += 1
+    rel = etree.SubElement(rels, f"{{{PKG_REL_NS}}}Relationship")
+    rel.set("Id", f"rIdRedline{k}")
+    rel.set("Type", REL_COMMENTS)
+    main_dir = main.rsplit("/", 1)[0] + "/" if "/" in main else ""
+    rel.set("Target", part[len(main_dir) :] if part.startswith(main_dir) else "/" + part)
+    if rels_name in package:
+        changed[rels_name] = serialize(rels)
+    else:
+        added.append((rels_name, serialize(rels)))
+
+    types = package.xml("[Content_Types].xml")
+    override = etree.SubElement(types, f"{{{CT_NS}}}Override")
+    override.set("PartName", "/" + part)
+    override.set("ContentType", CT_COMMENTS)
+    changed["[Content_Types].xml"] = serialize(types)
+    return changed, added

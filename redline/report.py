@@ -1,0 +1,101 @@
+"""The redline report: every edit of a reply, applied or refused with its reason.
+
+Shape documented in INTERFACE.md ("The redline report").  Like mammoth's ``Result``, the report
+travels with the output: nothing is logged instead of reported.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from shared_schema import EditBatch, EditResult, EditStatus, InvalidEntry, Refusal
+
+
+class ReplyInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    parsed: bool
+    notes: list[str] = Field(default_factory=list)
+    invalid: list[InvalidEntry] = Field(default_factory=list)
+
+
+class Totals(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    proposed: int
+    applied: int
+    unapplied: int
+    by_status: dict[str, int]
+
+
+class Report(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    document: str
+    revision: str | None
+    output: str | None
+    reply: ReplyInfo
+    edits: list[EditResult]
+    totals: Totals
+    error: Refusal | None = Field(
+        default=None, description="Set when the document or the reply was refused as a whole."
+    )
+
+    @property
+    def all_applied(self) -> bool:
+        return self.error is None and self.totals.unapplied == 0
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2) + "\n"
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
+def invalid_results(batch: EditBatch) -> list[EditResult]:
+    """Entries the parser could not use, as report entries with status ``invalid``."""
+    out = []
+    for entry in batch.invalid:
+        raw = entry.raw if isinstance(entry.raw, dict) else {}
+        anchor = raw.get("anchor", "")
+        replacement = raw.get("replacement", "")
+        out.append(
+            EditResult(
+                index=entry.index,
+                id=str(raw["id"]) if isinstance(raw.get("id"), (str, int)) else None,
+                anchor=anchor if isinstance(anchor, str) else "",
+                replacement=replacement if isinstance(replacement, str) else "",
+                status=EditStatus.INVALID,
+                error=Refusal(
+                    code=EditStatus.INVALID.value,
+                    message=f"This entry could not be used: {entry.reason}",
+                    hint="Send each edit as an object with a non-empty 'anchor' string and a "
+                    "'replacement' string.",
+                ),
+            )
+        )
+    return out
+
+
+def reply_positions(batch: EditBatch) -> list[int]:
+    """The position in the reply's list of each valid edit (invalid entries keep theirs)."""
+    taken = {entry.index for entry in batch.invalid}
+    out, pos = [], 0
+    for _ in batch.edits:
+        while pos in taken:
+            pos += 1
+        out.append(pos)
+        pos += 1
+    return out
+
+
+def totals(results: list[EditResult]) -> Totals:
+    by_status = Counter(r.status.value for r in results)
+    applied = sum(1 for r in results if r.status.ok)
+    return Totals(
+        proposed=len(results),
+        applied=applied,
+        unapplied=len(results) - applied,
+        by_status=dict(sorted(by_status.items())),
+    )

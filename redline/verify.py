@@ -1,0 +1,256 @@
+"""Decide, for every edit of a batch, where it lands -- or why it is refused.
+
+The checks run against the original document and do not depend on the order of the edits:
+revision (stale), location (not_found / ambiguous / count_mismatch), scope (out_of_scope),
+content (no_change, unsupported), then overlaps between the edits that survived.  Every edit
+leaves with an :class:`EditResult`; the located ones also with :class:`Planned` ranges for the
+writer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, MatchKind, Refusal
+
+from .locate import Found, Locator
+from .normalize import normalize
+from .view import SpanFlag
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One range the writer will change: view [start, end) becomes ``replacement``."""
+
+    edit_index: int
+    start: int
+    end: int
+    replacement: str
+    exact: bool
+    rationale: str | None = None
+
+
+@dataclass
+class Verification:
+    results: list[EditResult]
+    planned: list[Planned]
+
+
+def verify(locator: Locator, batch: EditBatch | list[Edit], *, dry_run: bool = False) -> Verification:
+    """Check every edit of ``batch`` against the locator's view."""
+    edits = batch.edits if isinstance(batch, EditBatch) else batch
+    revision = batch.revision if isinstance(batch, EditBatch) else None
+    view = locator.view
+    ok_status = EditStatus.VERIFIED if dry_run else EditStatus.APPLIED
+    results: list[EditResult] = []
+    found_of: dict[int, Found] = {}
+
+    for i, edit in enumerate(edits):
+        result = EditResult(
+            index=i, id=edit.id, anchor=edit.anchor, replacement=edit.replacement, status=ok_status
+        )
+        results.append(result)
+        if revision is not None and revision != view.revision:
+            _refuse(
+                result,
+                EditStatus.STALE,
+                f"These edits were written against revision {revision}, but the document is now "
+                f"at {view.revision}.",
+                "Re-read the document and quote its current text.",
+            )
+            continue
+        found = locator.find(edit.anchor)
+        if not found.ranges:
+            _not_found(locator, edit, result)
+            continue
+        result.match = found.kind
+        result.tolerances = list(found.tolerances)
+        result.locations = [locator.location(s, e) for s, e in found.ranges]
+        count = len(found.ranges)
+        if edit.expected_matches is not None:
+            if count != edit.expected_matches or found.truncated:
+                _refuse(
+                    result,
+                    EditStatus.COUNT_MISMATCH,
+                    f"You expected {edit.expected_matches} occurrence(s) of the anchor, but the "
+                    f"document has {count}{'+' if found.truncated else ''}.",
+                    f"Set expected_matches to {count} if every occurrence should change, or quote "
+                    "more surrounding text to pick the ones you mean.",
+                    candidates=result.locations,
+                    actual_matches=count,
+                )
+                continue
+        elif count > 1:
+            _ambiguous(locator, edit, result, found)
+            continue
+        if edit.section is not None and not _in_scope(locator, edit, result, found):
+            continue
+        if normalize(edit.replacement) == normalize(edit.anchor):
+            _refuse(
+                result,
+                EditStatus.NO_CHANGE,
+                "The replacement is the same text as the anchor, so the edit would change nothing.",
+                "Send the text as it should read after the change, or drop the edit.",
+            )
+            continue
+        reason = _unsupported(locator, found)
+        if reason:
+            _refuse(
+                result,
+                EditStatus.UNSUPPORTED,
+                reason,
+                "Quote only ordinary text of one story; leave field results and moved text alone.",
+            )
+            continue
+        found_of[i] = found
+
+    _refuse_overlaps(results, found_of)
+    planned = [
+        Planned(i, s, e, edits[i].replacement, locator.view.text[s:e] == edits[i].anchor,
+                edits[i].rationale)
+        for i, found in found_of.items()
+        if results[i].error is None
+        for s, e in found.ranges
+    ]  # fmt: skip
+    planned.sort(key=lambda p: p.start)
+    return Verification(results, planned)
+
+
+def _refuse(
+    result: EditResult,
+    status: EditStatus,
+    message: str,
+    hint: str | None,
+    *,
+    candidates: list[Location] | None = None,
+    **extra: object,
+) -> None:
+    result.status = status
+    result.error = Refusal(
+        code=status.value,
+        message=message,
+        hint=hint,
+        candidates=candidates or [],
+        tolerances=list(result.tolerances),
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def _not_found(locator: Locator, edit: Edit, result: EditResult) -> None:
+    near = locator.nearest(edit.anchor)
+    if near is None:
+        _refuse(
+            result,
+            EditStatus.NOT_FOUND,
+            "The anchor does not occur in the document, not even allowing for differences in "
+            "spacing, quotes and dashes.",
+            "Copy the anchor character for character from the document text you were shown.",
+        )
+        return
+    where = locator.where(near.start)
+    diff = "; ".join(near.differences) if near.differences else "the wording differs"
+    _refuse(
+        result,
+        EditStatus.NOT_FOUND,
+        f"The anchor does not occur in the document. The closest passage is in {where}: "
+        f"\u201c{near.text}\u201d ({diff}).",
+        f"If you meant that passage, quote it exactly: \u201c{near.text}\u201d.",
+        nearest=near.text,
+        nearest_location=locator.location(near.start, near.end),
+    )
+
+
+def _ambiguous(locator: Locator, edit: Edit, result: EditResult, found: Found) -> None:
+    count = len(found.ranges)
+    hints = []
+    for n, (s, e) in enumerate(found.ranges[:20]):
+        ext = locator.unique_extension(edit.anchor, s, e)
+        where = locator.where(s)
+        hints.append(f"for {where} quote \u201c{ext}\u201d" if ext else f"{where}: no short unique quote")
+        if n == 19 and count > 20:
+            hints.append(f"and {count - 20} more")
+    _refuse(
+        result,
+        EditStatus.AMBIGUOUS,
+        f"The anchor occurs {count}{'+' if found.truncated else ''} times in the document; "
+        "an edit must name one place.",
+        "Quote enough text to make the anchor unique (" + "; ".join(hints) + "), or set "
+        f"expected_matches to {count} to change every occurrence.",
+        candidates=result.locations,
+        actual_matches=count,
+    )
+
+
+def _in_scope(locator: Locator, edit: Edit, result: EditResult, found: Found) -> bool:
+    assert edit.section is not None
+    sections = locator.view.sections_named(edit.section)
+    if not sections:
+        _refuse(
+            result,
+            EditStatus.OUT_OF_SCOPE,
+            f"The document has no section named \u201c{edit.section}\u201d.",
+            "Name the section by its number as displayed (e.g. 4.2) or its heading's exact text.",
+            candidates=result.locations,
+        )
+        return False
+    outside = [
+        (s, e) for s, e in found.ranges if not any(h.start <= s and e <= end for h, end in sections)
+    ]
+    if not outside:
+        return True
+    landed = ", ".join(locator.where(s) for s, _ in outside[:5])
+    _refuse(
+        result,
+        EditStatus.OUT_OF_SCOPE,
+        f"The anchor is not in section \u201c{edit.section}\u201d: it occurs in {landed}.",
+        f"Quote text from section {edit.section}, or correct the section name.",
+        candidates=result.locations,
+    )
+    return False
+
+
+def _unsupported(locator: Locator, found: Found) -> str | None:
+    view = locator.view
+    for s, e in found.ranges:
+        flags = view.flags_between(s, e)
+        if flags & SpanFlag.FIELD_RESULT:
+            return (
+                "The anchor covers the result of a field (a computed value such as a cross-reference "
+                "or page number), which cannot be edited safely as text."
+            )
+        if flags & SpanFlag.MOVE_TO:
+            return "The anchor covers text inside a tracked move, which cannot be edited safely."
+        first, last = view.paragraph_at(s), view.paragraph_at(max(s, e - 1))
+        if first.part != last.part or first.story != last.story:
+            return "The anchor runs from one part of the document into another (e.g. body into footer)."
+    return None
+
+
+def _refuse_overlaps(results: list[EditResult], found_of: dict[int, Found]) -> None:
+    spans = sorted(
+        (s, e, i) for i, found in found_of.items() for s, e in found.ranges
+    )
+    clash: dict[int, set[int]] = {}
+    for k, (s, e, i) in enumerate(spans):
+        for s2, _e2, j in spans[k + 1 :]:
+            if s2 >= e:
+                break
+            if i != j:
+                clash.setdefault(i, set()).add(j)
+                clash.setdefault(j, set()).add(i)
+    for i, others in sorted(clash.items()):
+        names = ", ".join(f"edit {j}" for j in sorted(others))
+        _refuse(
+            results[i],
+            EditStatus.OVERLAP,
+            f"This edit overlaps {names}; overlapping edits would change the same text twice.",
+            "Merge the overlapping edits into one, or quote separate passages.",
+            candidates=results[i].locations,
+            related=sorted(others),
+        )
+    if clash:
+        for i in clash:
+            found_of.pop(i, None)
+
+
+__all__ = ["MatchKind", "Planned", "Verification", "verify"]

@@ -1,0 +1,458 @@
+"""The document view: every story of a .docx flattened into one text, with a map back to the XML.
+
+Everything downstream (matching, reports, the writer) speaks in offsets of :attr:`DocumentView.text`.
+The map is span-level: one entry per text-producing node (a ``w:t``, a ``w:tab``, a paragraph
+separator, ...), found with :func:`bisect.bisect_right` -- never a per-character array.
+
+What the view contains (the documented choices):
+
+* Stories, in this order: the body (tables, nested tables, content controls, smart tags, custom
+  XML, hyperlinks and simple fields included), then headers and footers in the order the
+  section properties reference them, then footnotes, then endnotes (separator notes skipped).
+* Text boxes once: Word stores a text box twice (``mc:Choice`` and ``mc:Fallback``); the
+  fallback is skipped.  A text box's paragraphs become paragraphs of their own, placed just
+  before the paragraph that anchors them.
+* Characters: ``w:t`` as written; ``w:tab``/``w:ptab`` -> TAB; ``w:br``/``w:cr`` -> LF;
+  ``w:noBreakHyphen`` -> U+2011; ``w:softHyphen`` -> U+00AD; ``w:sym`` -> its character.
+  Field codes (``w:instrText``) are not text; field results are.  Paragraphs are separated by LF.
+* Existing revisions read as accepted: inserted and moved-to text is present, deleted and
+  moved-from text is absent; a paragraph whose mark was deleted and that has no text left is
+  dropped.
+* Hidden text (``w:vanish``) is kept: it is part of the document a lawyer signs, and a quote of
+  it must verify.  Labels computed from numbering are metadata, never part of the text.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import TYPE_CHECKING
+
+from lxml import etree
+
+from .numbering import Numbering
+from .ooxml import (
+    MC_NS,
+    REL_ENDNOTES,
+    REL_FOOTER,
+    REL_FOOTNOTES,
+    REL_HEADER,
+    REL_NUMBERING,
+    REL_STYLES,
+    R_NS,
+    w,
+)
+
+if TYPE_CHECKING:
+    from .package import Package
+
+_P = w("p")
+_R = w("r")
+_T = w("t")
+_TAB = w("tab")
+_PTAB = w("ptab")
+_BR = w("br")
+_CR = w("cr")
+_NBH = w("noBreakHyphen")
+_SOFT = w("softHyphen")
+_SYM = w("sym")
+_DEL = w("del")
+_MOVE_FROM = w("moveFrom")
+_MOVE_TO = w("moveTo")
+_FLD_CHAR = w("fldChar")
+_FLD_SIMPLE = w("fldSimple")
+_FALLBACK = f"{{{MC_NS}}}Fallback"
+_RPR = w("rPr")
+_PPR = w("pPr")
+
+_WALK_TAGS = [
+    _P, _T, _TAB, _PTAB, _BR, _CR, _NBH, _SOFT, _SYM, _DEL, _MOVE_FROM, _FLD_CHAR, _FLD_SIMPLE,
+    _FALLBACK,
+]  # fmt: skip
+_CHAR_OF = {_TAB: "\t", _PTAB: "\t", _BR: "\n", _CR: "\n", _NBH: "\u2011", _SOFT: "\u00ad"}
+
+# Symbol-font private-use code points (U+F0xx) that have a Unicode meaning.
+_SYMBOL_FONT = {
+    0xB7: "\u2022", 0xD3: "\u00a9", 0xD2: "\u00ae", 0xD4: "\u2122", 0xB0: "\u00b0",
+    0xB1: "\u00b1", 0xB4: "\u00d7", 0xB8: "\u00f7", 0xAE: "\u2192", 0xA3: "\u2264",
+    0xB3: "\u2265", 0xB9: "\u2260", 0xA7: "\u00a7", 0xBC: "\u2026",
+}  # fmt: skip
+
+SEPARATOR = "\n"
+
+
+class SpanKind(IntEnum):
+    TEXT = 0  # a w:t: the span covers node.text
+    CHAR = 1  # a one-character element (w:tab, w:br, w:sym, ...)
+    MARK = 2  # the paragraph separator; node is the w:p whose mark it is
+
+
+class SpanFlag(IntEnum):
+    FIELD_RESULT = 1  # inside the result of a field (w:fldSimple or fldChar separate..end)
+    MOVE_TO = 2  # inside someone's tracked move
+
+
+@dataclass(frozen=True, slots=True)
+class Story:
+    """One flow of text: a part and the element whose paragraphs belong to it."""
+
+    part: str
+    kind: str  # body | header | footer | footnote | endnote
+    root: etree._Element
+
+
+@dataclass(slots=True)
+class Paragraph:
+    index: int
+    part: str
+    story: str
+    start: int
+    end: int
+    element: etree._Element
+    label: str | None = None
+    section: str | None = None
+    level: int | None = None  # outline level when the paragraph heads a section
+    title: str | None = None  # the section title it heads ("4.2 Operating Expenses")
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """The part of one span that a view range covers."""
+
+    kind: SpanKind
+    node: etree._Element
+    start: int  # offset inside the node's text (0 for CHAR and MARK)
+    end: int
+    view_start: int
+    flags: int
+
+
+@dataclass
+class DocumentView:
+    text: str
+    paragraphs: list[Paragraph]
+    revision: str
+    span_starts: list[int]
+    span_nodes: list[etree._Element]
+    span_kinds: bytearray
+    span_flags: bytearray
+    para_starts: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.para_starts:
+            self.para_starts = [p.start for p in self.paragraphs]
+
+    # -- lookups ---------------------------------------------------------------------------
+    def paragraph_at(self, offset: int) -> Paragraph:
+        """The paragraph containing view ``offset`` (a separator belongs to the paragraph before)."""
+        i = bisect.bisect_right(self.para_starts, offset) - 1
+        return self.paragraphs[max(i, 0)]
+
+    def paragraphs_between(self, start: int, end: int) -> list[Paragraph]:
+        """Every paragraph that the view range [start, end) touches."""
+        first = self.paragraph_at(start).index
+        last = self.paragraph_at(max(start, end - 1)).index
+        return self.paragraphs[first : last + 1]
+
+    def paragraph_text(self, para: Paragraph) -> str:
+        return self.text[para.start : para.end]
+
+    def pieces(self, start: int, end: int) -> Iterator[Piece]:
+        """The spans a view range covers, each clipped to the range, in order."""
+        i = bisect.bisect_right(self.span_starts, start) - 1
+        i = max(i, 0)
+        n = len(self.span_starts)
+        while i < n:
+            s = self.span_starts[i]
+            if s >= end:
+                break
+            e = self.span_starts[i + 1] if i + 1 < n else len(self.text)
+            if e > start:
+                lo, hi = max(s, start), min(e, end)
+                yield Piece(
+                    SpanKind(self.span_kinds[i]),
+                    self.span_nodes[i],
+                    lo - s,
+                    hi - s,
+                    lo,
+                    self.span_flags[i],
+                )
+            i += 1
+
+    def flags_between(self, start: int, end: int) -> int:
+        out = 0
+        for piece in self.pieces(start, end):
+            out |= piece.flags
+        return out
+
+    def sections_named(self, name: str) -> list[tuple[Paragraph, int]]:
+        """Every section whose label or heading matches ``name``, as (head, end offset)."""
+        key = _section_key(name)
+        heads = [
+            p
+            for p in self.paragraphs
+            if p.title is not None
+            and key
+            in {
+                _section_key(p.label or ""),
+                _section_key(p.title),
+                _section_key(self.paragraph_text(p)),
+                _section_key(p.title[len(p.label or "") :]),
+            }
+        ]
+        out = []
+        for head in heads:
+            end = len(self.text)
+            for q in self.paragraphs[head.index + 1 :]:
+                if q.story != head.story or (
+                    q.level is not None and head.level is not None and q.level <= head.level
+                ):
+                    end = q.start
+                    break
+            out.append((head, end))
+        return out
+
+
+def _section_key(name: str) -> str:
+    key = " ".join(name.replace("\u00a7", " ").split()).casefold()
+    for prefix in ("section ", "clause ", "article "):
+        if key.startswith(prefix):
+            key = key[len(prefix) :]
+    return key.strip().rstrip(".:")
+
+
+# -------------------------------------------------------------------------------------------
+# Flattening
+
+
+class _Frame:
+    __slots__ = ("deleted_mark", "element", "flags", "kinds", "nodes", "offsets", "pieces", "size")
+
+    def __init__(self, element: etree._Element) -> None:
+        self.element = element
+        self.pieces: list[str] = []
+        self.offsets: list[int] = []
+        self.nodes: list[etree._Element] = []
+        self.kinds: list[int] = []
+        self.flags: list[int] = []
+        self.size = 0
+        self.deleted_mark = False
+
+    def add(self, text: str, node: etree._Element, kind: SpanKind, flags: int) -> None:
+        self.offsets.append(self.size)
+        self.nodes.append(node)
+        self.kinds.append(kind)
+        self.flags.append(flags)
+        self.pieces.append(text)
+        self.size += len(text)
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.chunks: list[str] = []
+        self.size = 0
+        self.paragraphs: list[Paragraph] = []
+        self.span_starts: list[int] = []
+        self.span_nodes: list[etree._Element] = []
+        self.span_kinds = bytearray()
+        self.span_flags = bytearray()
+
+    def emit(self, frame: _Frame, story: Story) -> None:
+        if frame.deleted_mark and frame.size == 0:
+            return
+        if self.paragraphs:
+            last = self.paragraphs[-1]
+            self.span_starts.append(self.size)
+            self.span_nodes.append(last.element)
+            self.span_kinds.append(SpanKind.MARK)
+            self.span_flags.append(0)
+            self.chunks.append(SEPARATOR)
+            self.size += 1
+        start = self.size
+        base = start
+        self.span_starts.extend([base + o for o in frame.offsets])
+        self.span_nodes.extend(frame.nodes)
+        self.span_kinds.extend(frame.kinds)
+        self.span_flags.extend(frame.flags)
+        self.chunks.extend(frame.pieces)
+        self.size += frame.size
+        self.paragraphs.append(
+            Paragraph(len(self.paragraphs), story.part, story.kind, start, self.size, frame.element)
+        )
+
+    def walk(self, story: Story) -> None:
+        stack: list[_Frame] = []
+        field_stack: list[bool] = []  # per open complex field: past its separator?
+        in_simple = 0
+        walker = etree.iterwalk(story.root, events=("start", "end"), tag=_WALK_TAGS)
+        for event, node in walker:
+            tag = node.tag
+            if event == "end":
+                if tag == _P:
+                    frame = stack.pop()
+                    self.emit(frame, story)
+                elif tag == _FLD_SIMPLE:
+                    in_simple -= 1
+                continue
+            if tag == _P:
+                stack.append(_Frame(node))
+                continue
+            if tag == _FLD_SIMPLE:
+                in_simple += 1
+                continue
+            if tag == _DEL:
+                parent = node.getparent()
+                if parent is not None and parent.tag == _RPR:
+                    grand = parent.getparent()
+                    if grand is not None and grand.tag == _PPR and stack:
+                        stack[-1].deleted_mark = True
+                walker.skip_subtree()
+                continue
+            if tag == _MOVE_FROM or tag == _FALLBACK:
+                walker.skip_subtree()
+                continue
+            if tag == _FLD_CHAR:
+                kind = node.get(w("fldCharType"))
+                if kind == "begin":
+                    field_stack.append(False)
+                elif kind == "separate" and field_stack:
+                    field_stack[-1] = True
+                elif kind == "end" and field_stack:
+                    field_stack.pop()
+                continue
+            if not stack:
+                continue
+            if field_stack and not field_stack[-1]:
+                continue  # inside a field's instructions: not text
+            flags = SpanFlag.FIELD_RESULT if (in_simple or field_stack) else 0
+            frame = stack[-1]
+            if tag == _T:
+                text = node.text
+                if text:
+                    frame.add(text, node, SpanKind.TEXT, flags)
+                continue
+            parent = node.getparent()
+            if parent is None or parent.tag != _R:
+                continue  # e.g. w:tabs/w:tab in paragraph properties
+            if tag == _SYM:
+                frame.add(_symbol(node), node, SpanKind.CHAR, flags)
+            else:
+                frame.add(_CHAR_OF[tag], node, SpanKind.CHAR, flags)
+
+    def finish(self, revision: str) -> DocumentView:
+        return DocumentView(
+            "".join(self.chunks),
+            self.paragraphs,
+            revision,
+            self.span_starts,
+            self.span_nodes,
+            self.span_kinds,
+            self.span_flags,
+        )
+
+
+def _symbol(node: etree._Element) -> str:
+    raw = node.get(w("char")) or ""
+    try:
+        code = int(raw, 16)
+    except ValueError:
+        return "\ufffc"
+    if code >= 0xF000:
+        return _SYMBOL_FONT.get(code - 0xF000, chr(code))
+    return chr(code) if 0x20 <= code < 0xD800 else "\ufffc"
+
+
+def flatten(stories: list[Story], revision: str = "", numbering: Numbering | None = None) -> DocumentView:
+    """Flatten ``stories`` into one view; label body paragraphs with ``numbering``."""
+    builder = _Builder()
+    for story in stories:
+        builder.walk(story)
+    view = builder.finish(revision)
+    _label(view, numbering or Numbering.empty())
+    return view
+
+
+def _label(view: DocumentView, numbering: Numbering) -> None:
+    """Give each body paragraph its displayed label and every paragraph its enclosing section."""
+    open_heads: list[Paragraph] = []
+    story = None
+    for para in view.paragraphs:
+        if para.story != story:
+            open_heads = []
+            story = para.story
+        if para.story == "body":
+            para.label = numbering.label(para.element)
+            outline = numbering.outline_level(para.element)
+            if outline is not None or para.label:
+                level = outline if outline is not None else numbering.level(para.element)
+                para.level = level if level is not None else 0
+                para.title = _title(para.label, view.paragraph_text(para), outline is not None)
+                while open_heads and (open_heads[-1].level or 0) >= para.level:
+                    open_heads.pop()
+                open_heads.append(para)
+        para.section = open_heads[-1].title if open_heads else None
+
+
+def _title(label: str | None, text: str, is_heading: bool) -> str:
+    text = " ".join(text.split())
+    if is_heading:
+        head = text if len(text) <= 80 else text[:79].rstrip() + "…"
+    else:
+        cut = min((i for i in (text.find(". "), text.find(": ")) if i > 0), default=-1)
+        if 0 < cut <= 60:
+            head = text[:cut]
+        else:
+            words = text.split(" ")
+            head = " ".join(words[:8]) + ("…" if len(words) > 8 else "")
+    return f"{label} {head}".strip() if label else head
+
+
+# -------------------------------------------------------------------------------------------
+# From a package
+
+
+def stories_of(package: Package) -> list[Story]:
+    """The package's stories in view order."""
+    main = package.main_part
+    root = package.xml(main)
+    body = root.find(w("body"))
+    stories = [Story(main, "body", body if body is not None else root)]
+    rels = {rel.id: rel for rel in package.rels(main)}
+    seen: set[str] = set()
+    for kind, tag, rel_type in (
+        ("header", "headerReference", REL_HEADER),
+        ("footer", "footerReference", REL_FOOTER),
+    ):
+        for ref in root.iter(w(tag)):
+            rel = rels.get(ref.get(f"{{{R_NS}}}id") or "")
+            if rel is None or rel.type != rel_type or rel.external or rel.target in seen:
+                continue
+            seen.add(rel.target)
+            if rel.target in package:
+                stories.append(Story(rel.target, kind, package.xml(rel.target)))
+    for kind, rel_type, note_tag in (
+        ("footnote", REL_FOOTNOTES, "footnote"),
+        ("endnote", REL_ENDNOTES, "endnote"),
+    ):
+        for part in package.related(main, rel_type):
+            for note in package.xml(part).iterchildren(w(note_tag)):
+                if note.get(w("type")) in (None, "normal"):
+                    stories.append(Story(part, kind, note))
+    return stories
+
+
+def numbering_of(package: Package) -> Numbering:
+    main = package.main_part
+    numbering = package.related(main, REL_NUMBERING)
+    styles = package.related(main, REL_STYLES)
+    return Numbering.from_parts(
+        package.xml(numbering[0]) if numbering else None,
+        package.xml(styles[0]) if styles else None,
+    )
+
+
+def build_view(package: Package) -> DocumentView:
+    """Load every story of ``package`` into one offset-mapped view."""
+    return flatten(stories_of(package), package.revision, numbering_of(package))
