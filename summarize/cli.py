@@ -1,9 +1,19 @@
-"""`summarize` command line."""
+"""`summarize` command line.
+
+Exit codes (INTERFACE.md): 0 every quote verified; 1 at least one quote unverified (or a point
+without a quote); 2 usage error; 3 an input was refused.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+
+from redline.package import write_atomic
+
+from .check import check_reply
+from .render import to_markdown
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -12,9 +22,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     check = sub.add_parser("check", help="verify a summary reply's quotes against a document")
-    check.add_argument("doc")
-    check.add_argument("reply")
-    check.add_argument("--report")
+    check.add_argument("doc", help="the .docx file")
+    check.add_argument("reply", help="the model's summary reply: a file, or - for standard input")
+    check.add_argument("--report", help="write the JSON report here (- for standard output)")
+    check.add_argument(
+        "--format", choices=["text", "md", "json"], default="text",
+        help="what to print: a one-line-per-quote text (default), Markdown, or the JSON report",
+    )  # fmt: skip
     return parser
 
 
@@ -23,9 +37,35 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
-        return int(exc.code or 0) and 2
+        return 0 if exc.code in (0, None) else 2
     if args.command is None:
-        parser.print_help()
+        parser.print_help(sys.stderr)
         return 2
-    print(f"summarize {args.command}: not available yet", file=sys.stderr)
-    return 2
+    doc = Path(args.doc)
+    try:
+        data = doc.read_bytes()
+        reply = sys.stdin.buffer.read() if args.reply == "-" else Path(args.reply).read_bytes()
+    except OSError as exc:
+        print(f"summarize check: cannot read {exc.filename!r}: {exc.strerror}", file=sys.stderr)
+        return 2
+    report = check_reply(data, reply, document_name=doc.name)
+    if args.report == "-":
+        sys.stdout.write(report.to_json())
+    elif args.report:
+        write_atomic(Path(args.report), report.to_json().encode("utf-8"))
+    if report.error is not None:
+        print(f"summarize check: refused: {report.error.message} [{report.error.code}]", file=sys.stderr)
+        return 3
+    if args.format == "md":
+        sys.stdout.write(to_markdown(report))
+    elif args.format == "json" and args.report != "-":
+        sys.stdout.write(report.to_json())
+    elif args.format == "text":
+        for p in report.points:
+            for q in p.quotes:
+                print(f"{q.status.value:>9}  point {p.index}: {q.quote[:70]}")
+            if not p.quotes:
+                print(f"{'no quote':>9}  point {p.index}: {p.title}")
+        t = report.totals
+        print(f"{report.document}: {t.verified} of {t.quotes} quotes verified", file=sys.stderr)
+    return report.exit_code

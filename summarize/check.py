@@ -1,0 +1,177 @@
+"""Verify every quote a model's summary cites, with the same locator and tolerances as anchors."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from redline.locate import Locator
+from redline.package import Package, PackageError
+from redline.view import DocumentView, build_view
+from shared_schema import (
+    ParseLimits,
+    QuoteCheck,
+    QuoteStatus,
+    Refusal,
+    SummaryReply,
+    parse_summary_reply,
+)
+
+PointStatus = Literal["verified", "unverified", "unsupported"]
+
+
+class PointCheck(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    index: int
+    title: str
+    text: str
+    verified: bool
+    status: PointStatus = Field(
+        description="verified: every quote found; unverified: a quote was not found; "
+        "unsupported: the point cites no quote at all."
+    )
+    quotes: list[QuoteCheck]
+
+
+class SummaryTotals(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    quotes: int
+    verified: int
+    unverified: int
+    points: int = 0
+    points_verified: int = 0
+    points_unsupported: int = 0
+
+
+class SummaryReport(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    document: str
+    revision: str | None
+    summary: str = ""
+    notes: list[str] = Field(default_factory=list)
+    points: list[PointCheck] = Field(default_factory=list)
+    totals: SummaryTotals
+    error: Refusal | None = None
+
+    @property
+    def all_verified(self) -> bool:
+        return self.error is None and all(p.verified for p in self.points)
+
+    @property
+    def exit_code(self) -> int:
+        if self.error is not None:
+            return 3
+        return 0 if self.all_verified else 1
+
+    def to_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n"
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
+def check_quote(locator: Locator, quote: str) -> QuoteCheck:
+    """One quote: verified with every location, or not_found with the nearest passage."""
+    found = locator.find(quote)
+    if found.ranges:
+        return QuoteCheck(
+            quote=quote,
+            status=QuoteStatus.VERIFIED,
+            match=found.kind,
+            tolerances=list(found.tolerances),
+            locations=[locator.location(s, e) for s, e in found.ranges],
+        )
+    near = locator.nearest(quote)
+    if near is None:
+        error = Refusal(
+            code=QuoteStatus.NOT_FOUND.value,
+            message="The quote does not occur in the document, not even allowing for "
+            "differences in spacing, quotes and dashes.",
+            hint="Quote the document verbatim, or drop the claim.",
+        )
+    else:
+        diff = "; ".join(near.differences) or "the wording differs"
+        error = Refusal(
+            code=QuoteStatus.NOT_FOUND.value,
+            message=f"The quote does not occur in the document. The closest passage is in "
+            f"{locator.where(near.start)}: \u201c{near.text}\u201d ({diff}).",
+            hint=f"If you meant that passage, quote it exactly: \u201c{near.text}\u201d.",
+            nearest=near.text,
+            nearest_location=locator.location(near.start, near.end),
+        )
+    return QuoteCheck(quote=quote, status=QuoteStatus.NOT_FOUND, error=error)
+
+
+def check(view: DocumentView, reply: SummaryReply, document: str = "document.docx") -> SummaryReport:
+    """Verify every quote of ``reply`` against ``view``."""
+    locator = Locator(view)
+    points: list[PointCheck] = []
+    for i, point in enumerate(reply.points):
+        quotes = [check_quote(locator, q) for q in point.quotes]
+        if not quotes:
+            status: PointStatus = "unsupported"
+        elif all(q.status == QuoteStatus.VERIFIED for q in quotes):
+            status = "verified"
+        else:
+            status = "unverified"
+        points.append(
+            PointCheck(
+                index=i,
+                title=point.title,
+                text=point.text,
+                verified=status == "verified",
+                status=status,
+                quotes=quotes,
+            )
+        )
+    all_quotes = [q for p in points for q in p.quotes]
+    verified = sum(1 for q in all_quotes if q.status == QuoteStatus.VERIFIED)
+    return SummaryReport(
+        document=document,
+        revision=view.revision,
+        summary=reply.summary,
+        notes=list(reply.notes),
+        points=points,
+        totals=SummaryTotals(
+            quotes=len(all_quotes),
+            verified=verified,
+            unverified=len(all_quotes) - verified,
+            points=len(points),
+            points_verified=sum(1 for p in points if p.verified),
+            points_unsupported=sum(1 for p in points if p.status == "unsupported"),
+        ),
+    )
+
+
+def _refused(document: str, code: str, message: str, revision: str | None = None) -> SummaryReport:
+    return SummaryReport(
+        document=document,
+        revision=revision,
+        totals=SummaryTotals(quotes=0, verified=0, unverified=0),
+        error=Refusal(code=code, message=message),
+    )
+
+
+def check_reply(
+    document: bytes,
+    reply: str | bytes | SummaryReply,
+    *,
+    document_name: str = "document.docx",
+    parse_limits: ParseLimits | None = None,
+) -> SummaryReport:
+    """The whole summary flow on bytes: load, view, parse, verify. Never raises on bad input."""
+    try:
+        view = build_view(Package.from_bytes(document))
+    except PackageError as exc:
+        return _refused(document_name, exc.code, exc.message)
+    parsed = reply if isinstance(reply, SummaryReply) else parse_summary_reply(reply, parse_limits)
+    if parsed is None:
+        return _refused(
+            document_name,
+            "unparseable_reply",
+            "The reply holds no usable JSON summary.",
+            view.revision,
+        )
+    return check(view, parsed, document_name)
