@@ -1,0 +1,151 @@
+"""End to end: `redline review` on the bundled samples, stats, the HTML page, exit codes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from redline.cli import main as redline_main
+from redline.stats import collect
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_contracts"
+EXPECTED = json.loads((SAMPLES / "expected.json").read_text())
+DATE = "2026-01-01T00:00:00Z"
+
+
+@pytest.fixture(scope="module")
+def reviewed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("review")
+    code = redline_main(["review", str(SAMPLES), "-o", str(out), "--jobs", "1", "--date", DATE])
+    assert code == 1  # the samples deliberately carry refusable edits
+    return out
+
+
+@pytest.mark.parametrize("name", ["commercial-lease", "mutual-nda", "master-services-agreement"])
+def test_every_sample_edit_has_its_expected_outcome(reviewed: Path, name: str) -> None:
+    report = json.loads((reviewed / f"{name}.report.json").read_text())
+    got = {e["id"]: e["status"] for e in report["edits"]}
+    assert got == EXPECTED[name]
+    for e in report["edits"]:
+        if e["status"] == "applied":
+            assert e["error"] is None and e["locations"]
+        else:
+            assert e["error"]["code"] and e["error"]["message"] and e["error"]["hint"]
+    assert report["totals"]["proposed"] == len(EXPECTED[name])
+
+
+def test_sample_summary_quotes_have_expected_outcomes(reviewed: Path) -> None:
+    report = json.loads((reviewed / "commercial-lease.summary-report.json").read_text())
+    got = {f"{p['index']}/{i}": q["status"] for p in report["points"] for i, q in enumerate(p["quotes"])}
+    assert got == EXPECTED["commercial-lease.summary"]
+
+
+def test_outputs_are_tracked_changes_that_pandoc_reads(reviewed: Path) -> None:
+    if shutil.which("pandoc") is None:
+        pytest.skip("pandoc not installed")
+    for name in EXPECTED:
+        if name.endswith(".summary"):
+            continue
+        out = reviewed / f"{name}.redlined.docx"
+        src = SAMPLES / f"{name}.docx"
+        rejected = subprocess.run(
+            ["pandoc", "--track-changes=reject", "-t", "plain", str(out)], capture_output=True, text=True, check=True
+        ).stdout
+        original = subprocess.run(
+            ["pandoc", "-t", "plain", str(src)], capture_output=True, text=True, check=True
+        ).stdout
+        assert rejected.split() == original.split()
+        accepted = subprocess.run(
+            ["pandoc", "--track-changes=accept", "-t", "plain", str(out)], capture_output=True, text=True, check=True
+        ).stdout
+        assert accepted.split() != original.split()
+
+
+def test_summary_json_lists_every_document_with_totals(reviewed: Path) -> None:
+    summary = json.loads((reviewed / "summary.json").read_text())
+    names = {d["name"] for d in summary["documents"]}
+    assert names == {"commercial-lease", "mutual-nda", "master-services-agreement"}
+    assert summary["exit"] == 1
+    total = sum(len(v) for k, v in EXPECTED.items() if not k.endswith(".summary"))
+    assert summary["totals"]["proposed"] == total
+    applied = sum(1 for k, v in EXPECTED.items() if not k.endswith(".summary") for s in v.values() if s == "applied")
+    assert summary["totals"]["applied"] == applied
+
+
+def test_stats_counts_equal_the_reports_unapplied_edits(reviewed: Path) -> None:
+    stats = collect([str(reviewed)])
+    refused = [s for k, v in EXPECTED.items() if not k.endswith(".summary") for s in v.values() if s != "applied"]
+    assert stats.unapplied == len(refused)
+    assert sum(stats.by_code.values()) == len(refused)
+    assert stats.by_code["ambiguous"] == refused.count("ambiguous")
+
+
+def test_report_html_is_self_contained_and_puts_refusals_first(reviewed: Path) -> None:
+    html = (reviewed / "report.html").read_text()
+    assert "http://" not in html and "https://" not in html and "<script" not in html
+    assert "<del>" in html and "<ins>" in html
+    lease = html[html.index("commercial-lease") :]
+    first_refused = lease.index("not_found")
+    first_applied = lease.index('b-applied">applied')
+    assert first_refused < first_applied
+
+
+def test_missing_reply_and_missing_document_are_reported(tmp_path: Path) -> None:
+    shutil.copy(SAMPLES / "mutual-nda.docx", tmp_path / "lonely.docx")
+    (tmp_path / "orphan.reply.json").write_text('{"edits": []}')
+    shutil.copy(SAMPLES / "mutual-nda.docx", tmp_path / "ok.docx")
+    (tmp_path / "ok.reply.json").write_text('{"edits": []}')
+    out = tmp_path / "out"
+    assert redline_main(["review", str(tmp_path), "-o", str(out), "--jobs", "1"]) == 1
+    summary = json.loads((out / "summary.json").read_text())
+    outcomes = {d["name"]: d["outcome"] for d in summary["documents"]}
+    assert outcomes == {"lonely": "missing_reply", "orphan": "missing_document", "ok": "applied"}
+
+
+def test_a_hostile_document_does_not_stop_the_batch(tmp_path: Path) -> None:
+    (tmp_path / "bad.docx").write_bytes(b"this is not a zip")
+    (tmp_path / "bad.reply.json").write_text('{"edits": []}')
+    shutil.copy(SAMPLES / "mutual-nda.docx", tmp_path / "good.docx")
+    (tmp_path / "good.reply.json").write_text(
+        json.dumps({"edits": [{"anchor": "Mutual", "replacement": "Mutual", "expected_matches": 99}]})
+    )
+    out = tmp_path / "out"
+    assert redline_main(["review", str(tmp_path), "-o", str(out), "--jobs", "2"]) == 1
+    summary = json.loads((out / "summary.json").read_text())
+    by = {d["name"]: d for d in summary["documents"]}
+    assert by["bad"]["outcome"] == "refused" and "not_a_zip" in by["bad"]["message"]
+    assert by["good"]["outcome"] == "unapplied"
+    assert not (out / "bad.redlined.docx").exists()
+    assert (out / "good.redlined.docx").exists()
+
+
+def test_review_of_an_empty_or_missing_folder_is_refused(tmp_path: Path) -> None:
+    assert redline_main(["review", str(tmp_path), "-o", str(tmp_path / "o")]) == 3
+    assert redline_main(["review", str(tmp_path / "nope"), "-o", str(tmp_path / "o")]) == 3
+
+
+def test_local_pool_and_in_process_runs_agree(reviewed: Path, tmp_path: Path) -> None:
+    out = tmp_path / "pool"
+    assert redline_main(["review", str(SAMPLES), "-o", str(out), "--jobs", "2", "--date", DATE]) == 1
+    for f in sorted(reviewed.iterdir()):
+        if f.suffix == ".json":
+            assert (out / f.name).read_bytes() == f.read_bytes(), f.name
+        elif f.suffix == ".docx":
+            with zipfile.ZipFile(f) as a, zipfile.ZipFile(out / f.name) as b:
+                assert a.namelist() == b.namelist()
+                for n in a.namelist():
+                    assert a.read(n) == b.read(n), (f.name, n)
+
+
+def test_console_script_runs_as_a_module() -> None:
+    proc = subprocess.run([sys.executable, "-m", "redline", "--help"], capture_output=True, text=True)
+    assert proc.returncode == 0 and "review" in proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "summarize", "--help"], capture_output=True, text=True)
+    assert proc.returncode == 0 and "check" in proc.stdout
