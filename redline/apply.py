@@ -12,10 +12,10 @@ from shared_schema import EditBatch, ParseLimits, Refusal, parse_edit_reply
 
 from .locate import Locator
 from .package import Limits, Package, PackageError
-from .report import Report, ReplyInfo, invalid_results, reply_positions, totals
-from .verify import verify
+from .report import ReplyInfo, Report, invalid_results, reply_positions, totals
+from .verify import Planned, verify
 from .view import DocumentView, build_view
-from .writer import WriteOptions, WriteResult, Writer, max_revision_id
+from .writer import WriteOptions, Writer, WriteResult, max_revision_id
 from .xmlparse import serialize
 
 EXIT_OK = 0
@@ -93,7 +93,7 @@ def apply_reply(
             Refusal(
                 code="unparseable_reply",
                 message="The reply holds no usable JSON list of edits.",
-                hint="Reply with JSON: {\"edits\": [{\"anchor\": ..., \"replacement\": ...}]}.",
+                hint='Reply with JSON: {"edits": [{"anchor": ..., "replacement": ...}]}.',
             ),
             view.revision,
         )
@@ -139,7 +139,7 @@ def apply_batch(
 
 
 def _write(
-    package: Package, view: DocumentView, planned: list, options: ApplyOptions  # type: ignore[type-arg]
+    package: Package, view: DocumentView, planned: list[Planned], options: ApplyOptions
 ) -> tuple[bytes, WriteResult]:
     from .comments import add_comments
 

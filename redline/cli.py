@@ -142,7 +142,9 @@ def check_output(doc: Path, out: Path) -> None:
     except OSError:
         same = False
     if same:
-        raise PackageError("output_is_input", "The output path is the input document; refusing to overwrite it.")
+        raise PackageError(
+            "output_is_input", "The output path is the input document; refusing to overwrite it."
+        )
 
 
 def _apply(args: argparse.Namespace) -> int:

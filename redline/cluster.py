@@ -40,19 +40,19 @@ class DaskExecutor:
         # a document whose worker dies is tried on one more worker, then reported as failed
         with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
             if self.address:
-                client = Client(self.address)
+                client = Client(self.address)  # type: ignore[no-untyped-call]
             else:
-                cluster = LocalCluster(
+                cluster = LocalCluster(  # type: ignore[no-untyped-call]
                     n_workers=self.workers,
                     threads_per_worker=1,
                     processes=True,
                     dashboard_address=None,
                 )
-                client = Client(cluster)
+                client = Client(cluster)  # type: ignore[no-untyped-call]
             try:
                 yield from self._run(client, iter(tasks), as_completed)
             finally:
-                client.close()
+                client.close()  # type: ignore[no-untyped-call]
                 if cluster is not None:
                     cluster.close()
 
@@ -82,7 +82,9 @@ class DaskExecutor:
             try:
                 result: JobResult = fut.result()
             except Exception as exc:
-                result = JobResult(name, FAILED, EXIT_REFUSED, message=f"failed twice on the cluster: {exc!r}")
+                result = JobResult(
+                    name, FAILED, EXIT_REFUSED, message=f"failed twice on the cluster: {exc!r}"
+                )
             fut.release()
             yield result
             submit()

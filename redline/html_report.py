@@ -83,7 +83,7 @@ def _edit_row(edit: dict[str, Any]) -> str:
     badge = f'<span class="badge {"b-applied" if ok else "b-bad"}">{escape(status)}</span>'
     match = edit.get("match")
     extra = f" <code>{escape(match)}</code>" if match == "normalized" else ""
-    body = [f'<div>{redline_html(edit.get("anchor", ""), edit.get("replacement", ""))}</div>']
+    body = [f"<div>{redline_html(edit.get('anchor', ''), edit.get('replacement', ''))}</div>"]
     where = _where(edit)
     if where:
         body.append(f'<div class="where">{"landed in" if ok else "candidates:"} {where}</div>')
@@ -102,14 +102,12 @@ def _edit_row(edit: dict[str, Any]) -> str:
 def _document(entry: dict[str, Any], report: dict[str, Any] | None) -> str:
     outcome = entry["outcome"]
     t = entry.get("totals") or {}
-    head = (
-        f'<h2>{escape(entry["name"])}<span class="badge b-{escape(outcome)}">{escape(outcome)}</span></h2>'
-    )
+    head = f'<h2>{escape(entry["name"])}<span class="badge b-{escape(outcome)}">{escape(outcome)}</span></h2>'
     lines = [head]
     if t:
         lines.append(
             f'<div class="where">{t.get("applied", 0)} of {t.get("proposed", 0)} edits applied'
-            + (f' · output <code>{escape(entry["output"])}</code>' if entry.get("output") else "")
+            + (f" · output <code>{escape(entry['output'])}</code>" if entry.get("output") else "")
             + "</div>"
         )
     if entry.get("message"):

@@ -9,9 +9,13 @@ Only these differences are forgiven (ARCHITECTURE.md, "Matching policy"; do not 
 * invisible: soft hyphens and zero-width characters are ignored;
 * ellipsis: ``…`` equals ``...``.
 
-Case, letters, digits and every other punctuation mark must agree.  The map is piecewise (one
-segment per place where the length changed), so building it costs C-speed ``str.translate``
-plus a regex over the rare length-changing spots -- no per-character Python loop.
+Case, letters, digits and every other punctuation mark must agree.
+
+:class:`NormalizedText` normalises a whole document once.  One-for-one substitutions (a curly
+quote becomes a straight one) keep every offset, so they are done with ``str.replace`` at C
+speed; only the rare places where the length changes (a run of several spaces, an invisible
+character, an ellipsis) are visited in Python, each becoming one segment of a piecewise map --
+never a per-character array.
 """
 
 from __future__ import annotations
@@ -34,25 +38,28 @@ INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
 ELLIPSIS = "\u2026"
 
 _GONE = "\x00"  # stands in for an invisible character until the length-changing pass
+_RUN = " \x00"  # what a whitespace/invisible run is made of after the one-for-one pass
 
 ALL = frozenset(Tolerance)
 
 
-def _table(tolerances: frozenset[Tolerance]) -> dict[int, str]:
-    table: dict[int, str] = {}
+def _table(tolerances: frozenset[Tolerance]) -> dict[str, str]:
+    """The one-for-one substitutions of ``tolerances`` (identity pairs left out)."""
+    table: dict[str, str] = {}
     if Tolerance.WHITESPACE in tolerances:
-        table.update({ord(c): " " for c in WHITESPACE})
+        table.update({c: " " for c in WHITESPACE})
     if Tolerance.QUOTES in tolerances:
-        table.update({ord(c): "'" for c in SINGLE_QUOTES})
-        table.update({ord(c): '"' for c in DOUBLE_QUOTES})
+        table.update({c: "'" for c in SINGLE_QUOTES})
+        table.update({c: '"' for c in DOUBLE_QUOTES})
     if Tolerance.DASHES in tolerances:
-        table.update({ord(c): "-" for c in DASHES})
+        table.update({c: "-" for c in DASHES})
     if Tolerance.INVISIBLE in tolerances:
-        table.update({ord(c): _GONE for c in INVISIBLE})
-    return table
+        table.update({c: _GONE for c in INVISIBLE})
+    return {c: r for c, r in table.items() if c != r}
 
 
 def _pattern(tolerances: frozenset[Tolerance]) -> re.Pattern[str] | None:
+    """The length-changing spots of ``tolerances``, on text after the one-for-one pass."""
     parts = []
     spaces, invisible = Tolerance.WHITESPACE in tolerances, Tolerance.INVISIBLE in tolerances
     if spaces and invisible:
@@ -66,8 +73,33 @@ def _pattern(tolerances: frozenset[Tolerance]) -> re.Pattern[str] | None:
     return re.compile("|".join(parts)) if parts else None
 
 
-_TABLES: dict[frozenset[Tolerance], dict[int, str]] = {}
-_PATTERNS: dict[frozenset[Tolerance], re.Pattern[str] | None] = {}
+class _Rules:
+    """The compiled form of one set of tolerances."""
+
+    def __init__(self, tolerances: frozenset[Tolerance]) -> None:
+        table = _table(tolerances)
+        self.pairs = sorted(table.items())
+        self.translate_table = str.maketrans(table)
+        self.pattern = _pattern(tolerances)
+
+    def one_for_one(self, text: str) -> str:
+        if len(text) < 2000:
+            return text.translate(self.translate_table)
+        # On a long text, a few C-speed scans beat translate()'s per-character dict lookup.
+        for char, repl in self.pairs:
+            if char in text:
+                text = text.replace(char, repl)
+        return text
+
+
+_RULES: dict[frozenset[Tolerance], _Rules] = {}
+
+
+def _rules(tolerances: frozenset[Tolerance]) -> _Rules:
+    rules = _RULES.get(tolerances)
+    if rules is None:
+        rules = _RULES[tolerances] = _Rules(tolerances)
+    return rules
 
 
 def _replacement(run: str) -> str:
@@ -78,14 +110,11 @@ def _replacement(run: str) -> str:
 
 def normalize(text: str, tolerances: Iterable[Tolerance] = ALL) -> str:
     """``text`` with the given differences flattened (no map)."""
-    key = frozenset(tolerances)
-    table = _TABLES.get(key)
-    if table is None:
-        table = _TABLES[key] = _table(key)
-        _PATTERNS[key] = _pattern(key)
-    out = text.translate(table)
-    pattern = _PATTERNS[key]
-    return out if pattern is None else pattern.sub(lambda m: _replacement(m.group()), out)
+    rules = _rules(frozenset(tolerances))
+    out = rules.one_for_one(text)
+    if rules.pattern is None:
+        return out
+    return rules.pattern.sub(lambda m: _replacement(m.group()), out)
 
 
 # Segment kinds of the offset map.
@@ -94,7 +123,12 @@ _IDENT, _COLLAPSE, _EXPAND = 0, 1, 2
 
 @dataclass
 class NormalizedText:
-    """A normalised copy of a text and the map back to the original's offsets."""
+    """A normalised copy of a text (every tolerance) and the map back to the original's offsets.
+
+    The map is a list of segments, each starting at normalised offset ``_seg_norm[k]`` and
+    original offset ``_seg_orig[k]``: an identity stretch, a run collapsed to one space or to
+    nothing (``_seg_width[k]`` original characters), or an ellipsis expanded to three dots.
+    """
 
     text: str
     _seg_norm: list[int]
@@ -104,18 +138,35 @@ class NormalizedText:
 
     @classmethod
     def build(cls, original: str) -> NormalizedText:
-        translated = original.translate(_table(ALL))
-        pattern = _pattern(ALL)
-        assert pattern is not None
+        translated = _rules(ALL).one_for_one(original)
+        spots: list[int] = []
+        for needle in (_GONE, "  ", ELLIPSIS):
+            pos = translated.find(needle)
+            while pos >= 0:
+                spots.append(pos)
+                pos = translated.find(needle, pos + len(needle))
+        if not spots:
+            return cls(translated, [0], [0], [_IDENT], [0])
+        spots.sort()
         chunks: list[str] = []
         seg_norm, seg_orig, seg_kind, seg_width = [0], [0], [_IDENT], [0]
+        size = len(translated)
         n = 0  # normalised length so far
         last = 0  # original offset consumed so far
-        for m in pattern.finditer(translated):
-            s, e = m.span()
+        for spot in spots:
+            if spot < last:
+                continue  # inside a run already replaced
+            if translated[spot] == ELLIPSIS:
+                s, e = spot, spot + 1
+            else:
+                s, e = spot, spot + 1
+                while s > last and translated[s - 1] in _RUN:
+                    s -= 1
+                while e < size and translated[e] in _RUN:
+                    e += 1
             chunks.append(translated[last:s])
             n += s - last
-            repl = _replacement(m.group())
+            repl = _replacement(translated[s:e])
             if repl:
                 seg_norm.append(n)
                 seg_orig.append(s)
@@ -147,13 +198,28 @@ class NormalizedText:
             return self.orig_start(0)
         n = n_end - 1
         k = self._segment(n)
-        kind = self._seg_kind[k]
-        if kind == _IDENT:
+        if self._seg_kind[k] == _IDENT:
             return self._seg_orig[k] + (n - self._seg_norm[k]) + 1
         return self._seg_orig[k] + self._seg_width[k]
 
     def orig_span(self, start: int, end: int) -> tuple[int, int]:
+        """The original range that normalised ``[start, end)`` came from."""
         return self.orig_start(start), self.orig_end(end)
+
+    def splits_expansion(self, n: int) -> bool:
+        """Whether a boundary at normalised offset ``n`` falls inside an expanded ellipsis.
+
+        A match may not begin or end there: "etc." must not match the "etc.." of "etc…".
+        """
+        k = self._segment(n)
+        return self._seg_kind[k] == _EXPAND and n != self._seg_norm[k]
+
+    def norm_offset(self, orig: int) -> int:
+        """The normalised offset of original offset ``orig`` (the start of its segment's text)."""
+        k = bisect.bisect_right(self._seg_orig, orig) - 1
+        if self._seg_kind[k] == _IDENT:
+            return self._seg_norm[k] + (orig - self._seg_orig[k])
+        return self._seg_norm[k] if orig == self._seg_orig[k] else self._seg_norm[k + 1]
 
 
 def tolerances_needed(quote: str, found: str) -> list[str]:

@@ -16,7 +16,6 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Protocol
 
 from .apply import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED, ApplyOptions
@@ -122,7 +121,9 @@ def run_review(
     outcomes = {d["outcome"] for d in documents}
     exit_code = EXIT_OK if outcomes <= {OK} else EXIT_UNAPPLIED
     summary = BatchSummary(documents, exit_code)
-    target.write("summary.json", (json.dumps(summary.to_dict(), indent=2, ensure_ascii=False) + "\n").encode())
+    target.write(
+        "summary.json", (json.dumps(summary.to_dict(), indent=2, ensure_ascii=False) + "\n").encode()
+    )
     from .html_report import render_batch
 
     target.write("report.html", render_batch(summary.to_dict(), reports).encode("utf-8"))
@@ -222,7 +223,9 @@ def run_review_command(args: argparse.Namespace) -> int:
 
         bar = tqdm(total=len(pair(source.list())), unit="doc", file=sys.stderr)
     try:
-        summary = run_review(source, target, options, executor, progress=(lambda _r: bar.update()) if bar else None)
+        summary = run_review(
+            source, target, options, executor, progress=(lambda _r: bar.update()) if bar else None
+        )
     except NoDocuments as exc:
         print(f"redline review: refused: {exc}", file=sys.stderr)
         return EXIT_REFUSED

@@ -35,13 +35,13 @@ from lxml import etree
 from .numbering import Numbering
 from .ooxml import (
     MC_NS,
+    R_NS,
     REL_ENDNOTES,
     REL_FOOTER,
     REL_FOOTNOTES,
     REL_HEADER,
     REL_NUMBERING,
     REL_STYLES,
-    R_NS,
     w,
 )
 
@@ -310,7 +310,7 @@ class _Builder:
                         stack[-1].deleted_mark = True
                 walker.skip_subtree()
                 continue
-            if tag == _MOVE_FROM or tag == _FALLBACK:
+            if tag in (_MOVE_FROM, _FALLBACK):
                 walker.skip_subtree()
                 continue
             if tag == _FLD_CHAR:

@@ -22,12 +22,16 @@ SUMMARY_RULES = (
 
 
 class _EditsRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid", title="EditBatch", json_schema_extra={"description": EDITS_RULES})
+    model_config = ConfigDict(
+        extra="forbid", title="EditBatch", json_schema_extra={"description": EDITS_RULES}
+    )
     edits: list[Edit] = Field(description="The proposed edits; may be empty.")
 
 
 class _SummaryRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid", title="SummaryReply", json_schema_extra={"description": SUMMARY_RULES})
+    model_config = ConfigDict(
+        extra="forbid", title="SummaryReply", json_schema_extra={"description": SUMMARY_RULES}
+    )
     summary: str = Field(description="A short overall summary.")
     points: list[SummaryPoint]
 

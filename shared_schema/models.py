@@ -14,9 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .codes import EditStatus, MatchKind, QuoteStatus
 
-_XML_FORBIDDEN = frozenset(
-    [chr(c) for c in range(0x20) if chr(c) not in "\t\n\r"] + ["\ufffe", "\uffff"]
-)
+_XML_FORBIDDEN = frozenset([chr(c) for c in range(0x20) if chr(c) not in "\t\n\r"] + ["\ufffe", "\uffff"])
 
 
 def xml_unsafe_character(text: str) -> str | None:

@@ -10,15 +10,15 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from redline.apply import ApplyOptions  # noqa: E402
-from redline.batch import FAILED  # noqa: E402
-from redline.cluster import DaskExecutor  # noqa: E402
-from redline.contractgen import generate_contract  # noqa: E402
-from redline.locate import Locator  # noqa: E402
-from redline.package import Package  # noqa: E402
-from redline.review import InProcess, LocalPool, run_review  # noqa: E402
-from redline.storage import LocalStorage, open_storage  # noqa: E402
-from redline.view import build_view  # noqa: E402
+from redline.apply import ApplyOptions
+from redline.batch import FAILED
+from redline.cluster import DaskExecutor
+from redline.contractgen import generate_contract
+from redline.locate import Locator
+from redline.package import Package
+from redline.review import InProcess, LocalPool, run_review
+from redline.storage import LocalStorage, open_storage
+from redline.view import build_view
 
 OPTIONS = ApplyOptions(date="2026-01-01T00:00:00Z")
 
@@ -94,7 +94,9 @@ def test_a_worker_killed_mid_batch_loses_no_document(
     monkeypatch.setenv("REDLINE_CRASH_ONCE", f"c3:{tmp_path / 'crashed.marker'}")
     out = tmp_path / "out"
     out.mkdir()
-    run_review(LocalStorage(batch_dir), LocalStorage(out), OPTIONS, DaskExecutor(workers=2, function=crash_once))
+    run_review(
+        LocalStorage(batch_dir), LocalStorage(out), OPTIONS, DaskExecutor(workers=2, function=crash_once)
+    )
     assert (tmp_path / "crashed.marker").exists()  # the worker really died once
     _same_outputs(local_run, out)
 
@@ -107,7 +109,10 @@ def test_a_document_that_kills_its_worker_twice_is_reported_failed(
 
     monkeypatch.setenv("REDLINE_CRASH_ALWAYS", "c1")
     summary = run_review(
-        LocalStorage(batch_dir), LocalStorage(tmp_path), OPTIONS, DaskExecutor(workers=2, function=crash_always)
+        LocalStorage(batch_dir),
+        LocalStorage(tmp_path),
+        OPTIONS,
+        DaskExecutor(workers=2, function=crash_always),
     )
     by = {d["name"]: d for d in summary.documents}
     assert by["c1"]["outcome"] == FAILED

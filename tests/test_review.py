@@ -56,14 +56,20 @@ def test_outputs_are_tracked_changes_that_pandoc_reads(reviewed: Path) -> None:
         out = reviewed / f"{name}.redlined.docx"
         src = SAMPLES / f"{name}.docx"
         rejected = subprocess.run(
-            ["pandoc", "--track-changes=reject", "-t", "plain", str(out)], capture_output=True, text=True, check=True
+            ["pandoc", "--track-changes=reject", "-t", "plain", str(out)],
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout
         original = subprocess.run(
             ["pandoc", "-t", "plain", str(src)], capture_output=True, text=True, check=True
         ).stdout
         assert rejected.split() == original.split()
         accepted = subprocess.run(
-            ["pandoc", "--track-changes=accept", "-t", "plain", str(out)], capture_output=True, text=True, check=True
+            ["pandoc", "--track-changes=accept", "-t", "plain", str(out)],
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout
         assert accepted.split() != original.split()
 
@@ -75,13 +81,17 @@ def test_summary_json_lists_every_document_with_totals(reviewed: Path) -> None:
     assert summary["exit"] == 1
     total = sum(len(v) for k, v in EXPECTED.items() if not k.endswith(".summary"))
     assert summary["totals"]["proposed"] == total
-    applied = sum(1 for k, v in EXPECTED.items() if not k.endswith(".summary") for s in v.values() if s == "applied")
+    applied = sum(
+        1 for k, v in EXPECTED.items() if not k.endswith(".summary") for s in v.values() if s == "applied"
+    )
     assert summary["totals"]["applied"] == applied
 
 
 def test_stats_counts_equal_the_reports_unapplied_edits(reviewed: Path) -> None:
     stats = collect([str(reviewed)])
-    refused = [s for k, v in EXPECTED.items() if not k.endswith(".summary") for s in v.values() if s != "applied"]
+    refused = [
+        s for k, v in EXPECTED.items() if not k.endswith(".summary") for s in v.values() if s != "applied"
+    ]
     assert stats.unapplied == len(refused)
     assert sum(stats.by_code.values()) == len(refused)
     assert stats.by_code["ambiguous"] == refused.count("ambiguous")
