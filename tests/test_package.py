@@ -1,0 +1,951 @@
+"""The package loader is the trust boundary; the saver keeps every untouched byte.
+
+Every hostile case is built in code (``tests/hostile_docs.py``) and must be refused with its
+code, a sentence a person understands, and in under a second.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import shutil
+import struct
+import subprocess
+import threading
+import time
+import tracemalloc
+import zipfile
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+
+import hostile_docs as h
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+import redline.package as package_module
+from redline.ooxml import W_NS, w
+from redline.package import CODES, Limits, Package, PackageError, rels_part_for, write_atomic
+from redline.xmlparse import XML_DECLARATION, find_doctype, make_parser, parse_xml, serialize
+
+MB = 1024 * 1024
+CORPUS = os.environ.get("REDLINE_CORPUS")
+RAW_WORDS = ("Traceback", "KeyError", "BadZipFile", "XMLSyntaxError", "zlib.error", "[Errno")
+
+
+def assert_human(error: PackageError) -> None:
+    """A refusal a person can read: one or more full sentences, no exception jargon."""
+    message = error.message
+    assert str(error) == message
+    assert error.code in CODES, error.code
+    assert message[:1].isupper(), message
+    assert message.rstrip().endswith("."), message
+    assert len(message.split()) >= 6, message
+    for word in RAW_WORDS:
+        assert word not in message, message
+    # A deliberate refusal, not an unforeseen error translated at the boundary.
+    assert error.__cause__ is None, repr(error.__cause__)
+
+
+def run_stage(data: bytes, stage: str, limits: Limits | None = None) -> Package:
+    pkg = Package.from_bytes(data, limits)
+    if stage == "main":
+        pkg.xml(pkg.main_part)
+    elif stage.startswith("read:"):
+        pkg.read(stage.removeprefix("read:"))
+    return pkg
+
+
+def refuse(data: bytes, stage: str = "load", limits: Limits | None = None) -> PackageError:
+    started = time.perf_counter()
+    with pytest.raises(PackageError) as caught:
+        run_stage(data, stage, limits)
+    elapsed = time.perf_counter() - started
+    assert elapsed < 1.0, f"took {elapsed:.2f}s"
+    return caught.value
+
+
+def _xlsx() -> bytes:
+    return h.docx(
+        {
+            "[Content_Types].xml": h.content_types({"/xl/workbook.xml": h.XLSX_MAIN_CT}),
+            "_rels/.rels": h.rels(("rId1", h.REL_DOC, "xl/workbook.xml")),
+            "word/document.xml": None,
+            "xl/workbook.xml": h.DECL
+            + b'<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"/>',
+        }
+    )
+
+
+def _utf16_doctype() -> bytes:
+    text = '<?xml version="1.0" encoding="UTF-16"?><!DOCTYPE a [<!ENTITY e "x">]><a>&e;</a>'
+    return h.docx({"word/styles.xml": text.encode("utf-16")})
+
+
+def _custom_xml_by_content_type() -> bytes:
+    ct = h.content_types({"/word/extra.dat": "application/vnd.example.custom+xml"})
+    return h.docx({"[Content_Types].xml": ct, "word/extra.dat": h.XXE})
+
+
+def _ole(marker: str) -> bytes:
+    return h.OLE_HEADER + marker.encode("utf-16-le") + b"\0" * 64
+
+
+def _deflate(data: bytes) -> bytes:
+    packer = zlib.compressobj(6, zlib.DEFLATED, -15)
+    return packer.compress(data) + packer.flush()
+
+
+def _many_members(n: int) -> bytes:
+    return h.plus_entries([h.Entry(f"customXml/i{i}.bin", b"", method=0) for i in range(n)])
+
+
+def _bomb_in_media() -> bytes:
+    compressed = h.deflate_repeated(b"", b"\0" * MB, 400, b"")
+    return h.plus_entries(
+        [h.Entry("word/media/image1.png", b"", compressed=compressed, usize=60_000, crc=0)]
+    )
+
+
+DOC = h.document()
+
+CATALOGUE: list[tuple[str, Callable[[], bytes], str, str]] = [
+    ("empty file", lambda: b"", "empty_file", "load"),
+    ("random bytes", lambda: random.Random(7).randbytes(8192), "not_a_zip", "load"),
+    ("plain text renamed .docx", lambda: b"LEASE AGREEMENT\r\nThe Tenant...\r\n" * 40,
+     "not_a_zip", "load"),
+    ("a PDF renamed .docx", lambda: b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n" * 10,
+     "not_a_zip", "load"),
+    ("OLE file (generic)", lambda: h.OLE_HEADER, "ole_file", "load"),
+    ("OLE file: encrypted docx", lambda: _ole("EncryptionInfo"), "ole_file", "load"),
+    ("OLE file: legacy .doc", lambda: _ole("WordDocument"), "ole_file", "load"),
+    ("encrypted member flag", lambda: h.with_entry({"flags": 0x1}), "encrypted_member", "load"),
+    ("AES-encrypted member (method 99)", lambda: h.with_entry({"method": 99}),
+     "encrypted_member", "load"),
+    ("bzip2 compression", lambda: h.with_entry({"method": 12, "compressed": b"BZh91AY&SY"}),
+     "unsupported_compression", "load"),
+    ("unknown compression method", lambda: h.with_entry({"method": 77}),
+     "unsupported_compression", "load"),
+    ("macro-enabled content type",
+     lambda: h.docx({"[Content_Types].xml":
+                     h.content_types({"/word/document.xml": h.MACRO_MAIN_CT})}),
+     "macro_enabled", "load"),
+    ("vbaProject.bin member", lambda: h.docx({"word/vbaProject.bin": b"\xcc" * 300}),
+     "macro_enabled", "load"),
+    ("vbaProject content type",
+     lambda: h.docx({"[Content_Types].xml": h.content_types(
+         {"/word/macros.bin": "application/vnd.ms-office.vbaProject"})}),
+     "macro_enabled", "load"),
+    ("no [Content_Types].xml", lambda: h.docx({"[Content_Types].xml": None}),
+     "missing_content_types", "load"),
+    ("no package relationships", lambda: h.docx({"_rels/.rels": None}),
+     "no_main_document", "load"),
+    ("no officeDocument relationship",
+     lambda: h.docx({"_rels/.rels": h.rels(("rId1", h.REL_STYLES, "word/styles.xml"))}),
+     "no_main_document", "load"),
+    ("main document missing from the zip", lambda: h.docx({"word/document.xml": None}),
+     "no_main_document", "load"),
+    ("an .xlsx renamed .docx", _xlsx, "not_wordprocessing", "load"),
+    ("main part with a generic content type",
+     lambda: h.docx({"[Content_Types].xml": h.content_types({"/word/document.xml":
+                                                              "application/xml"})}),
+     "not_wordprocessing", "load"),
+    ("Strict officeDocument relationship",
+     lambda: h.docx({"_rels/.rels": h.rels(("rId1", h.REL_DOC_STRICT, "word/document.xml"))}),
+     "strict_ooxml", "load"),
+    ("Strict namespace in the main part", lambda: h.docx({"word/document.xml":
+                                                          h.STRICT_DOCUMENT}),
+     "strict_ooxml", "main"),
+    ("duplicate part name", lambda: h.plus_entries([h.Entry("word/document.xml", DOC)]),
+     "duplicate_part", "load"),
+    ("case-duplicate part name", lambda: h.plus_entries([h.Entry("Word/Document.XML", DOC)]),
+     "duplicate_part", "load"),
+    ("percent-encoded duplicate", lambda: h.plus_entries([h.Entry("word/%64ocument.xml", DOC)]),
+     "duplicate_part", "load"),
+    ("'..' segment", lambda: h.plus_entries([h.Entry("../evil.xml", b"<a/>")]),
+     "unsafe_part_name", "load"),
+    ("'..' in the middle", lambda: h.plus_entries([h.Entry("word/../../evil.xml", b"<a/>")]),
+     "unsafe_part_name", "load"),
+    ("percent-encoded '..'", lambda: h.plus_entries([h.Entry("word/%2e%2e/x.xml", b"<a/>")]),
+     "unsafe_part_name", "load"),
+    ("absolute name", lambda: h.plus_entries([h.Entry("/etc/passwd", b"root")]),
+     "unsafe_part_name", "load"),
+    ("backslash name", lambda: h.plus_entries([h.Entry("word\\evil.xml", b"<a/>")]),
+     "unsafe_part_name", "load"),
+    ("drive letter", lambda: h.plus_entries([h.Entry("C:/evil.xml", b"<a/>")]),
+     "unsafe_part_name", "load"),
+    ("NUL in a name", lambda: h.plus_entries([h.Entry("word/a\x00.xml", b"<a/>")]),
+     "unsafe_part_name", "load"),
+    ("invalid UTF-8 name", lambda: h.plus_entries([h.Entry(b"word/\xff.xml", b"<a/>",
+                                                           flags=0x800)]),
+     "unsafe_part_name", "load"),
+    ("declared size over the cap", lambda: h.with_entry({"usize": 300 * MB}),
+     "too_large", "load"),
+    ("high compression ratio",
+     lambda: h.plus_entries([h.Entry("word/media/zeros.bin", b"\0" * 3 * MB)]),
+     "compression_ratio", "load"),
+    ("too many members", lambda: _many_members(10_001), "too_many_members", "load"),
+    ("CRC mismatch", lambda: h.with_entry({"crc": 0x12345678}), "crc_mismatch", "load"),
+    ("declared size smaller than the data", lambda: h.with_entry({"usize": len(DOC) - 10}),
+     "crc_mismatch", "load"),
+    ("declared size larger than the data", lambda: h.with_entry({"usize": len(DOC) + 10}),
+     "crc_mismatch", "load"),
+    ("local header disagrees with the directory",
+     lambda: h.with_entry({"local_name": b"word/other.xml"}), "corrupt_zip", "load"),
+    ("overlapping members", h.overlapping_members, "corrupt_zip", "load"),
+    ("zip64 end record", h.zip64_marked, "unsupported_zip", "load"),
+    ("broken deflate stream", lambda: h.with_entry({"compressed": b"\xff\xfe garbage"}),
+     "corrupt_member", "load"),
+    ("deflate stream cut short", lambda: h.with_entry({"compressed": _deflate(DOC)[:40]}),
+     "corrupt_member", "load"),
+    ("zip bomb in document.xml (sizes lie)", h.bomb, "inflate_budget", "load"),
+    ("zip bomb in a media part, on read", _bomb_in_media, "inflate_budget",
+     "read:word/media/image1.png"),
+    ("XXE in document.xml", lambda: h.docx({"word/document.xml": h.XXE}), "dtd_forbidden",
+     "load"),
+    ("DTD in styles.xml", lambda: h.docx({"word/styles.xml": h.XXE}), "dtd_forbidden", "load"),
+    ("DTD in [Content_Types].xml",
+     lambda: h.docx({"[Content_Types].xml": h.content_types().replace(
+         b"?>\r\n", b'?>\r\n<!DOCTYPE Types [<!ENTITY x "y">]>', 1)}),
+     "dtd_forbidden", "load"),
+    ("DTD in _rels/.rels",
+     lambda: h.docx({"_rels/.rels": h.rels(("rId1", h.REL_DOC, "word/document.xml")).replace(
+         b"?>\r\n", b"?>\r\n<!DOCTYPE r SYSTEM 'http://attacker.example/x.dtd'>", 1)}),
+     "dtd_forbidden", "load"),
+    ("DTD after a prolog comment",
+     lambda: h.docx({"word/styles.xml": b"<!-- hi --><?pi x?>\n" + h.XXE[h.XXE.index(b"<!D"):]}),
+     "dtd_forbidden", "load"),
+    ("DTD in a UTF-16 part", _utf16_doctype, "dtd_forbidden", "load"),
+    ("DTD in a part XML only by content type", _custom_xml_by_content_type, "dtd_forbidden",
+     "load"),
+    ("billion laughs", lambda: h.docx({"word/document.xml": h.BILLION_LAUGHS}),
+     "dtd_forbidden", "load"),
+    ("nesting deeper than the parser allows", lambda: h.docx({"word/document.xml": h.deep()}),
+     "too_deep", "main"),
+    ("a 30 MB text node", h.huge_text_node, "xml_node_too_large", "main"),
+    ("malformed document.xml",
+     lambda: h.docx({"word/document.xml": h.DECL + b"<w:document><w:body></w:document>"}),
+     "malformed_xml", "main"),
+    ("binary bytes as document.xml",
+     lambda: h.docx({"word/document.xml": bytes(range(256)) * 4}), "malformed_xml", "main"),
+    ("malformed [Content_Types].xml", lambda: h.docx({"[Content_Types].xml": b"<Types><"}),
+     "malformed_xml", "load"),
+    ("malformed _rels/.rels", lambda: h.docx({"_rels/.rels": b"<Relationships"}),
+     "malformed_xml", "load"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("builder", "code", "stage"),
+    [pytest.param(b, c, s, id=label) for label, b, c, s in CATALOGUE],
+)
+def test_hostile_document_is_refused_with_its_code(
+    builder: Callable[[], bytes], code: str, stage: str
+) -> None:
+    error = refuse(builder(), stage)
+    assert error.code == code, error
+    assert_human(error)
+
+
+@pytest.mark.parametrize("cut", [1, 2, 10, 31, 100, 0.25, 0.5, 0.9, -30, -22, -10, -1])
+def test_a_zip_truncated_anywhere_is_refused_as_truncated(cut: float) -> None:
+    valid = h.docx()
+    at = int(len(valid) * cut) if isinstance(cut, float) else cut
+    error = refuse(valid[:at])
+    assert error.code == "truncated", error
+    assert_human(error)
+
+
+def test_the_catalogue_uses_only_documented_codes_and_every_code_is_in_the_docstring() -> None:
+    assert {code for _, _, code, _ in CATALOGUE} <= set(CODES)
+    doc = package_module.__doc__ or ""
+    for code in CODES:
+        assert f"``{code}``" in doc, code
+
+
+def test_a_zip_bomb_is_refused_fast_and_in_little_memory() -> None:
+    data = h.bomb(inflated=600 * MB)
+    assert len(data) < 2 * MB
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        started = time.perf_counter()
+        with pytest.raises(PackageError) as caught:
+            Package.from_bytes(data)
+        elapsed = time.perf_counter() - started
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert caught.value.code == "inflate_budget"
+    assert elapsed < 1.0
+    assert peak < 256 * MB, f"peak {peak / MB:.0f} MB"
+    assert peak < 32 * MB, f"peak {peak / MB:.0f} MB"  # what the design promises
+
+
+def test_a_bomb_in_a_part_nobody_reads_is_copied_raw_without_inflating_it() -> None:
+    data = _bomb_in_media()
+    pkg = Package.from_bytes(data)
+    started = time.perf_counter()
+    assert pkg.to_bytes({}) == data
+    assert time.perf_counter() - started < 0.5
+
+
+def test_the_total_declared_size_is_capped() -> None:
+    data = h.plus_entries([h.Entry(f"word/media/m{i}.bin", os.urandom(6000)) for i in range(3)])
+    error = refuse(data, limits=Limits(max_total_bytes=12_000, max_member_bytes=10_000))
+    assert error.code == "too_large"
+    assert_human(error)
+
+
+def test_the_file_size_is_capped_before_anything_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "big.docx"
+    path.write_bytes(h.docx())
+    with pytest.raises(PackageError) as caught:
+        Package.open(path, Limits(max_file_bytes=100))
+    assert caught.value.code == "too_large"
+    assert_human(caught.value)
+
+
+def test_limits_refuse_nonsense_values() -> None:
+    with pytest.raises(ValueError):
+        Limits(max_members=0)
+    with pytest.raises(ValueError):
+        Limits(max_ratio=1)
+
+
+def test_a_missing_file_or_a_folder_is_an_io_error(tmp_path: Path) -> None:
+    for path in (tmp_path / "nope.docx", tmp_path):
+        with pytest.raises(PackageError) as caught:
+            Package.open(path)
+        assert caught.value.code == "io_error"
+        assert_human(caught.value)
+
+
+def test_reading_a_part_that_does_not_exist_is_a_typed_refusal() -> None:
+    pkg = Package.from_bytes(h.docx())
+    for call in (pkg.read, pkg.xml):
+        with pytest.raises(PackageError) as caught:
+            call("word/nothing.xml")
+        assert caught.value.code == "missing_part"
+        assert_human(caught.value)
+
+
+# --- what must load ---------------------------------------------------------------------------
+
+
+def test_a_small_valid_docx_loads_and_answers_questions() -> None:
+    data = h.docx()
+    pkg = Package.from_bytes(data)
+    assert pkg.names == (
+        "[Content_Types].xml",
+        "_rels/.rels",
+        "word/document.xml",
+        "word/_rels/document.xml.rels",
+        "word/styles.xml",
+    )
+    assert pkg.main_part == "word/document.xml"
+    assert pkg.read("word/document.xml") == DOC
+    assert pkg.read("/WORD/Document.xml") == DOC  # OPC names ignore case; leading / optional
+    assert pkg.xml("word/document.xml").tag == w("document")
+    assert pkg.xml("word/document.xml") is pkg.xml("word/document.xml")  # cached
+    assert pkg.fresh_xml("word/document.xml") is not pkg.xml("word/document.xml")
+    assert pkg.content_type("word/document.xml") == h.W_MAIN_CT
+    assert pkg.content_type("word/_rels/document.xml.rels") == (
+        "application/vnd.openxmlformats-package.relationships+xml"
+    )
+    assert pkg.content_type("word/media/x.png") is None
+    [rel] = pkg.rels("word/document.xml")
+    assert (rel.id, rel.type, rel.target, rel.target_mode) == (
+        "rId1",
+        h.REL_STYLES,
+        "word/styles.xml",
+        "internal",
+    )
+    assert pkg.related("word/document.xml", h.REL_STYLES) == ["word/styles.xml"]
+    assert pkg.related("word/styles.xml", h.REL_STYLES) == []
+    assert pkg.rels("")[0].target == "word/document.xml"
+    assert "word/styles.xml" in pkg and "word/nothing.xml" not in pkg
+    assert pkg.revision.startswith("sha256:") and len(pkg.revision) == 7 + 64
+    assert pkg.source_bytes == data
+
+
+def test_the_revision_is_a_hash_of_the_bytes() -> None:
+    one, two = h.docx(), h.docx({"word/document.xml": h.document("<w:p/>")})
+    assert Package.from_bytes(one).revision == Package.from_bytes(one).revision
+    assert Package.from_bytes(one).revision != Package.from_bytes(two).revision
+
+
+def test_relationship_targets_resolve_relative_absolute_and_external() -> None:
+    doc_rels = h.rels(
+        ("rId1", h.REL_STYLES, "styles.xml"),
+        ("rId2", "urn:t:header", "/word/header1.xml"),
+        ("rId3", "urn:t:custom", "../customXml/item1.xml"),
+        ("rId4", "urn:t:bookmark", "styles.xml#frag"),
+        ("rId5", "urn:t:dangling", "media/missing.png"),
+        ("rId6", "urn:t:escape", "../../../../etc/passwd"),
+    ).replace(
+        b"</Relationships>",
+        b'<Relationship Id="rId7" Type="urn:t:hyperlink" Target="https://example.com/a?b=1"'
+        b' TargetMode="External"/></Relationships>',
+    )
+    data = h.docx(
+        {
+            "word/_rels/document.xml.rels": doc_rels,
+            "word/header1.xml": h.DECL + f'<w:hdr xmlns:w="{W_NS}"/>'.encode(),
+            "customXml/item1.xml": b"<root/>",
+        }
+    )
+    pkg = Package.from_bytes(data)
+    targets = {r.id: (r.target, r.target_mode) for r in pkg.rels("word/document.xml")}
+    assert targets == {
+        "rId1": ("word/styles.xml", "internal"),
+        "rId2": ("word/header1.xml", "internal"),
+        "rId3": ("customXml/item1.xml", "internal"),
+        "rId4": ("word/styles.xml", "internal"),
+        "rId5": ("word/media/missing.png", "internal"),
+        "rId6": ("../../../etc/passwd", "internal"),
+        "rId7": ("https://example.com/a?b=1", "external"),
+    }
+    assert pkg.related("word/document.xml", "urn:t:dangling") == []
+    assert pkg.related("word/document.xml", "urn:t:escape") == []
+    assert pkg.related("word/document.xml", "urn:t:hyperlink") == []
+    assert pkg.related("word/document.xml", "urn:t:header") == ["word/header1.xml"]
+
+
+def test_alternate_content_and_unknown_namespace_wrappers_load_fine() -> None:
+    data = h.docx({"word/document.xml": h.document(h.ALTERNATE_CONTENT_BODY)})
+    pkg = Package.from_bytes(data)
+    root = pkg.xml(pkg.main_part)
+    texts = [t.text for t in root.iter(w("t"))]
+    assert texts == ["choice", "fallback", "wrapped"]
+
+
+def test_a_doctype_that_is_not_in_the_prolog_is_not_a_doctype() -> None:
+    body = (
+        "<w:p><w:r><w:t>x</w:t></w:r></w:p><!-- <!DOCTYPE in a comment> -->"
+        "<w:customXml><![CDATA[<!DOCTYPE in cdata>]]></w:customXml>"
+    )
+    pkg = Package.from_bytes(h.docx({"word/document.xml": h.document(body)}))
+    assert pkg.xml(pkg.main_part) is not None
+
+
+def test_an_xhtml_alt_chunk_may_carry_its_doctype_because_we_never_parse_it() -> None:
+    xhtml = (
+        b'<?xml version="1.0"?><!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" '
+        b'"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd"><html/>'
+    )
+    ct = h.content_types({"/word/chunk.xhtml": "application/xhtml+xml"})
+    pkg = Package.from_bytes(h.docx({"[Content_Types].xml": ct, "word/chunk.xhtml": xhtml}))
+    assert pkg.read("word/chunk.xhtml") == xhtml
+    with pytest.raises(PackageError) as caught:  # ...and if someone does, it is refused
+        pkg.xml("word/chunk.xhtml")
+    assert caught.value.code == "dtd_forbidden"
+
+
+def test_a_template_docx_loads() -> None:
+    ct = h.content_types(
+        {
+            "/word/document.xml": "application/vnd.openxmlformats-officedocument"
+            ".wordprocessingml.template.main+xml"
+        }
+    )
+    assert Package.from_bytes(h.docx({"[Content_Types].xml": ct})).main_part
+
+
+def test_members_written_with_data_descriptors_load_and_round_trip() -> None:
+    class Unseekable(io.RawIOBase):
+        def __init__(self) -> None:
+            self.buf = bytearray()
+
+        def writable(self) -> bool:
+            return True
+
+        def write(self, b: bytes) -> int:  # type: ignore[override]
+            self.buf += b
+            return len(b)
+
+    sink = Unseekable()
+    with zipfile.ZipFile(sink, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in h.docx_parts():
+            zf.writestr(name, data)
+    data = bytes(sink.buf)
+    assert all(i.flag_bits & 0x08 for i in zipfile.ZipFile(io.BytesIO(data)).infolist())
+    pkg = Package.from_bytes(data)
+    assert pkg.to_bytes({}) == data
+    new_doc = h.document("<w:p><w:r><w:t>Changed.</w:t></w:r></w:p>")
+    out = pkg.to_bytes({"word/document.xml": new_doc})
+    with zipfile.ZipFile(io.BytesIO(out)) as zf:
+        assert zf.testzip() is None
+        assert zf.read("word/document.xml") == new_doc
+        assert zf.namelist() == list(pkg.names)
+
+
+# --- saving -----------------------------------------------------------------------------------
+
+
+def _records(data: bytes) -> list[tuple[str, int, int, int, bytes]]:
+    """(name, method, crc, size, compressed bytes) of every member, via zipfile."""
+    out = []
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        for info in zf.infolist():
+            start = info.header_offset
+            nlen, xlen = struct.unpack_from("<HH", data, start + 26)
+            body = data[start + 30 + nlen + xlen : start + 30 + nlen + xlen + info.compress_size]
+            out.append((info.filename, info.compress_type, info.CRC, info.file_size, body))
+    return out
+
+
+def test_saving_nothing_changed_gives_back_the_same_bytes() -> None:
+    data = h.docx()
+    assert Package.from_bytes(data).to_bytes({}) == data
+    assert Package.from_bytes(data).to_bytes() == data
+
+
+def test_a_changed_part_is_the_only_member_that_changes() -> None:
+    data = h.docx()
+    pkg = Package.from_bytes(data)
+    new_doc = h.document("<w:p><w:r><w:t>The Tenant shall pay all rent.</w:t></w:r></w:p>")
+    out = pkg.to_bytes({"word/document.xml": new_doc})
+    before, after = _records(data), _records(out)
+    assert [r[0] for r in before] == [r[0] for r in after]
+    for old, new in zip(before, after, strict=True):
+        if old[0] == "word/document.xml":
+            assert new[1] == zipfile.ZIP_DEFLATED and new[2] == zlib.crc32(new_doc)
+        else:
+            assert old == new
+    with zipfile.ZipFile(io.BytesIO(out)) as zf:
+        assert zf.testzip() is None
+        assert zf.read("word/document.xml") == new_doc
+    assert Package.from_bytes(out).read("word/document.xml") == new_doc
+
+
+def test_a_stored_part_stays_stored_when_changed() -> None:
+    pkg = Package.from_bytes(h.docx(method=0))
+    out = pkg.to_bytes({"word/styles.xml": h.styles() + b"\r\n"})
+    with zipfile.ZipFile(io.BytesIO(out)) as zf:
+        assert zf.getinfo("word/styles.xml").compress_type == zipfile.ZIP_STORED
+        assert zf.read("word/styles.xml") == h.styles() + b"\r\n"
+
+
+def test_added_parts_go_after_the_last_member_in_the_order_given() -> None:
+    pkg = Package.from_bytes(h.docx())
+    comments = h.DECL + f'<w:comments xmlns:w="{W_NS}"/>'.encode()
+    out = pkg.to_bytes({}, [("word/comments.xml", comments), ("word/_rels/x.rels", b"<a/>")])
+    with zipfile.ZipFile(io.BytesIO(out)) as zf:
+        assert zf.namelist() == [*pkg.names, "word/comments.xml", "word/_rels/x.rels"]
+        assert zf.read("word/comments.xml") == comments
+        assert zf.testzip() is None
+    reloaded = Package.from_bytes(out)
+    assert reloaded.read("word/comments.xml") == comments
+
+
+def test_saving_refuses_unknown_duplicate_and_unsafe_names() -> None:
+    pkg = Package.from_bytes(h.docx())
+    cases: list[tuple[Callable[[], object], str]] = [
+        (lambda: pkg.to_bytes({"word/nothing.xml": b""}), "missing_part"),
+        (lambda: pkg.to_bytes({}, [("WORD/styles.xml", b"")]), "duplicate_part"),
+        (lambda: pkg.to_bytes({}, [("a.xml", b""), ("A.xml", b"")]), "duplicate_part"),
+        (lambda: pkg.to_bytes({}, [("../a.xml", b"")]), "unsafe_part_name"),
+    ]
+    for call, code in cases:
+        with pytest.raises(PackageError) as caught:
+            call()
+        assert caught.value.code == code
+        assert_human(caught.value)
+
+
+def test_python_docx_opens_the_saved_output() -> None:
+    docx = pytest.importorskip("docx")
+    pkg = Package.from_bytes(h.docx())
+    new_doc = h.document("<w:p><w:r><w:t>Saved by redline.</w:t></w:r></w:p>")
+    document = docx.Document(io.BytesIO(pkg.to_bytes({"word/document.xml": new_doc})))
+    assert [p.text for p in document.paragraphs] == ["Saved by redline."]
+
+
+def test_the_package_can_be_read_from_many_threads() -> None:
+    pkg = Package.from_bytes(h.docx())
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            for _ in range(50):
+                assert pkg.xml("word/styles.xml").tag == w("styles")
+                assert pkg.read("word/document.xml") == DOC
+                parse_xml(DOC, "word/document.xml")
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+# --- xmlparse ---------------------------------------------------------------------------------
+
+
+def test_parse_xml_never_expands_entities_or_fetches_anything() -> None:
+    # Even with the DOCTYPE check bypassed, the parser itself expands nothing.
+    root = etree.fromstring(h.XXE, make_parser())
+    assert "root:" not in etree.tostring(root).decode()
+    for data in (h.XXE, h.BILLION_LAUGHS, b"<!DOCTYPE html><html/>"):
+        with pytest.raises(PackageError) as caught:
+            parse_xml(data, "word/document.xml")
+        assert caught.value.code == "dtd_forbidden"
+        assert caught.value.part == "word/document.xml"
+
+
+def test_find_doctype_looks_only_at_the_prolog() -> None:
+    assert find_doctype(b"<!DOCTYPE a><a/>")
+    assert find_doctype(b"\xef\xbb\xbf<?xml version='1.0'?>\r\n<!-- c --><?p?> <!DOCTYPE a><a/>")
+    assert find_doctype("<?xml version='1.0'?><!DOCTYPE a><a/>".encode("utf-16"))
+    assert find_doctype("<!DOCTYPE a><a/>".encode("utf-16-be"))
+    assert find_doctype("<!DOCTYPE a><a/>".encode("utf-32"))
+    assert not find_doctype(b"<a><!-- <!DOCTYPE a> --></a>")
+    assert not find_doctype(b"<?xml version='1.0'?><a><![CDATA[<!DOCTYPE a>]]></a>")
+    assert not find_doctype(b"")
+
+
+def test_parse_errors_name_the_part() -> None:
+    with pytest.raises(PackageError) as caught:
+        parse_xml(b"<a><b></a>", "word/footer1.xml")
+    assert caught.value.code == "malformed_xml"
+    assert caught.value.part == "word/footer1.xml"
+    assert "word/footer1.xml" in caught.value.message
+    assert_human(caught.value)
+
+
+def test_serialize_writes_words_declaration_and_keeps_namespaces_and_siblings() -> None:
+    source = (
+        b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<?mso-contentType?>'
+        b'<w:document xmlns:w="' + W_NS.encode() + b'" xmlns:unused="urn:unused" '
+        b'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" '
+        b'mc:Ignorable="unused"><w:body><w:p><w:r><w:t xml:space="preserve"> a </w:t></w:r>'
+        b"</w:p></w:body></w:document>"
+    )
+    root = parse_xml(source, "word/document.xml")
+    out = serialize(root)
+    assert out.startswith(XML_DECLARATION)
+    assert XML_DECLARATION == b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n'
+    assert b"<?mso-contentType?>" in out
+    assert b'xmlns:unused="urn:unused"' in out and b'mc:Ignorable="unused"' in out
+    assert b'<w:t xml:space="preserve"> a </w:t>' in out
+    assert serialize(parse_xml(out, "x")) == out  # stable
+    body = root.find(w("body"))
+    assert body is not None
+    assert serialize(body).startswith(XML_DECLARATION + b"<w:body")
+
+
+# --- atomic write -----------------------------------------------------------------------------
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+def test_write_atomic_writes_the_bytes_and_leaves_no_temporary_file(tmp_path: Path) -> None:
+    out = tmp_path / "out.docx"
+    write_atomic(out, b"hello")
+    assert out.read_bytes() == b"hello"
+    write_atomic(out, b"again")
+    assert out.read_bytes() == b"again"
+    assert _leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("fail_in", ["write", "fsync", "replace"])
+def test_a_failure_during_the_write_leaves_no_output_and_no_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fail_in: str
+) -> None:
+    out = tmp_path / "out.docx"
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    if fail_in == "write":
+        real_fdopen = os.fdopen
+
+        def fdopen(fd: int, mode: str) -> object:
+            handle = real_fdopen(fd, mode)
+
+            class Failing:
+                def __enter__(self) -> Failing:
+                    return self
+
+                def __exit__(self, *exc: object) -> None:
+                    handle.close()
+
+                def write(self, data: bytes) -> int:
+                    handle.write(data[:3])
+                    raise OSError(28, "No space left on device")
+
+            return Failing()
+
+        monkeypatch.setattr(os, "fdopen", fdopen)
+    else:
+        monkeypatch.setattr(os, fail_in, boom)
+    with pytest.raises(PackageError) as caught:
+        write_atomic(out, b"x" * 10_000)
+    assert caught.value.code == "io_error"
+    assert "No space left on device" in caught.value.message
+    assert not out.exists()
+    assert _leftovers(tmp_path) == []
+
+
+def test_a_failed_write_leaves_an_existing_output_untouched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out.docx"
+    out.write_bytes(b"previous")
+
+    def boom(*args: object) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(PackageError):
+        write_atomic(out, b"new")
+    assert out.read_bytes() == b"previous"
+    assert _leftovers(tmp_path) == []
+
+
+def test_an_interrupt_during_the_write_cleans_up_and_propagates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupt(fd: int) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "fsync", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(tmp_path / "out.docx", b"x")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_writing_into_a_missing_folder_is_an_io_error(tmp_path: Path) -> None:
+    with pytest.raises(PackageError) as caught:
+        write_atomic(tmp_path / "missing" / "out.docx", b"x")
+    assert caught.value.code == "io_error"
+    assert "does not exist" in caught.value.message
+    assert_human(caught.value)
+
+
+def test_rels_part_for_names_the_relationships_part() -> None:
+    assert rels_part_for("word/document.xml") == "word/_rels/document.xml.rels"
+    assert rels_part_for("/word/document.xml") == "word/_rels/document.xml.rels"
+    assert rels_part_for("") == "_rels/.rels"
+
+
+# --- bounded fuzzing --------------------------------------------------------------------------
+
+
+def _exercise(data: bytes) -> None:
+    """Load, read every part, parse every XML part, save: only PackageError may come out."""
+    try:
+        pkg = Package.from_bytes(data)
+        for name in pkg.names:
+            pkg.read(name)
+            if pkg.is_xml(name):
+                pkg.xml(name)
+        Package.from_bytes(pkg.to_bytes({pkg.main_part: pkg.read(pkg.main_part)}))
+    except PackageError as exc:
+        assert exc.code in CODES
+        assert exc.__cause__ is None, repr(exc.__cause__)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    edits=st.lists(
+        st.tuples(st.integers(0, 10_000), st.integers(0, 255), st.sampled_from("xid")),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_fuzz_byte_mutations_only_ever_raise_package_error(
+    edits: list[tuple[int, int, str]],
+) -> None:
+    data = bytearray(h.docx())
+    for pos, value, kind in edits:
+        at = pos % (len(data) + 1)
+        if kind == "x" and at < len(data):
+            data[at] = value
+        elif kind == "i":
+            data[at:at] = bytes([value])
+        elif kind == "d" and at < len(data):
+            del data[at]
+    _exercise(bytes(data))
+
+
+_PART_NAMES = [n for n, _ in h.docx_parts()]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    ops=st.lists(
+        st.tuples(
+            st.sampled_from(["drop", "dup", "rename", "doctype", "mc", "swapct", "garble"]),
+            st.sampled_from(_PART_NAMES),
+            st.sampled_from([*_PART_NAMES, "Word/Document.xml", "x/../y.xml", "a\\b.xml"]),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_fuzz_structural_mutations_only_ever_raise_package_error(
+    ops: list[tuple[str, str, str]],
+) -> None:
+    parts: list[tuple[str, bytes]] = h.docx_parts()
+    for op, name, other in ops:
+        at = next((i for i, (n, _) in enumerate(parts) if n == name), None)
+        if at is None:
+            continue
+        data = parts[at][1]
+        if op == "drop":
+            del parts[at]
+        elif op == "dup":
+            parts.append((other, data))
+        elif op == "rename":
+            parts[at] = (other, data)
+        elif op == "doctype":
+            parts[at] = (name, b'<!DOCTYPE x [<!ENTITY a "b">]>' + data[len(h.DECL) :])
+        elif op == "mc":
+            parts[at] = (name, data.replace(b"<w:body>", b"<w:body><mc:AlternateContent/>"))
+        elif op == "swapct":
+            parts[at] = (name, data.replace(b"wordprocessingml", b"spreadsheetml"))
+        elif op == "garble":
+            parts[at] = (name, data[: len(data) // 2])
+    data = h.raw_zip([h.Entry(n, d) for n, d in parts])
+    _exercise(data)
+
+
+# --- the real corpus --------------------------------------------------------------------------
+
+# What each corpus document must do: load, or be refused for a reason that is right.
+EXPECTED_REFUSALS = {"d2p-strict-ooxml.docx": "strict_ooxml"}
+
+
+def _looks_like_xml(data: bytes) -> bool:
+    """False for a part declared XML that is something else (oxpt-CA009's altChunk is a whole
+    .docx zip under a WordprocessingML content type): parsing it is a typed refusal, but not a
+    reason to refuse the document, which never asks for it to be parsed."""
+    head = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head.startswith(b"<") or data[:2] in (b"\xff\xfe", b"\xfe\xff")
+
+
+def _corpus() -> list[Path]:
+    if not CORPUS:
+        return []
+    return sorted(Path(CORPUS).glob("*.docx"))
+
+
+corpus_only = pytest.mark.skipif(not CORPUS, reason="REDLINE_CORPUS is not set")
+
+
+@pytest.mark.corpus
+@corpus_only
+def test_every_corpus_document_loads_or_is_refused_for_the_right_reason() -> None:
+    results: dict[str, str] = {}
+    for path in _corpus():
+        try:
+            pkg = Package.open(path)
+            for name in pkg.names:
+                if pkg.is_xml(name) and _looks_like_xml(pkg.read(name)):
+                    pkg.xml(name)
+                pkg.read(name)
+            results[path.name] = "loaded"
+        except PackageError as exc:
+            assert_human(exc)
+            results[path.name] = exc.code
+    manifest = Path(CORPUS or ".") / "MANIFEST.tsv"
+    if manifest.exists():
+        listed = {line.split("\t", 1)[0] for line in manifest.read_text().splitlines()[1:]}
+        assert listed <= set(results)
+    expected = {name: EXPECTED_REFUSALS.get(name, "loaded") for name in results}
+    assert results == expected
+
+
+@pytest.mark.corpus
+@corpus_only
+def test_corpus_documents_round_trip_member_for_member() -> None:
+    for path in _corpus():
+        if path.name in EXPECTED_REFUSALS:
+            continue
+        data = path.read_bytes()
+        pkg = Package.from_bytes(data)
+        assert pkg.to_bytes({}) == data, path.name
+        assert _records(pkg.to_bytes({})) == _records(data), path.name
+
+
+@pytest.mark.corpus
+@corpus_only
+def test_changing_a_corpus_document_changes_only_its_main_part() -> None:
+    docx = pytest.importorskip("docx")
+    for path in _corpus():
+        if path.name in EXPECTED_REFUSALS:
+            continue
+        data = path.read_bytes()
+        pkg = Package.from_bytes(data)
+        root = pkg.fresh_xml(pkg.main_part)
+        first_t = next(root.iter(w("t")), None)
+        if first_t is not None:
+            first_t.text = (first_t.text or "") + " [edited]"
+        new_main = serialize(root)
+        out = pkg.to_bytes({pkg.main_part: new_main})
+        before, after = _records(data), _records(out)
+        assert [r[0] for r in before] == [r[0] for r in after], path.name
+        for old, new in zip(before, after, strict=True):
+            if old[0] != pkg.main_part:
+                assert old == new, (path.name, old[0])
+        with zipfile.ZipFile(io.BytesIO(out)) as zf:
+            assert zf.testzip() is None
+        assert Package.from_bytes(out).read(pkg.main_part) == new_main
+        try:
+            docx.Document(io.BytesIO(data))
+        except Exception:  # python-docx cannot read some real files at all: not our concern
+            continue
+        docx.Document(io.BytesIO(out))
+
+
+@pytest.mark.corpus
+@corpus_only
+def test_loading_the_largest_corpus_document_is_cheap() -> None:
+    largest = max(_corpus(), key=lambda p: p.stat().st_size)
+    data = largest.read_bytes()
+    Package.from_bytes(data)  # warm up
+    started = time.perf_counter()
+    pkg = Package.from_bytes(data)
+    load = time.perf_counter() - started
+    document_xml = pkg.read(pkg.main_part)
+    started = time.perf_counter()
+    etree.fromstring(document_xml, make_parser())
+    bare = time.perf_counter() - started
+    # Loading (zip directory, checks, inflating + CRC + DOCTYPE scan of every XML part) costs
+    # a fraction of one bare parse of document.xml.
+    assert load < max(0.5 * bare, 0.05), (load, bare)
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+@corpus_only
+def test_libreoffice_opens_a_saved_corpus_document(tmp_path: Path) -> None:
+    soffice = shutil.which("soffice")
+    if soffice is None:
+        pytest.skip("LibreOffice is not installed")
+    source = Path(CORPUS or ".") / "cp-mutual-nda.docx"
+    pkg = Package.open(source)
+    root = pkg.fresh_xml(pkg.main_part)
+    marker = "REDLINE-ROUND-TRIP-MARKER"
+    first_t = next(root.iter(w("t")))
+    first_t.text = marker
+    out = tmp_path / "saved.docx"
+    write_atomic(out, pkg.to_bytes({pkg.main_part: serialize(root)}))
+    result = subprocess.run(
+        [soffice, "--headless", f"-env:UserInstallation=file://{tmp_path}/lo", "--convert-to",
+         "txt:Text", "--outdir", str(tmp_path), str(out)],
+        capture_output=True, timeout=180, check=False,
+    )  # fmt: skip
+    text_file = tmp_path / "saved.txt"
+    assert text_file.exists(), result.stderr.decode(errors="replace")
+    assert marker in text_file.read_text(encoding="utf-8-sig", errors="replace")
