@@ -44,7 +44,8 @@ def test_characters_of_runs_tabs_breaks_and_special_hyphens() -> None:
         "<w:p><w:r><w:t>A</w:t><w:tab/><w:t xml:space='preserve'>b </w:t><w:br/><w:t>c</w:t>"
         "<w:noBreakHyphen/><w:softHyphen/><w:cr/></w:r>"
         "<w:r><w:sym w:font='Symbol' w:char='F0B7'/></w:r></w:p>"
-        "<w:p><w:pPr><w:tabs><w:tab w:val='left' w:pos='720'/></w:tabs></w:pPr><w:r><w:t>next</w:t></w:r></w:p>"
+        "<w:p><w:pPr><w:tabs><w:tab w:val='left' w:pos='720'/></w:tabs></w:pPr>"
+        "<w:r><w:t>next</w:t></w:r></w:p>"
     )
     assert view.text == "A\tb \nc\u2011\u00ad\n\u2022\nnext"
     assert [view.paragraph_text(p) for p in view.paragraphs] == ["A\tb \nc\u2011\u00ad\n\u2022", "next"]
