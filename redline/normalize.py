@@ -209,17 +209,10 @@ class NormalizedText:
     def splits_expansion(self, n: int) -> bool:
         """Whether a boundary at normalised offset ``n`` falls inside an expanded ellipsis.
 
-        A match may not begin or end there: "etc." must not match the "etc.." of "etc…".
+        A match may not begin or end there: the quote "etc." must not match inside "etc…".
         """
         k = self._segment(n)
         return self._seg_kind[k] == _EXPAND and n != self._seg_norm[k]
-
-    def norm_offset(self, orig: int) -> int:
-        """The normalised offset of original offset ``orig`` (the start of its segment's text)."""
-        k = bisect.bisect_right(self._seg_orig, orig) - 1
-        if self._seg_kind[k] == _IDENT:
-            return self._seg_norm[k] + (orig - self._seg_orig[k])
-        return self._seg_norm[k] if orig == self._seg_orig[k] else self._seg_norm[k + 1]
 
 
 def tolerances_needed(quote: str, found: str) -> list[str]:
