@@ -1,0 +1,1 @@
+"""Benchmarks of issue 10: `python -m benchmarks.run [--quick]`."""

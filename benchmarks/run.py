@@ -1,0 +1,866 @@
+"""The performance benchmark of issue 10: every row as a ratio against a reference measured in the
+same run, medians over repeats, PASS/MISS against the target.
+
+    python -m benchmarks.run            # the full table (~5-10 minutes on 2 cores)
+    python -m benchmarks.run --quick    # tiny documents, one or two repeats: checks it runs
+
+The references are computed here, never hard-coded: (a) is a bare ``lxml.etree.fromstring`` of the
+same ``word/document.xml`` (already out of the zip), python-docx is ``docx.Document``.  Generated
+contracts are cached under ``$TMPDIR/redline-bench-cache``.  Workloads scale with the document:
+1,000 anchors on the 300-page contract (80% exact, 10% typography-stripped, 10% absent: a one-word
+paraphrase), 200 of the exact ones with a real replacement (written), the others with the anchor
+as replacement (verified, refused as ``no_change``, never written).  Smaller documents get the
+same mix, proportionally fewer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import io
+import json
+import math
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import docx
+from lxml import etree
+
+from redline.apply import ApplyOptions, apply_reply
+from redline.contractgen import Kind, generate_contract
+from redline.locate import Locator
+from redline.package import Package
+from redline.review import InProcess, LocalPool, run_review
+from redline.storage import LocalStorage
+from redline.verify import Planned, verify
+from redline.view import DocumentView, build_view
+from redline.writer import WriteOptions, Writer, max_revision_id
+from redline.xmlparse import serialize
+from shared_schema import Edit, EditBatch
+
+S = TypeVar("S")
+DATE = "2024-01-01T00:00:00Z"
+CACHE = Path(tempfile.gettempdir()) / "redline-bench-cache"
+TYPO = "\u2018\u2019\u201c\u201d\u00a0\u2013\u2014\u2011"
+_STRIP = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u00a0": " ",
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2011": "-",
+    }
+)
+_PARAPHRASE = ["promptly", "reasonable", "material", "written", "applicable", "relevant", "prior"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Measuring
+
+
+def median_time(fn: Callable[[], object], repeats: int) -> float:
+    """Median wall time of ``fn()`` over ``repeats``, garbage collected before each."""
+    return median_time_setup(lambda: None, lambda _: fn(), repeats)
+
+
+def median_time_setup(setup: Callable[[], S], fn: Callable[[S], object], repeats: int) -> float:
+    """Median wall time of ``fn(setup())`` over ``repeats``; ``setup`` is not timed."""
+    times: list[float] = []
+    for _ in range(repeats):
+        arg = setup()
+        gc.collect()
+        t0 = time.perf_counter()
+        fn(arg)
+        times.append(time.perf_counter() - t0)
+        del arg
+    return statistics.median(times)
+
+
+@dataclass
+class Row:
+    step: str
+    measured: str
+    reference: str
+    ratio: float | None
+    target: str
+    ok: bool | None  # None: informative, no target
+    note: str = ""
+
+    @property
+    def verdict(self) -> str:
+        return "—" if self.ok is None else ("PASS" if self.ok else "MISS")
+
+    def cells(self) -> list[str]:
+        ratio = "—" if self.ratio is None else _fmt_ratio(self.ratio)
+        return [self.step, self.measured, self.reference, ratio, self.target, self.verdict, self.note]
+
+
+HEADER = ["step", "measured", "reference", "ratio", "target", "result", "note"]
+
+
+def _fmt_ratio(r: float) -> str:
+    return f"{r:.3f}" if r < 10 else f"{r:.1f}"
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+class Table:
+    def __init__(self, out: Callable[[str], None]) -> None:
+        self.rows: list[Row] = []
+        self.out = out
+
+    def add(self, row: Row) -> None:
+        self.rows.append(row)
+        self.out(
+            f"  {row.verdict:4}  {row.step}: {row.measured} vs {row.reference}"
+            f" -> {row.cells()[3]} (target {row.target}) {row.note}"
+        )
+
+    def markdown(self) -> str:
+        lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+        for row in self.rows:
+            lines.append("| " + " | ".join(c.replace("|", "\\|") for c in row.cells()) + " |")
+        return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# Documents and workloads
+
+
+def contract(kind: Kind, seed: int, pages: float | None, runs: int = 20) -> bytes:
+    """A generated contract, cached on disk (generation takes seconds for long documents)."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    path = CACHE / f"{kind}-{seed}-{pages}-{runs}.docx"
+    if path.exists():
+        return path.read_bytes()
+    data = generate_contract(kind, seed=seed, pages=pages, runs_per_paragraph=runs)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+    return data
+
+
+def document_xml(data: bytes) -> bytes:
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        return z.read("word/document.xml")
+
+
+@dataclass
+class Workload:
+    exact: list[tuple[str, int]] = field(default_factory=list)  # (anchor, view offset)
+    tolerant: list[tuple[str, int]] = field(default_factory=list)
+    absent: list[tuple[str, int]] = field(default_factory=list)  # (paraphrase, offset of source)
+    writes: list[tuple[str, str]] = field(default_factory=list)  # (anchor, replacement)
+
+    def edits(self) -> list[Edit]:
+        """Every anchor as an edit: the writes change text, the rest are ``no_change``."""
+        written = dict(self.writes)
+        out = [Edit(anchor=a, replacement=written.get(a, a)) for a, _ in self.exact]
+        out += [Edit(anchor=a, replacement=a) for a, _ in self.tolerant]
+        out += [Edit(anchor=a, replacement=a + " and") for a, _ in self.absent]
+        return out
+
+    def reply(self) -> str:
+        edits = [{"anchor": e.anchor, "replacement": e.replacement} for e in self.edits()]
+        return "Here are my proposed edits.\n\n```json\n" + json.dumps({"edits": edits}, indent=1) + "\n```\n"
+
+
+def make_workload(view: DocumentView, n_anchors: int, seed: int = 7) -> Workload:
+    """``n_anchors`` unique anchors, drawn by :func:`benchmarks.bench_locate.draw_anchors` (the
+    locator benchmark's own mix: 80% exact, 10% typography-stripped, 10% one-word paraphrases);
+    a fifth of them, exact and not overlapping each other, get a real replacement."""
+    try:
+        from benchmarks.bench_locate import draw_anchors
+    except ImportError:  # the locator benchmark is not there: a simpler draw of the same mix
+        return _own_workload(view, n_anchors, seed)
+    work = Workload()
+    for a in draw_anchors(view, n_anchors, seed):
+        {"exact": work.exact, "typography": work.tolerant, "absent": work.absent}[a.kind].append(
+            (a.text, a.start)
+        )
+    taken: list[tuple[int, int]] = []
+    for anchor, start in work.exact:
+        if len(work.writes) >= max(1, n_anchors // 5):
+            break
+        end = start + len(anchor)
+        if any(s < end + 1 and start < e + 1 for s, e in taken):
+            continue
+        taken.append((start, end))
+        work.writes.append((anchor, _revised(anchor)))
+    return work
+
+
+def _revised(anchor: str) -> str:
+    words = anchor.split(" ")
+    k = len(words) // 2
+    words[k] = "reasonable" if words[k] != "reasonable" else "material"
+    return " ".join(words)
+
+
+def _own_workload(view: DocumentView, n_anchors: int, seed: int) -> Workload:
+    rng = random.Random(seed)
+    locator = Locator(view)
+    text = view.text
+    paras = [p for p in view.paragraphs if p.story == "body" and p.end - p.start > 60]
+    rng.shuffle(paras)
+    n_tol = max(1, n_anchors // 10)
+    n_abs = max(1, n_anchors // 10)
+    n_exact = max(1, n_anchors - n_tol - n_abs)
+    n_write = max(1, n_anchors // 5)
+    work = Workload()
+    used: set[int] = set()
+
+    def windows(p_start: int, p_end: int) -> Iterator[tuple[int, int]]:
+        words = [(m_start, m_start + len(wd)) for m_start, wd in _words(text, p_start, p_end)]
+        if len(words) < 8:
+            return
+        for _ in range(6):
+            n = rng.randint(6, min(14, len(words)))
+            i = rng.randint(0, len(words) - n)
+            yield words[i][0], words[i + n - 1][1]
+
+    def take(want_typo: bool) -> tuple[str, int] | None:
+        for idx, p in enumerate(paras):
+            if idx in used:
+                continue
+            for s, e in windows(p.start, p.end):
+                anchor = text[s:e]
+                if want_typo != any(c in TYPO for c in anchor):
+                    continue
+                if locator.count(anchor, 1) == 1:
+                    used.add(idx)
+                    return anchor, s
+        return None
+
+    for _ in range(n_tol):
+        got = take(True)
+        if got is None:
+            break
+        work.tolerant.append((got[0].translate(_STRIP), got[1]))
+    for _ in range(n_abs):
+        got = take(False)
+        if got is None:
+            break
+        words = got[0].split(" ")
+        k = rng.randint(1, len(words) - 2)
+        words[k] = next(w for w in _PARAPHRASE if w != words[k])
+        paraphrase = " ".join(words)
+        if locator.count(paraphrase, 1) == 0:
+            work.absent.append((paraphrase, got[1]))
+    for _ in range(n_exact):
+        got = take(False)
+        if got is None:
+            used.clear()  # reuse paragraphs (other windows) once each has given one anchor
+            got = take(False)
+            if got is None:
+                break
+        work.exact.append(got)
+    work.writes = [(anchor, _revised(anchor)) for anchor, _ in work.exact[:n_write]]
+    return work
+
+
+def _words(text: str, start: int, end: int) -> Iterator[tuple[int, str]]:
+    pos = start
+    for word in text[start:end].split(" "):
+        if word.strip() and "\t" not in word and "\n" not in word:
+            yield pos, word
+        pos += len(word) + 1
+
+
+def anchors_for(pages: float) -> int:
+    return max(10, round(1000 * pages / 300))
+
+
+# ---------------------------------------------------------------------------------------------
+# The steps
+
+
+def load_flatten(data: bytes) -> DocumentView:
+    return build_view(Package.from_bytes(data))
+
+
+def docx_text(data: bytes) -> str:
+    d = docx.Document(io.BytesIO(data))
+    parts = [p.text for p in d.paragraphs]
+    for table in d.tables:
+        for row in table.rows:
+            for cell in row.cells:
+                parts.extend(p.text for p in cell.paragraphs)
+    return "\n".join(parts)
+
+
+def docx_open_text_save(data: bytes) -> bytes:
+    d = docx.Document(io.BytesIO(data))
+    parts = [p.text for p in d.paragraphs]
+    for table in d.tables:
+        for row in table.rows:
+            for cell in row.cells:
+                parts.extend(p.text for p in cell.paragraphs)
+    "\n".join(parts)
+    out = io.BytesIO()
+    d.save(out)
+    return out.getvalue()
+
+
+def verify_all(view: DocumentView, batch: EditBatch) -> tuple[Locator, Any]:
+    locator = Locator(view)
+    return locator, verify(locator, batch, hints=False)
+
+
+@dataclass
+class Loaded:
+    package: Package
+    view: DocumentView
+    planned: list[Planned]
+
+
+def loaded_for_write(data: bytes, writes: list[tuple[str, str]]) -> Loaded:
+    package = Package.from_bytes(data)
+    view = build_view(package)
+    batch = EditBatch(edits=[Edit(anchor=a, replacement=r) for a, r in writes])
+    planned = verify(Locator(view), batch, hints=False).planned
+    return Loaded(package, view, planned)
+
+
+def write_revisions(ld: Loaded) -> Writer:
+    parts = [p for p in ld.package.names if p.endswith(".xml") and p.startswith("word/")]
+    roots = [ld.package.xml(p) for p in parts]
+    writer = Writer(ld.view, WriteOptions(date=DATE, comments=False), max_revision_id(roots))
+    writer.write(ld.planned)
+    return writer
+
+
+def save(ld: Loaded, writer: Writer) -> bytes:
+    changed = {part: serialize(ld.package.xml(part)) for part in sorted(writer.result.touched_parts)}
+    return ld.package.to_bytes(changed)
+
+
+# ---------------------------------------------------------------------------------------------
+# Peak memory (a fresh child process per measurement: lxml allocates outside tracemalloc's view,
+# and ru_maxrss survives exec, so the child reads its own VmHWM)
+
+_CHILD = r"""
+import io, sys, zipfile
+mode, path = sys.argv[1], sys.argv[2]
+def status(key):  # KiB, from /proc/self/status (VmHWM: this process's peak, reset on exec)
+    for line in open("/proc/self/status"):
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+    raise KeyError(key)
+def reset_peak():  # Linux >= 4.0: writing 5 resets VmHWM to the current RSS
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        pass
+data = open(path, "rb").read()
+if mode == "bare":
+    from lxml import etree
+    xml = zipfile.ZipFile(io.BytesIO(data)).read("word/document.xml")
+    reset_peak(); before = status("VmRSS")
+    root = etree.fromstring(xml)
+else:
+    from redline.package import Package
+    from redline.view import build_view
+    reset_peak(); before = status("VmRSS")
+    view = build_view(Package.from_bytes(data))
+print(status("VmHWM") - before)
+"""
+
+
+def peak_kib(mode: str, path: Path, repeats: int) -> float:
+    values = []
+    for _ in range(repeats):
+        out = subprocess.run(
+            [sys.executable, "-c", _CHILD, mode, str(path)], capture_output=True, text=True, check=True
+        )
+        values.append(float(out.stdout.strip()))
+    return max(1.0, statistics.median(values))
+
+
+# ---------------------------------------------------------------------------------------------
+# One document, every step
+
+
+@dataclass
+class Steps:
+    chars: int
+    load_flatten: float
+    verify: float
+    hints: list[float]
+    write: float
+    save: float
+    e2e: float
+    edits_written: int
+    found_exact: float = 0.0
+    found_tolerant: float = 0.0
+    false_positives: int = 0
+    traced: float = 0.0
+
+
+def measure_steps(data: bytes, work: Workload, repeats: int) -> Steps:
+    view = load_flatten(data)
+    t_load = median_time(lambda: load_flatten(data), repeats)
+    batch = EditBatch(edits=work.edits())
+    t_verify = median_time(lambda: verify_all(view, batch), repeats)
+
+    # accuracy of the verdicts (the locator's own rows are in bench_locate; this is a check)
+    locator, verification = verify_all(view, batch)
+    results = verification.results
+    ne, nt = len(work.exact), len(work.tolerant)
+
+    def hit(i: int, offset: int) -> bool:
+        return any(loc.start == offset for loc in results[i].locations or [])
+
+    found_exact = sum(hit(i, s) for i, (_, s) in enumerate(work.exact)) / max(1, ne)
+    found_tol = sum(hit(ne + i, s) for i, (_, s) in enumerate(work.tolerant)) / max(1, nt)
+    false_pos = sum(bool(results[ne + nt + i].locations) for i in range(len(work.absent)))
+
+    hint_times: list[float] = []
+    traced = 0
+    for anchor, source in work.absent:
+        per = []
+        near = None
+        for _ in range(max(1, repeats // 2)):
+            t0 = time.perf_counter()
+            near = locator.nearest(anchor)
+            per.append(time.perf_counter() - t0)
+        hint_times.append(statistics.median(per))
+        if near is not None and near.start < source + len(anchor) and source < near.end:
+            traced += 1
+
+    def setup() -> Loaded:
+        return loaded_for_write(data, work.writes)
+
+    t_write = median_time_setup(setup, write_revisions, repeats)
+
+    def setup_written() -> tuple[Loaded, Writer]:
+        ld = setup()
+        return ld, write_revisions(ld)
+
+    t_save = median_time_setup(setup_written, lambda a: save(*a), repeats)
+    written = len(setup().planned)
+    reply = work.reply()
+    options = ApplyOptions(date=DATE)
+    t_e2e = median_time(lambda: apply_reply(data, reply, options), repeats)
+    return Steps(
+        len(view.text),
+        t_load,
+        t_verify,
+        hint_times,
+        t_write,
+        t_save,
+        t_e2e,
+        written,
+        found_exact,
+        found_tol,
+        false_pos,
+        traced / max(1, len(work.absent)),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The table
+
+
+@dataclass
+class Config:
+    big_pages: float
+    small_pages: float
+    sizes: Sequence[float]
+    repeats: int
+    small_repeats: int
+    batch_docs: int
+    batch_pages: float
+    batch_repeats: int
+    mem_repeats: int
+    dask: bool
+
+
+FULL = Config(300, 10, (10, 30, 100, 300), 5, 9, 100, 3, 3, 3, True)
+QUICK = Config(3, 2, (1, 3), 1, 1, 4, 1, 1, 1, True)
+
+
+def run(config: Config, out: Callable[[str], None] = print) -> Table:
+    table = Table(out)
+    t_start = time.perf_counter()
+    out(f"generating/caching contracts under {CACHE} ...")
+    big = contract("msa", 1, config.big_pages)
+    big_path = CACHE / f"msa-1-{config.big_pages}-20.docx"
+    xml = document_xml(big)
+    view = load_flatten(big)
+    out(
+        f"big contract: {config.big_pages} pages, {len(big) / 1e6:.2f} MB .docx, document.xml "
+        f"{len(xml) / 1e6:.1f} MB, view {len(view.text) / 1e6:.2f} M chars, "
+        f"{len(view.paragraphs)} paragraphs"
+    )
+    r = config.repeats
+
+    # (a) and the python-docx references
+    t_bare = median_time(lambda: etree.fromstring(xml), r)
+    t_docx_text = median_time(lambda: docx_text(big), r)
+    t_docx_all = median_time(lambda: docx_open_text_save(big), r)
+
+    def docx_doc() -> Any:
+        return docx.Document(io.BytesIO(big))
+
+    t_docx_save = median_time_setup(docx_doc, lambda d: d.save(io.BytesIO()), r)
+    out(
+        f"references: bare parse (a) {ms(t_bare)}; python-docx text {ms(t_docx_text)}, "
+        f"save {ms(t_docx_save)}, open+text+save {ms(t_docx_all)}"
+    )
+
+    work = make_workload(view, anchors_for(config.big_pages))
+    n_anchors = len(work.exact) + len(work.tolerant) + len(work.absent)
+    out(
+        f"workload: {len(work.exact)} exact, {len(work.tolerant)} tolerant, {len(work.absent)} absent, "
+        f"{len(work.writes)} writes"
+    )
+    steps = {config.big_pages: measure_steps(big, work, r)}
+    s = steps[config.big_pages]
+
+    # (1) load + flatten
+    table.add(
+        Row(
+            "1. load + flatten all stories",
+            ms(s.load_flatten),
+            f"(a) {ms(t_bare)}",
+            s.load_flatten / t_bare,
+            "≤ 1.3×(a)",
+            s.load_flatten / t_bare <= 1.3,
+        )
+    )
+    table.add(
+        Row(
+            "1. load + flatten vs python-docx text",
+            ms(s.load_flatten),
+            f"docx {ms(t_docx_text)}",
+            s.load_flatten / t_docx_text,
+            "≤ 0.25×",
+            s.load_flatten / t_docx_text <= 0.25,
+        )
+    )
+
+    # (2) peak memory
+    m_bare = peak_kib("bare", big_path, config.mem_repeats)
+    m_ours = peak_kib("ours", big_path, config.mem_repeats)
+    table.add(
+        Row(
+            "2. peak memory of load + flatten",
+            f"{m_ours / 1024:.1f} MiB",
+            f"(a) {m_bare / 1024:.1f} MiB",
+            m_ours / m_bare,
+            "≤ 1.3×(a)",
+            m_ours / m_bare <= 1.3,
+            "peak RSS growth (VmHWM), child process",
+        )
+    )
+    ratio = m_ours * 1024 / len(xml)
+    table.add(
+        Row(
+            "2. peak memory vs size of document.xml",
+            f"{m_ours / 1024:.1f} MiB",
+            f"document.xml {len(xml) / 2**20:.1f} MiB",
+            ratio,
+            "≤ 1× (verify-only streaming)",
+            ratio <= 1.0,
+            "no streaming mode exists; the full view's peak",
+        )
+    )
+
+    # (3) verify
+    note = (
+        f"{n_anchors} anchors; exact found {s.found_exact:.0%}, tolerant found {s.found_tolerant:.0%}, "
+        f"false positives {s.false_positives}"
+    )
+    table.add(
+        Row(
+            "3. verify anchors (normalised text incl.)",
+            ms(s.verify),
+            f"(a) {ms(t_bare)}",
+            s.verify / t_bare,
+            "≤ 0.6×(a)",
+            s.verify / t_bare <= 0.6,
+            note,
+        )
+    )
+
+    # (4) hints
+    h = statistics.median(s.hints) if s.hints else float("nan")
+    h_max = max(s.hints) if s.hints else float("nan")
+    table.add(
+        Row(
+            "4. near-miss hint per absent anchor (median)",
+            ms(h),
+            "—",
+            None,
+            "≤ 10 ms",
+            h <= 0.010,
+            f"{len(s.hints)} misses, max {ms(h_max)}, traced to source {s.traced:.0%} (≥ 90%)",
+        )
+    )
+
+    # (5) write back
+    per_edit = (s.write + s.save) / max(1, s.edits_written)
+    table.add(
+        Row(
+            f"5. write back {s.edits_written} edits (revisions+serialise+zip)",
+            f"{per_edit * 1e6:.0f} µs/edit",
+            "—",
+            None,
+            "≤ 100 µs/edit",
+            per_edit <= 100e-6,
+            f"revisions {ms(s.write)}, save {ms(s.save)}",
+        )
+    )
+    table.add(
+        Row(
+            "5. save (serialise touched parts + zip)",
+            ms(s.save),
+            f"python-docx save {ms(t_docx_save)}",
+            s.save / t_docx_save,
+            "≤ 0.75×",
+            s.save / t_docx_save <= 0.75,
+        )
+    )
+
+    # (6) end to end
+    table.add(
+        Row(
+            "6. end to end in process",
+            ms(s.e2e),
+            f"(a) {ms(t_bare)}",
+            s.e2e / t_bare,
+            "≤ 5×(a)",
+            s.e2e / t_bare <= 5,
+            f"{n_anchors}-edit reply, {s.edits_written} written",
+        )
+    )
+    table.add(
+        Row(
+            "6. end to end vs python-docx open+text+save",
+            ms(s.e2e),
+            f"docx {ms(t_docx_all)}",
+            s.e2e / t_docx_all,
+            "≤ 0.7×",
+            s.e2e / t_docx_all <= 0.7,
+        )
+    )
+    small = contract("msa", 2, config.small_pages)
+    small_view = load_flatten(small)
+    small_work = make_workload(small_view, anchors_for(config.small_pages))
+    small_reply = small_work.reply()
+    opts = ApplyOptions(date=DATE)
+    t_small = median_time(lambda: apply_reply(small, small_reply, opts), config.small_repeats)
+    n_small = len(small_work.exact) + len(small_work.tolerant) + len(small_work.absent)
+    table.add(
+        Row(
+            f"6. end to end, {config.small_pages:g}-page contract",
+            ms(t_small),
+            "—",
+            None,
+            "≤ 100 ms",
+            t_small <= 0.100,
+            f"{n_small}-edit reply, {len(small_work.writes)} written",
+        )
+    )
+
+    # (7) growth
+    for pages in config.sizes:
+        if pages in steps:
+            continue
+        data = contract("msa", 1, pages)
+        v = load_flatten(data)
+        steps[pages] = measure_steps(data, make_workload(v, anchors_for(pages)), max(r, config.small_repeats))
+    xs = [math.log(steps[p].chars) for p in config.sizes]
+    per_step: dict[str, Callable[[Steps], float]] = {
+        "load + flatten": lambda st: st.load_flatten,
+        "verify": lambda st: st.verify,
+        "hints (all misses)": lambda st: sum(st.hints),
+        "write revisions": lambda st: st.write,
+        "save": lambda st: st.save,
+        "end to end": lambda st: st.e2e,
+    }
+    sizes = ", ".join(f"{p:g}" for p in config.sizes)
+    for name, get in per_step.items():
+        ys = [math.log(max(get(steps[p]), 1e-9)) for p in config.sizes]
+        slope = _slope(xs, ys)
+        series = ", ".join(ms(get(steps[p])) for p in config.sizes)
+        table.add(
+            Row(
+                f"7. growth: {name}",
+                f"slope {slope:.2f}",
+                f"pages {sizes}",
+                None,
+                "slope ≤ 1.1",
+                slope <= 1.1,
+                series,
+            )
+        )
+
+    # (8) batch review
+    _batch(config, table, out)
+
+    # the largest real document of the corpus
+    corpus = os.environ.get("REDLINE_CORPUS")
+    if corpus and Path(corpus).is_dir():
+        docs = sorted(Path(corpus).rglob("*.docx"), key=lambda p: p.stat().st_size)
+        if docs:
+            data = docs[-1].read_bytes()
+            cx = document_xml(data)
+            tb = median_time(lambda: etree.fromstring(cx), r)
+            tl = median_time(lambda: load_flatten(data), r)
+            table.add(
+                Row(
+                    f"1. corpus: load + flatten {docs[-1].name}",
+                    ms(tl),
+                    f"(a) {ms(tb)}",
+                    tl / tb,
+                    "≤ 1.3×(a)",
+                    tl / tb <= 1.3,
+                    f"largest of {len(docs)}",
+                )
+            )
+    else:
+        table.add(
+            Row(
+                "1. corpus: load + flatten largest document",
+                "—",
+                "—",
+                None,
+                "≤ 1.3×(a)",
+                None,
+                "$REDLINE_CORPUS not set",
+            )
+        )
+    out(f"total benchmark time {time.perf_counter() - t_start:.0f} s")
+    return table
+
+
+def _slope(xs: list[float], ys: list[float]) -> float:
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    den = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / den if den else float("nan")
+
+
+def _batch_dir(config: Config) -> Path:
+    folder = CACHE / f"batch-{config.batch_docs}-{config.batch_pages}"
+    if (folder / ".complete").exists():
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    kinds: list[Kind] = ["lease", "nda", "msa"]
+    for i in range(config.batch_docs):
+        data = generate_contract(kinds[i % 3], seed=100 + i, pages=config.batch_pages, runs_per_paragraph=6)
+        view = load_flatten(data)
+        work = make_workload(view, anchors_for(config.batch_pages), seed=i)
+        (folder / f"c{i:03d}.docx").write_bytes(data)
+        (folder / f"c{i:03d}.reply.md").write_text(work.reply(), encoding="utf-8")
+    (folder / ".complete").write_text("")
+    return folder
+
+
+def _batch(config: Config, table: Table, out: Callable[[str], None]) -> None:
+    source = _batch_dir(config)
+    opts = ApplyOptions(date=DATE)
+    n = config.batch_docs
+
+    def review(executor: Any) -> float:
+        with tempfile.TemporaryDirectory() as target:
+            gc.collect()
+            t0 = time.perf_counter()
+            summary = run_review(LocalStorage(source), LocalStorage(target), opts, executor)
+            elapsed = time.perf_counter() - t0
+        assert len(summary.documents) == n
+        return elapsed
+
+    reps = config.batch_repeats
+    t1 = statistics.median(review(InProcess()) for _ in range(reps))
+    t2 = statistics.median(review(LocalPool(2)) for _ in range(reps))
+    label = f"8. batch review, {n} contracts of ~{config.batch_pages:g} pages"
+    table.add(
+        Row(
+            f"{label}, --jobs 2",
+            f"{n / t2:.1f} docs/s",
+            f"--jobs 1 {n / t1:.1f} docs/s",
+            t1 / t2,
+            "≥ 1.7× speed-up",
+            t1 / t2 >= 1.7,
+            f"{os.cpu_count()} cores",
+        )
+    )
+    if not config.dask:
+        table.add(
+            Row(f"{label}, Dask LocalCluster 2 workers", "—", "—", None, "—", None, "skipped (--no-dask)")
+        )
+        return
+    try:
+        from distributed import Client, LocalCluster
+
+        from redline.cluster import DaskExecutor
+    except ImportError:
+        table.add(Row(f"{label}, Dask 2 workers", "—", "—", None, "—", None, "dask not installed"))
+        return
+    t0 = time.perf_counter()
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)  # type: ignore[no-untyped-call]
+    client = Client(cluster)  # type: ignore[no-untyped-call]
+    client.run(lambda: __import__("redline.batch"))
+    startup = time.perf_counter() - t0
+    try:
+        td = statistics.median(review(DaskExecutor(address=cluster.scheduler_address)) for _ in range(reps))
+    finally:
+        client.close()  # type: ignore[no-untyped-call]
+        cluster.close()
+    table.add(
+        Row(
+            f"{label}, Dask LocalCluster 2 workers",
+            f"{n / td:.1f} docs/s",
+            f"--jobs 2 {n / t2:.1f} docs/s",
+            t2 / td,
+            "— (issue 11: same run)",
+            None,
+            f"{n / td / 2:.1f} docs/s per worker; cluster start {startup:.1f} s not counted",
+        )
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="tiny documents, few repeats (a smoke run)")
+    parser.add_argument("--no-dask", action="store_true", help="skip the Dask LocalCluster line")
+    parser.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown to FILE")
+    args = parser.parse_args(argv)
+    config = QUICK if args.quick else FULL
+    if args.no_dask:
+        config = Config(**{**config.__dict__, "dask": False})
+
+    def out(line: str) -> None:
+        print(line, flush=True)
+
+    table = run(config, out)
+    md = table.markdown()
+    print()
+    print(md)
+    misses = sum(1 for row in table.rows if row.ok is False)
+    print(f"\n{len(table.rows)} rows, {misses} MISS")
+    if args.markdown:
+        Path(args.markdown).write_text(md + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

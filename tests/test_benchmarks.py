@@ -1,0 +1,55 @@
+"""Smoke test of the performance benchmark: ``python -m benchmarks.run --quick`` runs on tiny
+documents and prints every row of issue 10's table (the numbers themselves are not checked)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+ROWS = [
+    r"1\. load \+ flatten all stories",
+    r"1\. load \+ flatten vs python-docx text",
+    r"2\. peak memory of load \+ flatten",
+    r"2\. peak memory vs size of document\.xml",
+    r"3\. verify anchors",
+    r"4\. near-miss hint per absent anchor",
+    r"5\. write back \d+ edits",
+    r"5\. save \(serialise touched parts \+ zip\)",
+    r"6\. end to end in process",
+    r"6\. end to end vs python-docx open\+text\+save",
+    r"6\. end to end, [\d.]+-page contract",
+    r"7\. growth: load \+ flatten",
+    r"7\. growth: verify",
+    r"7\. growth: hints",
+    r"7\. growth: write revisions",
+    r"7\. growth: save",
+    r"7\. growth: end to end",
+    r"8\. batch review, \d+ contracts .*--jobs 2",
+    r"8\. batch review, \d+ contracts .*Dask LocalCluster 2 workers",
+    r"1\. corpus: load \+ flatten",
+]
+
+
+def test_quick_benchmark_prints_every_row(tmp_path: Path) -> None:
+    md = tmp_path / "table.md"
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks.run", "--quick", "--no-dask", "--markdown", str(md)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    table = md.read_text(encoding="utf-8")
+    lines = [line for line in table.splitlines() if line.startswith("| ") and not line.startswith("| step")]
+    for pattern in ROWS:
+        matching = [line for line in lines if re.match(r"\| " + pattern, line)]
+        assert matching, f"row {pattern!r} missing from:\n{table}"
+        verdict = matching[0].split(" | ")[5]
+        assert verdict in ("PASS", "MISS", "—"), matching[0]
+    assert len(lines) == len(ROWS)
+    assert "rows," in proc.stdout
