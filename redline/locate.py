@@ -1,18 +1,26 @@
 """Find a quoted passage in a document's view: exact, or tolerant of typography only; never a pick.
 
 :class:`Locator` answers "where does this quote occur?" for anchors and summary quotes alike.
-The normalised copy of the document is built once per view and searched with ``str.find``;
-every occurrence in the whole document is counted.  A quote that is not found gets the nearest
-passage (a word-bigram prefilter, then a rapidfuzz alignment on a few candidates) and a sentence
-saying what differs.  A hint is only ever shown, never applied.
+The document is normalised once per view (:class:`NormalizedText`) and, once a few quotes have
+been asked for, indexed once: every space-separated token of the normalised text with the
+ordinals where it occurs.  A quote is then found by checking only the places where its rarest
+inner token occurs, so every occurrence in the whole document is counted without scanning the
+whole text per quote.
+
+A quote that is not found gets the nearest passage: the same token index votes for where the
+quote's tokens line up (a shingle prefilter), then a handful of candidate windows are aligned
+word by word and scored with rapidfuzz; the result says what differs.  A hint is only ever
+shown, never applied.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
+from itertools import accumulate, chain
+from operator import add, itemgetter
 
 from rapidfuzz import fuzz
 
@@ -24,7 +32,13 @@ from .view import DocumentView
 MAX_MATCHES = 1000  # occurrences counted before a quote is called hopelessly ambiguous
 CONTEXT = 30  # characters of context either side in a location
 _WORD = re.compile(r"\w+|[^\w\s]")
+_SPACED = re.compile(r"\S+")
+_EDGE_PUNCTUATION = "\"'.,;:!?()[]"
 _HINT_MIN_SCORE = 60.0
+_SCANS_BEFORE_INDEX = 8  # full-text scans answered before the token index is built
+_NEAR_CANDIDATES = 4  # windows aligned with rapidfuzz per near-miss
+_NEAR_MAX_POSTINGS = 20_000  # votes cast per near-miss (the rarest tokens first)
+_NEAR_PAD = 4  # tokens of slack either side of a candidate window
 
 
 @dataclass(frozen=True)
@@ -48,14 +62,69 @@ class NearMiss:
     differences: list[str]
 
 
+class _TokenIndex:
+    """The normalised text's space-separated tokens: their starts and where each one occurs.
+
+    The normalised text has single spaces only, so ``text.split(" ")`` gives every token, and
+    a token of a quote that has a space on both sides is a whole token wherever the quote
+    occurs.
+    """
+
+    def __init__(self, text: str) -> None:
+        tokens = text.split(" ")
+        ends = accumulate(map(len, tokens))
+        self.tokens = tokens
+        self.starts: list[int] = list(map(add, chain((0,), ends), range(len(tokens))))
+        postings: dict[str, list[int]] = {}
+        get = postings.get
+        for k, token in enumerate(tokens):
+            ordinals = get(token)
+            if ordinals is None:
+                postings[token] = [k]
+            else:
+                ordinals.append(k)
+        self.postings = postings
+        self.scan_limit = max(64, len(text) // 500)  # candidates worth checking before a scan
+
+    def candidates(self, needle: str) -> list[int] | None:
+        """Where ``needle`` may start: every occurrence is among these normalised offsets.
+
+        The places where the needle's rarest inner token occurs, narrowed (in C, with a set
+        intersection) to those where its second rarest inner token occurs at the same
+        distance.  None when the needle has no inner token, or even its rarest one is so
+        common that a plain scan is cheaper.
+        """
+        tokens = needle.split(" ")
+        if len(tokens) < 3:
+            return None
+        inner: list[tuple[int, int, int, list[int]]] = []  # (count, token number, offset, ordinals)
+        offset = len(tokens[0]) + 1
+        for j in range(1, len(tokens) - 1):
+            ordinals = self.postings.get(tokens[j])
+            if ordinals is None:
+                return []
+            inner.append((len(ordinals), j, offset, ordinals))
+            offset += len(tokens[j]) + 1
+        inner.sort(key=itemgetter(0))
+        count, j1, o1, ordinals = inner[0]
+        if count > self.scan_limit:
+            return None
+        if count > 16 and len(inner) > 1:
+            j2, others = inner[1][1], inner[1][3]
+            ordinals = sorted(set(map((j1 - j2).__add__, others)).intersection(ordinals))
+        starts = self.starts
+        return [starts[k] - o1 for k in ordinals]
+
+
 class Locator:
     """Answers where quotes occur in one view; build once per view, ask many times."""
 
     def __init__(self, view: DocumentView) -> None:
         self.view = view
         self._norm: NormalizedText | None = None
-        self._words: list[tuple[int, int, str]] | None = None
-        self._bigrams: dict[tuple[str, str], list[int]] | None = None
+        self._tokens: _TokenIndex | None = None
+        self._scans = 0
+        self._found: dict[str, Found] = {}
 
     @property
     def normalized(self) -> NormalizedText:
@@ -63,24 +132,61 @@ class Locator:
             self._norm = NormalizedText.build(self.view.text)
         return self._norm
 
+    def _index(self) -> _TokenIndex:
+        if self._tokens is None:
+            self._tokens = _TokenIndex(self.normalized.text)
+        return self._tokens
+
     # -- finding --------------------------------------------------------------------------
     def find(self, quote: str) -> Found:
         """Every occurrence of ``quote`` (overlapping ones included), exact or tolerant."""
+        cached = self._found.get(quote)
+        if cached is not None:
+            return cached
         needle = normalize(quote)
         if not needle.strip():
             return Found([], None)
         norm = self.normalized
-        hay = norm.text
-        ranges: list[tuple[int, int]] = []
-        pos = hay.find(needle)
-        while pos >= 0:
-            if len(ranges) >= MAX_MATCHES:
-                return self._found(quote, ranges, truncated=True)
-            ranges.append(norm.orig_span(pos, pos + len(needle)))
-            pos = hay.find(needle, pos + 1)
-        return self._found(quote, ranges)
+        starts = self._occurrences(needle, MAX_MATCHES + 1)
+        truncated = len(starts) > MAX_MATCHES
+        ranges = [norm.orig_span(p, p + len(needle)) for p in starts[:MAX_MATCHES]]
+        found = self._classify(quote, ranges, truncated)
+        self._found[quote] = found
+        return found
 
-    def _found(self, quote: str, ranges: list[tuple[int, int]], truncated: bool = False) -> Found:
+    def count(self, quote: str, limit: int = MAX_MATCHES) -> int:
+        """How many times ``quote`` occurs (tolerantly), counting at most ``limit + 1``."""
+        needle = normalize(quote)
+        if not needle.strip():
+            return 0
+        return len(self._occurrences(needle, limit + 1))
+
+    def _occurrences(self, needle: str, limit: int) -> list[int]:
+        """Normalised start offsets of the first ``limit`` occurrences of ``needle``."""
+        norm = self.normalized
+        hay = norm.text
+        out: list[int] = []
+        if self._tokens is None and self._scans >= _SCANS_BEFORE_INDEX:
+            self._index()
+        candidates = None if self._tokens is None else self._tokens.candidates(needle)
+        if candidates is not None:
+            for pos in candidates:
+                if pos >= 0 and hay.startswith(needle, pos):
+                    out.append(pos)
+                    if len(out) >= limit:
+                        break
+        else:
+            self._scans += 1
+            pos = hay.find(needle)
+            while pos >= 0 and len(out) < limit:
+                out.append(pos)
+                pos = hay.find(needle, pos + 1)
+        if "." in needle:  # a match must not begin or end inside an expanded ellipsis
+            size = len(needle)
+            out = [p for p in out if not (norm.splits_expansion(p) or norm.splits_expansion(p + size))]
+        return out
+
+    def _classify(self, quote: str, ranges: list[tuple[int, int]], truncated: bool) -> Found:
         if not ranges:
             return Found([], None)
         text = self.view.text
@@ -94,25 +200,13 @@ class Locator:
                     tolerances.append(tol)
         return Found(ranges, MatchKind.NORMALIZED, tolerances, truncated)
 
-    def count(self, quote: str) -> int:
-        needle = normalize(quote)
-        hay = self.normalized.text
-        n, pos = 0, hay.find(needle)
-        while pos >= 0 and n <= MAX_MATCHES:
-            n += 1
-            pos = hay.find(needle, pos + 1)
-        return n
-
     # -- reporting ------------------------------------------------------------------------
     def location(self, start: int, end: int) -> Location:
+        """Where view range [start, end) lies, with a short context around it."""
         para = self.view.paragraph_at(start)
         text = self.view.text
         lo, hi = max(0, start - CONTEXT), min(len(text), end + CONTEXT)
-        context = (
-            ("…" if lo > 0 else "")
-            + " ".join(text[lo:hi].split())
-            + ("…" if hi < len(text) else "")
-        )
+        context = ("…" if lo > 0 else "") + " ".join(text[lo:hi].split()) + ("…" if hi < len(text) else "")
         return Location(
             part=para.part,
             paragraph=para.index,
@@ -135,100 +229,147 @@ class Locator:
 
     # -- hints ----------------------------------------------------------------------------
     def unique_extension(self, quote: str, start: int, end: int, max_words: int = 12) -> str | None:
-        """The shortest extension of the occurrence at [start, end) that occurs only once."""
+        """The shortest extension of the occurrence at [start, end) that occurs only once.
+
+        The extension is the document's own text around the occurrence, grown by whole words
+        (whitespace-delimited) to the right, the left or both; it contains the occurrence and,
+        quoted back, matches exactly one place (tolerantly, as every quote is matched).  None
+        when no extension of up to ``max_words`` words either side is unique.
+        """
         text = self.view.text
-        rights = _boundaries(text, end, +1, max_words)
-        lefts = _boundaries(text, start, -1, max_words)
-        options: list[tuple[int, int, int]] = []  # (extra chars, start, end)
-        for k in range(max(len(rights), len(lefts))):
-            for s, e in (
-                (start, rights[k] if k < len(rights) else None),
-                (lefts[k] if k < len(lefts) else None, end),
-            ):
-                if s is None or e is None:
-                    continue
-                if self.count(text[s:e]) == 1:
-                    options.append(((end - start) - (e - s), s, e))
-            if options:
+        lefts = [start, *_boundaries(text, start, -1, max_words)]
+        rights = [end, *_boundaries(text, end, +1, max_words)]
+
+        def unique(i: int, j: int) -> bool:
+            return (i, j) != (0, 0) and self.count(text[lefts[i] : rights[j]], 1) == 1
+
+        # Extending never makes a quote less unique, so for each number of words to the left
+        # the fewest words to the right that suffice only shrinks: a staircase walk finds
+        # every minimal extension with one count per step.
+        best: tuple[int, int, int] | None = None  # (length, start, end)
+        j = len(rights) - 1
+        for i in range(len(lefts)):
+            while j > 0 and unique(i, j - 1):
+                j -= 1
+            if unique(i, j):
+                s, e = lefts[i], rights[j]
+                if best is None or e - s < best[0]:
+                    best = (e - s, s, e)
+            if best is not None and j == 0:
                 break
-        if not options:
-            for k in range(min(len(rights), len(lefts))):
-                s, e = lefts[k], rights[k]
-                if self.count(text[s:e]) == 1:
-                    return text[s:e]
-            return None
-        _, s, e = max(options)
-        return text[s:e]
+        return None if best is None else text[best[1] : best[2]]
 
     def nearest(self, quote: str) -> NearMiss | None:
         """The passage most like ``quote``, or None when nothing is close."""
-        needle = normalize(quote)
-        qwords = [m.group().lower() for m in _WORD.finditer(needle)]
-        if not qwords:
+        needle = normalize(quote).strip()
+        qtokens = needle.split(" ")
+        if not needle:
             return None
-        words, bigrams = self._index()
-        votes: Counter[int] = Counter()
-        grams = list(zip(qwords, qwords[1:], strict=False)) or [(qwords[0], "")]
-        for j, gram in enumerate(grams):
-            posting = bigrams.get(gram)
-            if posting is None or len(posting) > 2000:
-                continue
-            for p in posting:
-                votes[p - j] += 1
+        index = self._index()
+        votes = _votes(index, qtokens)
         if not votes:
             return None
         norm = self.normalized
         best: tuple[float, int, int] | None = None
-        for start_word, _ in votes.most_common(4):
-            lo_w = max(0, start_word - 4)
-            hi_w = min(len(words) - 1, start_word + len(qwords) + 4)
-            lo, hi = words[lo_w][0], words[hi_w][1]
-            window = norm.text[lo:hi]
-            al = fuzz.partial_ratio_alignment(needle, window)
-            if al is None:
+        for first in _candidates(votes, _NEAR_CANDIDATES):
+            lo = max(0, first - _NEAR_PAD)
+            hi = min(len(index.tokens), first + len(qtokens) + _NEAR_PAD)
+            span = _aligned_span(qtokens, index.tokens[lo:hi])
+            if span is None:
                 continue
-            if best is None or al.score > best[0]:
-                best = (al.score, lo + al.dest_start, lo + al.dest_end)
+            first_token, last_token = index.tokens[lo + span[0]], index.tokens[lo + span[1] - 1]
+            ns = index.starts[lo + span[0]]
+            ne = index.starts[lo + span[1] - 1] + len(last_token)
+            # Where the quote's edge token is part of the document's ("month" of "month,"),
+            # the passage ends (begins) where the quote does.
+            if len(qtokens[0]) < len(first_token) and first_token.endswith(qtokens[0]):
+                ns += len(first_token) - len(qtokens[0])
+            if len(qtokens[-1]) < len(last_token) and last_token.startswith(qtokens[-1]):
+                ne -= len(last_token) - len(qtokens[-1])
+            score = fuzz.ratio(needle, norm.text[ns:ne])
+            if best is None or score > best[0]:
+                best = (score, ns, ne)
         if best is None or best[0] < _HINT_MIN_SCORE:
             return None
         score, ns, ne = best
         vs, ve = norm.orig_span(ns, ne)
-        vs, ve = _snap_words(self.view.text, vs, ve)
+        vs, ve = _strip(self.view.text, vs, ve)
         found = self.view.text[vs:ve]
         return NearMiss(found, vs, ve, score, describe_difference(quote, found))
 
-    def _index(self) -> tuple[list[tuple[int, int, str]], dict[tuple[str, str], list[int]]]:
-        if self._words is None or self._bigrams is None:
-            hay = self.normalized.text
-            self._words = [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(hay)]
-            bigrams: defaultdict[tuple[str, str], list[int]] = defaultdict(list)
-            toks = [t for _, _, t in self._words]
-            for i, gram in enumerate(zip(toks, toks[1:], strict=False)):
-                bigrams[gram].append(i)
-            self._bigrams = dict(bigrams)
-        return self._words, self._bigrams
+
+def _votes(index: _TokenIndex, qtokens: list[str]) -> Counter[int]:
+    """For each token ordinal, how many of the quote's tokens line up if the quote starts there.
+
+    The rarest tokens vote first; common ones stop voting once enough votes are cast, but the
+    three rarest always vote.
+    """
+    usable = [(index.postings[t], j) for j, t in enumerate(qtokens) if t in index.postings]
+    usable.sort(key=lambda pj: len(pj[0]))
+    votes: Counter[int] = Counter()
+    cast = 0
+    for n, (ordinals, j) in enumerate(usable):
+        if n >= 3 and cast + len(ordinals) > _NEAR_MAX_POSTINGS:
+            break
+        votes.update(map((-j).__add__, ordinals))
+        cast += len(ordinals)
+    return votes
 
 
-def _boundaries(text: str, pos: int, step: int, max_words: int) -> list[int]:
-    """Offsets of the next ``max_words`` word ends after pos (step +1) or starts before (−1)."""
+def _candidates(votes: Counter[int], n: int) -> list[int]:
+    """The ``n`` best start ordinals, counting a neighbour's votes (a word added or dropped)."""
+    top = votes.most_common(8 * n)
+    scored = sorted(((votes[k - 1] + 2 * v + votes[k + 1], k) for k, v in top), key=lambda sk: -sk[0])
     out: list[int] = []
-    if step > 0:
-        for m in _WORD.finditer(text, pos):
-            if m.start() - pos > 200 or len(out) >= max_words:
+    for _, k in scored:
+        if all(abs(k - o) > 2 for o in out):
+            out.append(k)
+            if len(out) == n:
                 break
-            out.append(m.end())
-    else:
-        lo = max(0, pos - 200)
-        starts = [lo + m.start() for m in _WORD.finditer(text[lo:pos])]
-        out = starts[::-1][:max_words]
     return out
 
 
-def _snap_words(text: str, start: int, end: int) -> tuple[int, int]:
-    while start > 0 and text[start - 1].isalnum() and text[start].isalnum():
-        start -= 1
-    while end < len(text) and end > 0 and text[end - 1].isalnum() and text[end].isalnum():
-        end += 1
+def _aligned_span(qtokens: list[str], window: list[str]) -> tuple[int, int] | None:
+    """The tokens of ``window`` that line up with the quote: [first, last) window indexes.
+
+    Tokens are compared without case and edge punctuation ("statement." lines up with
+    "statement").  Window tokens before the first and after the last aligned token are dropped;
+    where the quote's first (last) tokens were replaced, as many window tokens are kept.
+    """
+    a, b = [_key(t) for t in qtokens], [_key(t) for t in window]
+    ops = difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
+    if not any(op == "equal" for op, *_ in ops):
+        return None
+    op, i1, i2, j1, j2 = ops[0]
+    lo = j2 if op == "insert" else max(j1, j2 - (i2 - i1)) if op == "replace" else j1
+    op, i1, i2, j1, j2 = ops[-1]
+    hi = j1 if op == "insert" else min(j2, j1 + (i2 - i1)) if op == "replace" else j2
+    return (lo, hi) if lo < hi else None
+
+
+def _key(token: str) -> str:
+    return token.strip(_EDGE_PUNCTUATION).lower() or token
+
+
+def _boundaries(text: str, pos: int, step: int, max_words: int) -> list[int]:
+    """Offsets of the next ``max_words`` word ends after pos (step +1) or starts before (−1).
+
+    Words are whitespace-delimited and looked for within 200 characters.
+    """
+    if step > 0:
+        hi = min(len(text), pos + 200)
+        ends = [pos + m.end() for m in _SPACED.finditer(text[pos:hi])]
+        if ends and ends[-1] == hi < len(text):
+            ends.pop()  # a word cut by the window
+        return ends[:max_words]
+    lo = max(0, pos - 200)
+    starts = [lo + m.start() for m in _SPACED.finditer(text[lo:pos])]
+    if starts and starts[0] == lo > 0:
+        starts.pop(0)
+    return starts[::-1][:max_words]
+
+
+def _strip(text: str, start: int, end: int) -> tuple[int, int]:
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():

@@ -9,13 +9,20 @@ writer.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
+
+from lxml import etree
 
 from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, MatchKind, Refusal
 
 from .locate import Found, Locator
 from .normalize import normalize
-from .view import SpanFlag
+from .ooxml import w
+from .view import Paragraph, SpanFlag
+
+HINTED_CANDIDATES = 20  # candidates of an ambiguous anchor that get a unique extension in the hint
+_NOTES = (w("footnote"), w("endnote"))
 
 
 @dataclass(frozen=True)
@@ -36,8 +43,18 @@ class Verification:
     planned: list[Planned]
 
 
-def verify(locator: Locator, batch: EditBatch | list[Edit], *, dry_run: bool = False) -> Verification:
-    """Check every edit of ``batch`` against the locator's view."""
+def verify(
+    locator: Locator,
+    batch: EditBatch | list[Edit],
+    *,
+    dry_run: bool = False,
+    hints: bool = True,
+) -> Verification:
+    """Check every edit of ``batch`` against the locator's view.
+
+    With ``hints=False`` the refusals carry no near-miss passage and no unique extensions (the
+    statuses, candidates and counts are the same): for callers that only need the verdicts.
+    """
     edits = batch.edits if isinstance(batch, EditBatch) else batch
     revision = batch.revision if isinstance(batch, EditBatch) else None
     view = locator.view
@@ -61,7 +78,7 @@ def verify(locator: Locator, batch: EditBatch | list[Edit], *, dry_run: bool = F
             continue
         found = locator.find(edit.anchor)
         if not found.ranges:
-            _not_found(locator, edit, result)
+            _not_found(locator, edit, result, hints)
             continue
         result.match = found.kind
         result.tolerances = list(found.tolerances)
@@ -81,7 +98,7 @@ def verify(locator: Locator, batch: EditBatch | list[Edit], *, dry_run: bool = F
                 )
                 continue
         elif count > 1:
-            _ambiguous(locator, edit, result, found)
+            _ambiguous(locator, edit, result, found, hints)
             continue
         if edit.section is not None and not _in_scope(locator, edit, result, found):
             continue
@@ -89,7 +106,8 @@ def verify(locator: Locator, batch: EditBatch | list[Edit], *, dry_run: bool = F
             _refuse(
                 result,
                 EditStatus.NO_CHANGE,
-                "The replacement is the same text as the anchor, so the edit would change nothing.",
+                "The replacement is the same text as the anchor (at most spacing, quotes or "
+                "dashes differ), so the edit would change nothing.",
                 "Send the text as it should read after the change, or drop the edit.",
             )
             continue
@@ -132,12 +150,12 @@ def _refuse(
         hint=hint,
         candidates=candidates or [],
         tolerances=list(result.tolerances),
-        **extra,  # type: ignore[arg-type]
+        **extra,
     )
 
 
-def _not_found(locator: Locator, edit: Edit, result: EditResult) -> None:
-    near = locator.nearest(edit.anchor)
+def _not_found(locator: Locator, edit: Edit, result: EditResult, hints: bool) -> None:
+    near = locator.nearest(edit.anchor) if hints else None
     if near is None:
         _refuse(
             result,
@@ -160,22 +178,27 @@ def _not_found(locator: Locator, edit: Edit, result: EditResult) -> None:
     )
 
 
-def _ambiguous(locator: Locator, edit: Edit, result: EditResult, found: Found) -> None:
+def _ambiguous(locator: Locator, edit: Edit, result: EditResult, found: Found, hints: bool) -> None:
     count = len(found.ranges)
-    hints = []
-    for n, (s, e) in enumerate(found.ranges[:20]):
-        ext = locator.unique_extension(edit.anchor, s, e)
-        where = locator.where(s)
-        hints.append(f"for {where} quote \u201c{ext}\u201d" if ext else f"{where}: no short unique quote")
-        if n == 19 and count > 20:
-            hints.append(f"and {count - 20} more")
+    more = "+" if found.truncated else ""
+    hint = f"Set expected_matches to {count} to change every occurrence."
+    if hints:
+        parts = []
+        for s, e in found.ranges[:HINTED_CANDIDATES]:
+            ext = locator.unique_extension(edit.anchor, s, e)
+            where = locator.where(s)
+            parts.append(f"for {where} quote \u201c{ext}\u201d" if ext else f"{where}: no short unique quote")
+        if count > HINTED_CANDIDATES:
+            parts.append(f"and {count - HINTED_CANDIDATES}{more} more")
+        hint = (
+            "Quote enough text to make the anchor unique (" + "; ".join(parts) + "), or set "
+            f"expected_matches to {count} to change every occurrence."
+        )
     _refuse(
         result,
         EditStatus.AMBIGUOUS,
-        f"The anchor occurs {count}{'+' if found.truncated else ''} times in the document; "
-        "an edit must name one place.",
-        "Quote enough text to make the anchor unique (" + "; ".join(hints) + "), or set "
-        f"expected_matches to {count} to change every occurrence.",
+        f"The anchor occurs {count}{more} times in the document; an edit must name one place.",
+        hint,
         candidates=result.locations,
         actual_matches=count,
     )
@@ -193,9 +216,7 @@ def _in_scope(locator: Locator, edit: Edit, result: EditResult, found: Found) ->
             candidates=result.locations,
         )
         return False
-    outside = [
-        (s, e) for s, e in found.ranges if not any(h.start <= s and e <= end for h, end in sections)
-    ]
+    outside = [(s, e) for s, e in found.ranges if not any(h.start <= s and e <= end for h, end in sections)]
     if not outside:
         return True
     landed = ", ".join(locator.where(s) for s, _ in outside[:5])
@@ -211,42 +232,64 @@ def _in_scope(locator: Locator, edit: Edit, result: EditResult, found: Found) ->
 
 def _unsupported(locator: Locator, found: Found) -> str | None:
     view = locator.view
+    starts, flags = view.span_starts, view.span_flags
     for s, e in found.ranges:
-        flags = view.flags_between(s, e)
-        if flags & SpanFlag.FIELD_RESULT:
+        covered = 0
+        for flag in flags[max(0, bisect.bisect_right(starts, s) - 1) : bisect.bisect_left(starts, e)]:
+            covered |= flag
+        if covered & SpanFlag.FIELD_RESULT:
             return (
                 "The anchor covers the result of a field (a computed value such as a cross-reference "
                 "or page number), which cannot be edited safely as text."
             )
-        if flags & SpanFlag.MOVE_TO:
+        if covered & SpanFlag.MOVE_TO:
             return "The anchor covers text inside a tracked move, which cannot be edited safely."
         first, last = view.paragraph_at(s), view.paragraph_at(max(s, e - 1))
-        if first.part != last.part or first.story != last.story:
-            return "The anchor runs from one part of the document into another (e.g. body into footer)."
+        if first is not last and (
+            first.part != last.part or first.story != last.story or _note(first) is not _note(last)
+        ):
+            return (
+                "The anchor runs from one part of the document into another (e.g. body into "
+                "header, or one footnote into the next)."
+            )
     return None
 
 
+def _note(para: Paragraph) -> etree._Element | None:
+    """The footnote or endnote a paragraph belongs to (None in other stories)."""
+    if para.story not in ("footnote", "endnote"):
+        return None
+    return next(para.element.iterancestors(_NOTES), None)
+
+
 def _refuse_overlaps(results: list[EditResult], found_of: dict[int, Found]) -> None:
-    spans = sorted(
-        (s, e, i) for i, found in found_of.items() for s, e in found.ranges
-    )
+    spans = sorted((s, e, i) for i, found in found_of.items() for s, e in found.ranges)
     clash: dict[int, set[int]] = {}
-    for k, (s, e, i) in enumerate(spans):
+    for k, (_s, e, i) in enumerate(spans):
         for s2, _e2, j in spans[k + 1 :]:
             if s2 >= e:
                 break
-            if i != j:
-                clash.setdefault(i, set()).add(j)
-                clash.setdefault(j, set()).add(i)
-    for i, others in sorted(clash.items()):
-        names = ", ".join(f"edit {j}" for j in sorted(others))
+            clash.setdefault(i, set()).add(j)
+            clash.setdefault(j, set()).add(i)
+    for i, involved in sorted(clash.items()):
+        others = sorted(involved - {i})
+        if others:
+            names = ", ".join(f"edit {j}" for j in others)
+            message = f"This edit overlaps {names}; overlapping edits would change the same text twice."
+            hint = "Merge the overlapping edits into one, or quote separate passages."
+        else:
+            message = (
+                "The occurrences of this anchor overlap one another (as \u201caa\u201d occurs "
+                "twice in \u201caaa\u201d), so changing all of them would change some text twice."
+            )
+            hint = "Quote a longer anchor whose occurrences do not overlap, one edit per place."
         _refuse(
             results[i],
             EditStatus.OVERLAP,
-            f"This edit overlaps {names}; overlapping edits would change the same text twice.",
-            "Merge the overlapping edits into one, or quote separate passages.",
+            message,
+            hint,
             candidates=results[i].locations,
-            related=sorted(others),
+            related=others,
         )
     if clash:
         for i in clash:
