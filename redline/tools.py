@@ -1,0 +1,1001 @@
+"""The tools a model calls to edit a document: ``read_region`` and ``apply_edits``.
+
+Plain Python, no MCP: :mod:`redline.mcp_server` serves these same tools over MCP, and an agent
+that does not speak MCP calls :meth:`DocumentTools.handle` directly::
+
+    tools = DocumentTools(Path("contracts"), log=Path("calls.jsonl"))
+    region = tools.handle("read_region", {"path": "lease.docx", "section": "4.2"})
+    result = tools.handle("apply_edits", {
+        "path": "lease.docx",
+        "revision": region["revision"],
+        "edits": [{"anchor": "<copied from region['text']>", "replacement": "..."}],
+    })
+
+What the tools design out:
+
+* **Stale quotes.** Every ``read_region`` returns the document's ``revision``; ``apply_edits``
+  requires it and refuses the whole call (status ``stale``, nothing written) when the document
+  has changed since. A successful call returns the new revision and the post-edit text of the
+  paragraphs it touched, so the caller's latest view is always current.
+* **Re-typed anchors.** The region text is the view's exact text, with no line-number gutter
+  to strip; anchors are located by the same locator and writer as ``redline apply``.
+* **Lost updates.** Calls on one document (keyed by its resolved real path) run one after
+  another under a per-document lock, and under an ``fcntl.flock`` on a lock file outside the
+  user's folder so that two processes cannot interleave; ``apply_edits`` reads, checks the
+  revision, applies and writes all under the lock. Calls on different documents run in
+  parallel.
+* **Escaping paths.** Only files whose resolved real path (symlinks resolved) lies under the
+  root are opened or written; anything else is refused with ``outside_root``.
+
+Every result is a JSON-ready dict; a refusal carries ``error: {code, message, hint}``. Every
+call is appended to the log (when one is set) as one JSON line that ``redline stats`` groups by
+error code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import fcntl
+import hashlib
+import json
+import os
+import re
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from shared_schema import (
+    Edit,
+    EditBatch,
+    EditResult,
+    EditStatus,
+    Refusal,
+    json_schema,
+    parse_edit_reply,
+)
+
+from .apply import ApplyOptions, apply_batch
+from .package import Package, PackageError, write_atomic
+from .report import invalid_results, reply_positions
+from .view import DocumentView, Paragraph, build_view
+
+__all__ = [
+    "APPLY_EDITS",
+    "READ_REGION",
+    "TOOL_NAMES",
+    "DocumentTools",
+    "ToolError",
+    "arguments_digest",
+    "tool_definitions",
+]
+
+READ_REGION = "read_region"
+APPLY_EDITS = "apply_edits"
+TOOL_NAMES = (READ_REGION, APPLY_EDITS)
+
+STALE_HINT = (
+    "call read_region again, copy your anchors from the text it returns, and pass the revision it returns"
+)
+MAX_REGION_CHARS = 200_000
+_LOG_ANCHOR_CHARS = 200
+
+# ---------------------------------------------------------------------------------------------
+# Tool definitions (names, descriptions, JSON Schemas), generated from shared_schema
+
+_READ_REGION_DESCRIPTION = (
+    "Read part of a Word document (.docx) exactly as the edit tools see it. Pass `section` (a "
+    "clause number as displayed, such as '4.2' or '(a)', or a heading's text, such as 'Rent') "
+    "to get that section with its subsections; or `paragraphs` ('12-20': paragraph indexes, "
+    "inclusive) to get a range; or neither to get the outline (every numbered clause and "
+    "heading with its label, title and paragraph range). Returns `text` (the region's exact "
+    "text, paragraphs separated by a line feed, with no line numbers or other gutter), "
+    "`paragraphs` (each with its index, label, section, offsets and text) and the document's "
+    "`revision`. Rules for editing afterwards: copy anchors from this `text` character for "
+    "character, never from memory; pass this `revision` to apply_edits; after apply_edits, "
+    "quote the paragraphs it returns (or read the region again), not this older text. When "
+    "several sections match `section`, the call is refused with the candidates: ask again "
+    "with a candidate's `paragraphs` range or its full heading."
+)
+
+_APPLY_EDITS_DESCRIPTION = (
+    "Apply proposed changes to a Word document (.docx) as native tracked changes (insertions and "
+    "deletions a reviewer can accept or reject). Rules: (1) copy each `anchor` character for "
+    "character from the `text` that read_region returned: never paraphrase or re-type it, and "
+    "quote enough words that it occurs exactly once; (2) one call may carry several "
+    "non-overlapping edits, and each is matched against the document as you read it (not as "
+    "the earlier edits of the same call leave it); (3) for a deliberate replace-all, state "
+    "`expected_matches` with the number of occurrences; (4) when the task names a clause, set "
+    "the edit's `section` to it ('4.2' or the heading text); (5) pass the `revision` that "
+    "read_region (or the previous apply_edits) returned: if the document changed since, the "
+    "whole call is refused with status 'stale' and nothing is written; call read_region "
+    "again. Edits the document cannot take are reported one by one with a code (not_found, "
+    "ambiguous, count_mismatch, out_of_scope, overlap, no_change, invalid ...), a message and "
+    "a hint, while the others are still applied. Returns every edit's result, for applied "
+    "edits the post-edit `paragraphs` they touched, and the new `revision` to use next. The "
+    "document at `path` is changed in place unless `output` names another file."
+)
+
+
+def _edit_item_schema() -> tuple[dict[str, Any], dict[str, Any]]:
+    """``json_schema("edit")`` as an array item, with any ``$defs`` split off for the root."""
+    schema = json.loads(json.dumps(json_schema("edit")))  # a private deep copy
+    defs = schema.pop("$defs", {})
+    return schema, defs
+
+
+def tool_definitions() -> list[dict[str, Any]]:
+    """The two tools as MCP-style definitions: ``name``, ``description``, ``inputSchema``.
+
+    The ``edits`` items are the shared :class:`shared_schema.Edit` schema, unchanged.
+    """
+    path_schema = {
+        "type": "string",
+        "description": "The .docx file, relative to the server's root folder (or an absolute "
+        "path inside it).",
+    }
+    read_region = {
+        "name": READ_REGION,
+        "description": _READ_REGION_DESCRIPTION,
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "path": path_schema,
+                "section": {
+                    "type": "string",
+                    "description": "A clause number as displayed ('4.2', '7', '(a)') or a "
+                    "heading's text ('Operating Expenses'). Omit for the outline.",
+                },
+                "paragraphs": {
+                    "type": "string",
+                    "pattern": r"^\s*\d+\s*(-\s*\d+\s*)?$",
+                    "description": "Paragraph indexes 'FIRST-LAST' (inclusive), e.g. '12-20', "
+                    "or one index '12'. Ranges are listed by the outline.",
+                },
+            },
+            "required": ["path"],
+            "additionalProperties": False,
+        },
+    }
+    item, defs = _edit_item_schema()
+    apply_schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "path": path_schema,
+            "edits": {
+                "type": "array",
+                "items": item,
+                "description": "The changes, each matched against the document as read "
+                "(not one after another); they must not overlap.",
+            },
+            "revision": {
+                "type": "string",
+                "description": "The `revision` returned by the read_region call (or the last "
+                "apply_edits call) whose text you quoted.",
+            },
+            "output": {
+                "type": "string",
+                "description": "Write the edited document to this file (inside the root) "
+                "instead of changing `path` in place.",
+            },
+            "author": {
+                "type": "string",
+                "description": "The author name recorded on the tracked changes.",
+            },
+        },
+        "required": ["path", "edits", "revision"],
+        "additionalProperties": False,
+    }
+    if defs:
+        apply_schema["$defs"] = defs
+    apply_edits = {
+        "name": APPLY_EDITS,
+        "description": _APPLY_EDITS_DESCRIPTION,
+        "inputSchema": apply_schema,
+    }
+    return [read_region, apply_edits]
+
+
+_ARGUMENTS: dict[str, frozenset[str]] = {
+    READ_REGION: frozenset(["path", "section", "paragraphs"]),
+    APPLY_EDITS: frozenset(["path", "edits", "revision", "output", "author"]),
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Refusals
+
+
+class ToolError(Exception):
+    """A refusal of the whole call: becomes ``{"error": {"code", "message", "hint", ...}}``."""
+
+    def __init__(self, code: str, message: str, hint: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.hint = hint
+        self.extra = extra
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "hint": self.hint, **self.extra}
+
+
+_PACKAGE_HINT = (
+    "The file could not be read as a Word document; check that `path` names a .docx file "
+    "(not a .doc, a PDF or an encrypted file)."
+)
+
+
+def _package_refusal(exc: PackageError) -> ToolError:
+    hint = "Check that the folder exists and is writable." if exc.code == "io_error" else _PACKAGE_HINT
+    return ToolError(exc.code, exc.message, hint)
+
+
+def arguments_digest(arguments: Any) -> str:
+    """``sha256:`` of the arguments as canonical JSON (sorted keys, no spaces)."""
+    canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------
+# Locks
+
+
+class _Locks:
+    """A lock per document (threads of this process) plus a flock per document (processes)."""
+
+    def __init__(self, lock_dir: Path) -> None:
+        self.lock_dir = lock_dir
+        self._guard = threading.Lock()
+        self._locks: dict[str, threading.Lock] = {}
+
+    def _thread_lock(self, key: str) -> threading.Lock:
+        with self._guard:
+            lock = self._locks.get(key)
+            if lock is None:
+                lock = self._locks[key] = threading.Lock()
+            return lock
+
+    def lock_file(self, key: str) -> Path:
+        digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+        return self.lock_dir / f"{digest}.lock"
+
+    @contextlib.contextmanager
+    def hold(self, keys: Sequence[str], exclusive: bool) -> Iterator[None]:
+        """Hold every document's locks, always taken in sorted order (no deadlock)."""
+        ordered = sorted(set(keys))
+        with contextlib.ExitStack() as stack:
+            for key in ordered:
+                stack.enter_context(self._thread_lock(key))
+            for key in ordered:
+                stack.enter_context(self._flock(key, exclusive))
+            yield
+
+    @contextlib.contextmanager
+    def _flock(self, key: str, exclusive: bool) -> Iterator[None]:
+        path = self.lock_file(key)
+        try:
+            self.lock_dir.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+        except OSError as exc:
+            raise ToolError(
+                "lock_failed",
+                f"Cannot open the document's lock file {path}: {exc.strerror or exc}.",
+                "Check that the temporary folder is writable, then try again.",
+            ) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+            yield
+        finally:
+            os.close(fd)  # closing the descriptor releases the flock
+
+
+# ---------------------------------------------------------------------------------------------
+# Paragraph data
+
+
+def _paragraph_dict(view: DocumentView, p: Paragraph) -> dict[str, Any]:
+    return {
+        "index": p.index,
+        "label": p.label,
+        "section": p.section,
+        "story": p.story,
+        "start": p.start,
+        "end": p.end,
+        "text": view.paragraph_text(p),
+    }
+
+
+def _range(first: int, last: int) -> str:
+    return f"{first}-{last}"
+
+
+@dataclass(frozen=True)
+class _Head:
+    """One outline entry: a heading or numbered paragraph and the paragraphs it governs."""
+
+    para: Paragraph
+    last: int  # index of the section's last paragraph
+    parent: str | None  # the enclosing section's title
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "label": self.para.label,
+            "title": self.para.title,
+            "level": self.para.level,
+            "paragraphs": _range(self.para.index, self.last),
+            "within": self.parent,
+        }
+
+
+def _outline(view: DocumentView) -> list[_Head]:
+    """Every section head with its last paragraph, by the same rule as ``sections_named``."""
+    heads: list[_Head] = []
+    open_heads: list[tuple[Paragraph, int]] = []  # (head, position in heads)
+    last_index: dict[int, int] = {}
+
+    def close(until_level: int | None, before: int) -> None:
+        while open_heads and (until_level is None or (open_heads[-1][0].level or 0) >= until_level):
+            _, pos = open_heads.pop()
+            last_index[pos] = before - 1
+
+    story = None
+    for p in view.paragraphs:
+        if p.story != story:
+            close(None, p.index)
+            story = p.story
+        if p.title is None:
+            continue
+        close(p.level or 0, p.index)
+        parent = open_heads[-1][0].title if open_heads else None
+        open_heads.append((p, len(heads)))
+        heads.append(_Head(p, -1, parent))
+    close(None, len(view.paragraphs))
+    return [_Head(h.para, last_index[i], h.parent) for i, h in enumerate(heads)]
+
+
+def _stories(view: DocumentView) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for p in view.paragraphs:
+        if out and out[-1]["story"] == p.story and out[-1]["part"] == p.part:
+            out[-1]["last"] = p.index
+        else:
+            out.append({"story": p.story, "part": p.part, "first": p.index, "last": p.index})
+    return [
+        {"story": s["story"], "part": s["part"], "paragraphs": _range(s["first"], s["last"])} for s in out
+    ]
+
+
+_RANGE = re.compile(r"^\s*(\d+)\s*(?:(?:-|–|—|\.\.|:|to)\s*(\d+)\s*)?$")
+
+
+def _parse_range(value: Any, count: int) -> tuple[int, int]:
+    hint = (
+        f"The document's paragraphs are 0-{count - 1}: pass paragraphs as 'FIRST-LAST' "
+        f"(inclusive), e.g. '{min(12, count - 1)}-{min(20, count - 1)}'; call read_region "
+        "without arguments for the outline and its ranges."
+    )
+    first: int | None = None
+    last: int | None = None
+    if isinstance(value, bool):
+        pass
+    elif isinstance(value, int):
+        first = last = value
+    elif isinstance(value, str):
+        m = _RANGE.match(value)
+        if m:
+            first = int(m.group(1))
+            last = int(m.group(2)) if m.group(2) is not None else first
+    elif (
+        isinstance(value, list | tuple)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        first, last = int(value[0]), int(value[1])
+    if first is None or last is None:
+        raise ToolError("invalid_range", f"{_show(value)} is not a paragraph range.", hint)
+    if count == 0:
+        raise ToolError("invalid_range", "The document has no paragraphs.", "Check the path.")
+    if first > last or first < 0 or last >= count:
+        raise ToolError(
+            "invalid_range",
+            f"The range {first}-{last} is not within the document's paragraphs 0-{count - 1}"
+            + (" (the first index is after the last)." if first > last else "."),
+            hint,
+        )
+    return first, last
+
+
+def _show(value: Any, limit: int = 80) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# ---------------------------------------------------------------------------------------------
+# Mapping paragraphs of the document before an apply to the document after it
+
+
+def _touched(view: DocumentView, result: EditResult) -> list[int]:
+    out: list[int] = []
+    for loc in result.locations:
+        for p in view.paragraphs_between(loc.start, max(loc.end, loc.start + 1)):
+            if p.index not in out:
+                out.append(p.index)
+    return out
+
+
+def _map_paragraphs(
+    old: DocumentView, new: DocumentView, touched: Sequence[Sequence[int]]
+) -> list[list[int]]:
+    """For each edit's old paragraph indexes, the indexes of those paragraphs after the write.
+
+    Paragraphs no edit touched keep their text, so they anchor the alignment: runs of touched
+    paragraphs (adjacent ones merged) are matched to the new paragraphs between their untouched
+    neighbours. A group that kept its paragraph count maps one to one; one that gained or lost
+    paragraphs maps every member to the whole new group. When the untouched paragraphs do not
+    line up (they should), a difflib alignment of the paragraph texts is used instead.
+    """
+    old_texts = [old.paragraph_text(p) for p in old.paragraphs]
+    new_texts = [new.paragraph_text(p) for p in new.paragraphs]
+    mapping = _align_by_anchors(old_texts, new_texts, {i for t in touched for i in t})
+    if mapping is None:
+        mapping = _align_by_difflib(old_texts, new_texts)
+    out: list[list[int]] = []
+    for indexes in touched:
+        seen: list[int] = []
+        for i in indexes:
+            for j in mapping.get(i, []):
+                if j not in seen:
+                    seen.append(j)
+        out.append(sorted(seen))
+    return out
+
+
+def _align_by_anchors(old: list[str], new: list[str], touched: set[int]) -> dict[int, list[int]] | None:
+    groups: list[tuple[int, int]] = []  # inclusive old ranges of touched paragraphs
+    for i in sorted(touched):
+        if groups and i <= groups[-1][1] + 1:
+            groups[-1] = (groups[-1][0], i)
+        else:
+            groups.append((i, i))
+    mapping: dict[int, list[int]] = {}
+    i = j = 0
+    for g, (a, b) in enumerate(groups):
+        span = a - i  # the untouched stretch before the group keeps its paragraphs
+        if new[j : j + span] != old[i:a]:
+            return None
+        j += span
+        # the untouched stretch after the group, up to the next group (or the end)
+        stop = groups[g + 1][0] if g + 1 < len(groups) else len(old)
+        follow = old[b + 1 : stop]
+        k = _find_run(new, follow, j, len(new) - (len(old) - stop))
+        if k is None:
+            return None
+        width = k - j
+        if width == b - a + 1:
+            for n, old_index in enumerate(range(a, b + 1)):
+                mapping[old_index] = [j + n]
+        else:
+            for old_index in range(a, b + 1):
+                mapping[old_index] = list(range(j, k))
+        i, j = b + 1, k
+    if new[j:] != old[i:]:
+        return None
+    return mapping
+
+
+def _find_run(seq: list[str], run: list[str], lo: int, tail_start: int) -> int | None:
+    """The first position >= lo at which ``run`` occurs in ``seq`` and ends at ``tail_start``
+    or before (the untouched tail must still fit after it)."""
+    n = len(run)
+    if n == 0:
+        return tail_start if tail_start >= lo else None
+    for k in range(lo, tail_start - n + 1):
+        if seq[k] == run[0] and seq[k : k + n] == run:
+            return k
+    return None
+
+
+def _align_by_difflib(old: list[str], new: list[str]) -> dict[int, list[int]]:
+    mapping: dict[int, list[int]] = {}
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
+            for n in range(i2 - i1):
+                mapping[i1 + n] = [j1 + n]
+        elif tag in ("replace", "delete"):
+            for i in range(i1, i2):
+                mapping[i] = list(range(j1, j2))
+    return mapping
+
+
+# ---------------------------------------------------------------------------------------------
+# The tools
+
+
+class DocumentTools:
+    """``read_region`` and ``apply_edits`` on the .docx files under ``root``.
+
+    Thread-safe: one instance serves concurrent calls (the MCP server runs each call in a worker
+    thread). ``log`` receives one JSON line per call. ``lock_dir`` holds the cross-process lock
+    files (default: ``<tempdir>/redline-locks``), never the user's folder.
+    """
+
+    def __init__(
+        self,
+        root: Path | str,
+        log: Path | str | None = None,
+        *,
+        author: str = "redline",
+        lock_dir: Path | str | None = None,
+        max_region_chars: int = MAX_REGION_CHARS,
+    ) -> None:
+        real = Path(os.path.realpath(root))
+        if not real.is_dir():
+            raise ValueError(f"the root {str(root)!r} is not a folder")
+        self.root = real
+        self.log = Path(log) if log is not None else None
+        self.author = author
+        self.max_region_chars = max_region_chars
+        self._locks = _Locks(
+            Path(lock_dir) if lock_dir is not None else Path(tempfile.gettempdir()) / "redline-locks"
+        )
+        self._log_lock = threading.Lock()
+
+    # -- public API ----------------------------------------------------------------------------
+
+    def handle(self, name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Run the tool ``name`` with ``arguments`` (a JSON object) and return its JSON result.
+
+        Never raises: an unknown tool, arguments of the wrong shape, a path outside the root, an
+        unreadable document or an unexpected failure all come back as a result holding
+        ``error: {"code", "message", "hint"}``. Every call is logged.
+
+        ``read_region`` -- ``{"path", "section"?, "paragraphs"?}`` returns ``{"path",
+        "revision", "region", "text", "paragraphs"}`` (or, with neither ``section`` nor
+        ``paragraphs``, ``{"path", "revision", "region", "outline", "stories"}``).
+
+        ``apply_edits`` -- ``{"path", "edits", "revision", "output"?, "author"?}`` returns
+        ``{"path", "output", "status", "written", "edits", "totals", "reply", "revision",
+        "previous_revision"}``; ``status`` is ``applied`` (every edit), ``partial``,
+        ``unapplied`` (none) or ``stale`` (the whole call refused: nothing written).
+        """
+        if name == READ_REGION:
+            return self._run(name, arguments, self._read_region)
+        if name == APPLY_EDITS:
+            return self._run(name, arguments, self._apply_edits)
+        return self._run(name, arguments, None)
+
+    def read_region(
+        self, path: str, section: str | None = None, paragraphs: str | None = None
+    ) -> dict[str, Any]:
+        """The exact text of a section, a paragraph range, or the outline (see :meth:`handle`)."""
+        arguments: dict[str, Any] = {"path": path}
+        if section is not None:
+            arguments["section"] = section
+        if paragraphs is not None:
+            arguments["paragraphs"] = paragraphs
+        return self.handle(READ_REGION, arguments)
+
+    def apply_edits(
+        self,
+        path: str,
+        edits: Sequence[Mapping[str, Any] | Edit] | str,
+        revision: str,
+        output: str | None = None,
+        author: str | None = None,
+    ) -> dict[str, Any]:
+        """Apply ``edits`` read at ``revision`` as tracked changes (see :meth:`handle`)."""
+        arguments: dict[str, Any] = {
+            "path": path,
+            "edits": edits
+            if isinstance(edits, str)
+            else [e.model_dump(exclude_none=True) if isinstance(e, Edit) else e for e in edits],
+            "revision": revision,
+        }
+        if output is not None:
+            arguments["output"] = output
+        if author is not None:
+            arguments["author"] = author
+        return self.handle(APPLY_EDITS, arguments)
+
+    def lock_path(self, path: str) -> Path:
+        """The lock file that every process holds (``flock``) while it uses the document at
+        ``path``: another program can take it to keep the tools off the document meanwhile.
+        Raises :class:`ToolError` (``outside_root``) for a path outside the root."""
+        return self._locks.lock_file(str(self._resolve(path, "path")))
+
+    # -- the call wrapper ------------------------------------------------------------------------
+
+    def _run(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        impl: Callable[[dict[str, Any]], dict[str, Any]] | None,
+    ) -> dict[str, Any]:
+        started = time.perf_counter()
+        args: dict[str, Any] = {}
+        try:
+            if impl is None:
+                raise ToolError(
+                    "unknown_tool",
+                    f"There is no tool named {_show(name)}.",
+                    f"The tools are {', '.join(TOOL_NAMES)}.",
+                )
+            if arguments is None:
+                arguments = {}
+            if not isinstance(arguments, Mapping):
+                raise ToolError(
+                    "invalid_arguments",
+                    f"The arguments must be a JSON object, not {_show(arguments)}.",
+                    _usage(name),
+                )
+            args = dict(arguments)
+            unknown = sorted(set(args) - _ARGUMENTS[name])
+            if unknown:
+                raise ToolError(
+                    "invalid_arguments",
+                    f"{name} has no argument {', '.join(repr(k) for k in unknown)}.",
+                    _usage(name),
+                )
+            result = impl(args)
+        except ToolError as exc:
+            result = {"tool": name, "error": exc.to_dict()}
+        except Exception as exc:  # never let a tool call raise
+            result = {
+                "tool": name,
+                "error": {
+                    "code": "internal_error",
+                    "message": f"The tool failed unexpectedly ({type(exc).__name__}: {exc}).",
+                    "hint": "This is a bug in redline, not in your call; report it.",
+                },
+            }
+        self._log_call(name, arguments, args, result, time.perf_counter() - started)
+        return result
+
+    # -- paths ---------------------------------------------------------------------------------
+
+    def _resolve(self, raw: Any, what: str) -> Path:
+        if not isinstance(raw, str) or not raw.strip():
+            raise ToolError(
+                "invalid_arguments",
+                f"`{what}` must be a non-empty string naming a file, not {_show(raw)}.",
+                "Pass the document's path relative to the root folder, e.g. 'lease.docx'.",
+            )
+        if "\x00" in raw:
+            raise ToolError("invalid_arguments", f"`{what}` contains a NUL character.", "Pass a plain path.")
+        candidate = Path(raw)  # no ~ expansion: paths are relative to the root
+        if not candidate.is_absolute():
+            candidate = self.root / candidate
+        real = Path(os.path.realpath(candidate))
+        if not real.is_relative_to(self.root):
+            raise ToolError(
+                "outside_root",
+                f"{_show(raw)} is outside the folder this server may open.",
+                "Only files under the server's root folder can be read or written; pass a path "
+                "relative to it, without '..' and not through a link that leads out of it.",
+            )
+        return real
+
+    def _document(self, raw: Any) -> Path:
+        real = self._resolve(raw, "path")
+        try:
+            exists, is_file = real.exists(), real.is_file()
+        except OSError:  # a name too long, a loop of links...
+            exists = is_file = False
+        if not exists:
+            raise ToolError(
+                "not_found_file",
+                f"There is no file {_show(raw)} under the root folder.",
+                "Check the file name; paths are relative to the server's root folder.",
+            )
+        if not is_file:
+            raise ToolError(
+                "not_a_file",
+                f"{_show(raw)} is not a file.",
+                "Pass the path of a .docx file.",
+            )
+        return real
+
+    def _relative(self, real: Path) -> str:
+        return real.relative_to(self.root).as_posix()
+
+    @staticmethod
+    def _load(real: Path) -> tuple[Package, DocumentView]:
+        try:
+            package = Package.open(real)
+            return package, build_view(package)
+        except PackageError as exc:
+            raise _package_refusal(exc) from None
+
+    # -- read_region ---------------------------------------------------------------------------
+
+    def _read_region(self, args: dict[str, Any]) -> dict[str, Any]:
+        real = self._document(args.get("path"))
+        section = args.get("section")
+        span = args.get("paragraphs")
+        if section is not None and (not isinstance(section, str | int) or isinstance(section, bool)):
+            raise ToolError(
+                "invalid_arguments",
+                f"`section` must be a string such as '4.2', not {_show(section)}.",
+                _usage(READ_REGION),
+            )
+        if isinstance(section, str) and not section.strip():
+            section = None
+        if section is not None and span is not None:
+            raise ToolError(
+                "invalid_arguments",
+                "Pass either `section` or `paragraphs`, not both.",
+                _usage(READ_REGION),
+            )
+        with self._locks.hold([str(real)], exclusive=False):
+            _, view = self._load(real)
+        out: dict[str, Any] = {"path": self._relative(real), "revision": view.revision}
+        if section is not None:
+            first, last, head = self._section(view, str(section))
+            region: dict[str, Any] = {
+                "kind": "section",
+                "label": head.label,
+                "title": head.title,
+                "paragraphs": _range(first, last),
+            }
+        elif span is not None:
+            first, last = _parse_range(span, len(view.paragraphs))
+            region = {"kind": "paragraphs", "paragraphs": _range(first, last)}
+        else:
+            heads = _outline(view)
+            out["region"] = {"kind": "outline", "paragraph_count": len(view.paragraphs)}
+            out["outline"] = [h.to_dict() for h in heads]
+            out["stories"] = _stories(view)
+            return out
+        paras = view.paragraphs[first : last + 1]
+        text = view.text[paras[0].start : paras[-1].end]
+        if len(text) > self.max_region_chars:
+            raise ToolError(
+                "region_too_large",
+                f"The region has {len(text)} characters, over the limit of {self.max_region_chars}.",
+                "Read a smaller paragraph range, or a subsection; the outline (read_region "
+                "without arguments) lists the ranges.",
+            )
+        region["start"] = paras[0].start
+        region["end"] = paras[-1].end
+        out["region"] = region
+        out["text"] = text
+        out["paragraphs"] = [_paragraph_dict(view, p) for p in paras]
+        return out
+
+    @staticmethod
+    def _section(view: DocumentView, name: str) -> tuple[int, int, Paragraph]:
+        found = view.sections_named(name)
+        heads = {h.para.index: h for h in _outline(view)}
+        if not found:
+            key = name.casefold().strip()
+            near = [
+                h.to_dict() for h in heads.values() if key and h.para.title and key in h.para.title.casefold()
+            ][:20]
+            raise ToolError(
+                "section_not_found",
+                f"No section is labelled or headed {_show(name)}.",
+                "Pass a clause number exactly as displayed ('4.2', '(a)') or a heading's text; "
+                "call read_region without `section` for the outline.",
+                candidates=near,
+            )
+        if len(found) > 1:
+            raise ToolError(
+                "ambiguous_section",
+                f"{len(found)} sections match {_show(name)}.",
+                "Call read_region again with one candidate's `paragraphs` range (or its full "
+                "title as `section`).",
+                candidates=[
+                    heads[head.index].to_dict() if head.index in heads else {"title": head.title}
+                    for head, _ in found
+                ],
+            )
+        head, end = found[0]
+        last = head.index
+        for p in view.paragraphs[head.index + 1 :]:
+            if p.start >= end or p.story != head.story:
+                break
+            last = p.index
+        return head.index, last, head
+
+    # -- apply_edits ---------------------------------------------------------------------------
+
+    def _apply_edits(self, args: dict[str, Any]) -> dict[str, Any]:
+        real = self._document(args.get("path"))
+        revision = args.get("revision")
+        if not isinstance(revision, str) or not revision.strip():
+            raise ToolError(
+                "missing_revision" if revision is None else "invalid_arguments",
+                "`revision` is required: the revision returned by the read_region call whose "
+                "text you quoted.",
+                "Call read_region first, copy anchors from its text, and pass its revision.",
+            )
+        output_arg = args.get("output")
+        out_real = real if output_arg is None else self._resolve(output_arg, "output")
+        if out_real != real:
+            if out_real.is_dir():
+                raise ToolError("not_a_file", f"{_show(output_arg)} is a folder.", "Name a .docx file.")
+            if not out_real.parent.is_dir():
+                raise ToolError(
+                    "not_found_folder",
+                    f"The folder of {_show(output_arg)} does not exist.",
+                    "Write into an existing folder under the root.",
+                )
+        author = args.get("author")
+        if author is not None and (not isinstance(author, str) or not author.strip()):
+            raise ToolError("invalid_arguments", "`author` must be a non-empty string.", _usage(APPLY_EDITS))
+        batch = _parse_edits(args.get("edits"))
+        with self._locks.hold([str(real), str(out_real)], exclusive=True):
+            package, view = self._load(real)
+            base: dict[str, Any] = {
+                "path": self._relative(real),
+                "output": self._relative(out_real) if out_real != real else None,
+            }
+            if revision.strip() != view.revision:
+                return {**base, **_stale(batch, revision)}
+            options = ApplyOptions(author=(author or self.author).strip())
+            outcome = apply_batch(package, view, batch, options, real.name, out_real.name)
+            report = outcome.report
+            if report.error is not None:
+                raise ToolError(
+                    report.error.code,
+                    report.error.message,
+                    report.error.hint or _PACKAGE_HINT,
+                )
+            applied = [e for e in report.edits if e.status.ok]
+            new_view = view
+            if applied and outcome.output is not None:
+                try:
+                    write_atomic(out_real, outcome.output)
+                    new_view = build_view(Package.from_bytes(outcome.output))
+                except PackageError as exc:
+                    raise _package_refusal(exc) from None
+        after = _map_paragraphs(view, new_view, [_touched(view, e) for e in applied])
+        after_of = {id(e): paras for e, paras in zip(applied, after, strict=True)}
+        entries = []
+        for e in report.edits:
+            entry = e.model_dump(mode="json")
+            if id(e) in after_of:
+                entry["paragraphs"] = [
+                    _paragraph_dict(new_view, new_view.paragraphs[i]) for i in after_of[id(e)]
+                ]
+            entries.append(entry)
+        total = report.totals
+        status = "applied" if total.unapplied == 0 else ("partial" if total.applied else "unapplied")
+        return {
+            **base,
+            "status": status,
+            "written": bool(applied),
+            "edits": entries,
+            "totals": total.model_dump(mode="json"),
+            "reply": {
+                "notes": report.reply.notes,
+                "invalid": [i.model_dump(mode="json", exclude={"raw"}) for i in report.reply.invalid],
+            },
+            "revision": new_view.revision,
+            "previous_revision": view.revision,
+        }
+
+    # -- the log -------------------------------------------------------------------------------
+
+    def _log_call(
+        self,
+        tool: str,
+        arguments: Any,
+        args: dict[str, Any],
+        result: dict[str, Any],
+        seconds: float,
+    ) -> None:
+        if self.log is None:
+            return
+        error = result.get("error")
+        code = error.get("code") if isinstance(error, dict) else None
+        path = args.get("path")
+        entry: dict[str, Any] = {
+            "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
+            "tool": tool,
+            "path": result.get("path") or (path[:500] if isinstance(path, str) else None),
+            "arguments_digest": arguments_digest(arguments),
+            "outcome": "refused" if code else result.get("status", "ok"),
+            "error_code": code,
+            "duration_ms": round(seconds * 1000, 1),
+        }
+        if tool == APPLY_EDITS and result.get("edits") and isinstance(result["edits"], list):
+            if result.get("revision"):
+                entry["revision"] = result["revision"]
+            entry["edits"] = [
+                {
+                    "index": e.get("index"),
+                    "status": e.get("status"),
+                    "error": (
+                        {"code": e["error"].get("code"), "message": e["error"].get("message")}
+                        if e.get("error")
+                        else None
+                    ),
+                    "anchor": (e.get("anchor") or "")[:_LOG_ANCHOR_CHARS],
+                }
+                for e in result["edits"]
+            ]
+        line = json.dumps(entry, ensure_ascii=False) + "\n"
+        data = line.encode("utf-8", "backslashreplace")
+        try:
+            with self._log_lock:
+                fd = os.open(self.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX)
+                    os.write(fd, data)
+                finally:
+                    os.close(fd)
+        except OSError as exc:  # the log must never break a call
+            print(f"redline: cannot write the call log {self.log}: {exc}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------------------------------------
+# apply_edits helpers
+
+
+def _usage(name: str) -> str:
+    if name == READ_REGION:
+        return (
+            "read_region takes `path` and optionally one of `section` ('4.2' or a heading) or "
+            "`paragraphs` ('12-20')."
+        )
+    return (
+        "apply_edits takes `path`, `edits` (a list of {anchor, replacement, ...}), `revision` "
+        "(from read_region), and optionally `output` and `author`."
+    )
+
+
+def _parse_edits(edits: Any) -> EditBatch:
+    """The edits through the tolerant reply parser (legacy field names coerced)."""
+    if isinstance(edits, str):
+        text = edits  # a model that sent its edits as a JSON string
+    elif isinstance(edits, list | tuple):
+        items = [e.model_dump(exclude_none=True) if isinstance(e, Edit) else e for e in edits]
+        text = json.dumps({"edits": items}, default=str)
+    elif isinstance(edits, dict):
+        text = json.dumps(edits, default=str)  # a single edit, or a container of them
+    else:
+        text = ""
+    batch = parse_edit_reply(text) if text else None
+    if batch is None:
+        raise ToolError(
+            "invalid_edits",
+            f"`edits` holds no usable list of edits: {_show(edits)}.",
+            "Pass `edits` as a list of objects, each with 'anchor' (copied from read_region's "
+            "text) and 'replacement'.",
+        )
+    return batch
+
+
+def _stale(batch: EditBatch, revision: str) -> dict[str, Any]:
+    """The whole call refused: every edit reported ``stale``; nothing is written."""
+    message = (
+        f"You quoted revision {revision.strip()[:80]}, but the document has changed since you "
+        "read it, so your anchors may no longer match what it says. Nothing was written."
+    )
+    results = [
+        EditResult(
+            index=pos,
+            id=edit.id,
+            anchor=edit.anchor,
+            replacement=edit.replacement,
+            status=EditStatus.STALE,
+            error=Refusal(code=EditStatus.STALE.value, message=message, hint=STALE_HINT),
+        )
+        for edit, pos in zip(batch.edits, reply_positions(batch), strict=True)
+    ]
+    results = sorted([*results, *invalid_results(batch)], key=lambda r: r.index)
+    return {
+        "status": "stale",
+        "written": False,
+        "error": {"code": EditStatus.STALE.value, "message": message, "hint": STALE_HINT},
+        "edits": [r.model_dump(mode="json") for r in results],
+    }
