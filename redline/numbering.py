@@ -1,0 +1,838 @@
+"""Paragraph numbers as Word displays them ("4.2", "(a)", "iii.", "Article 1"), and outline levels.
+
+Word does not store a list paragraph's number in the document: it computes it while laying the
+document out, from ``numbering.xml`` (ECMA-376 Part 1 §17.9) and the paragraph-style chain in
+``styles.xml`` (§17.7). This module repeats that computation so a paragraph can carry its label
+as metadata ("§4.2, paragraph 57") without ever being part of the view's text.
+
+Use: build one :class:`Numbering` per document with :meth:`Numbering.from_parts` (pass
+``numbering_xml=None`` for a document without ``numbering.xml``: outline levels still come from
+the styles), then call :meth:`Numbering.label` (or :meth:`Numbering.number`) once for every
+paragraph of the body, in document order; counters advance as Word's do.
+:meth:`Numbering.level` and :meth:`Numbering.outline_level` count nothing and may be called
+any time. Level definitions per ``(numId, ilvl)`` are built once and the numbering each
+paragraph style resolves to is cached, so a paragraph costs one pass over its ``w:pPr`` and a
+few dict lookups.
+
+Odd input never raises: a missing or malformed attribute, an unknown ``numId``, a cycle in
+``w:basedOn`` or ``w:numStyleLink``: each yields "no label" rather than an exception.
+
+Counting follows Word rather than the letter of the spec where they differ:
+
+* lists (``w:num``) that share an abstract definition share one set of counters, so numbering
+  continues from one ``numId`` to the next; a ``w:startOverride`` restarts the shared counter the
+  first time its ``(numId, ilvl)`` is used (§17.9.27), once;
+* when a level is used, deeper levels restart (unless their ``w:lvlRestart`` says otherwise,
+  §17.9.10); a level that has not been used since its restart displays ``start - 1`` in a
+  deeper level's text (Word's familiar "1.0.1" for a skipped level);
+* tracked changes are read as if every revision were accepted: ``w:pPrChange`` (the *old*
+  properties) is ignored, and a paragraph whose mark is deleted (``w:pPr/w:rPr/w:del`` or
+  ``w:moveFrom``) has no number of its own: once accepted it merges into the next paragraph,
+  whose mark and properties survive.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from lxml import etree
+
+from redline.ooxml import MC_NS, W14_NS, W_NS, W_STRICT_NS
+
+MAX_LEVELS = 9
+"""Word lists have nine levels, ``ilvl`` 0..8 (§17.9.3)."""
+
+_MAX_CHAIN = 64
+"""Longest ``w:basedOn`` / ``w:numStyleLink`` chain followed before it is treated as a cycle."""
+
+
+# --------------------------------------------------------------------------------------------
+# Names
+
+
+@dataclass(frozen=True, slots=True)
+class _Names:
+    """Qualified names for one WordprocessingML namespace (transitional or strict)."""
+
+    ns: str
+    p: str
+    pPr: str
+    rPr: str
+    pStyle: str
+    numPr: str
+    numId: str
+    ilvl: str
+    outlineLvl: str
+    del_: str
+    moveFrom: str
+    sectPr: str
+    val: str
+    content: frozenset[str]
+    content_t: str
+
+    @classmethod
+    def of(cls, ns: str) -> _Names:
+        def q(tag: str) -> str:
+            return f"{{{ns}}}{tag}"
+
+        return cls(
+            ns=ns,
+            p=q("p"),
+            pPr=q("pPr"),
+            rPr=q("rPr"),
+            pStyle=q("pStyle"),
+            numPr=q("numPr"),
+            numId=q("numId"),
+            ilvl=q("ilvl"),
+            outlineLvl=q("outlineLvl"),
+            del_=q("del"),
+            moveFrom=q("moveFrom"),
+            sectPr=q("sectPr"),
+            val=q("val"),
+            content=frozenset(
+                q(tag) for tag in ("t", "tab", "ptab", "sym", "drawing", "pict", "object", "br", "cr")
+            ),
+            content_t=q("t"),
+        )
+
+
+_TRANSITIONAL = _Names.of(W_NS)
+_STRICT = _Names.of(W_STRICT_NS)
+_MC_ALTERNATE = f"{{{MC_NS}}}AlternateContent"
+_MC_CHOICE = f"{{{MC_NS}}}Choice"
+_MC_FALLBACK = f"{{{MC_NS}}}Fallback"
+_W14_FORMAT = f"{{{W14_NS}}}format"
+
+
+def _names_for(root: etree._Element | None) -> _Names:
+    if root is not None and isinstance(root.tag, str) and root.tag.startswith(f"{{{W_STRICT_NS}}}"):
+        return _STRICT
+    return _TRANSITIONAL
+
+
+def _int(value: str | None) -> int | None:
+    """An integer attribute value, or None when absent or malformed."""
+    if value is None:
+        return None
+    try:
+        return int(value.strip())
+    except ValueError:
+        return None
+
+
+def _on(el: etree._Element | None, n: _Names) -> bool:
+    """An ``ST_OnOff`` toggle: present without ``w:val``, or with a true value (§17.17.4)."""
+    if el is None:
+        return False
+    value = el.get(n.val)
+    return value is None or value.strip().lower() not in ("0", "false", "off")
+
+
+def _child(el: etree._Element | None, tag: str) -> etree._Element | None:
+    if el is None:
+        return None
+    for child in el:
+        if child.tag == tag:
+            return child
+    return None
+
+
+def _child_val(el: etree._Element | None, tag: str, n: _Names) -> str | None:
+    child = _child(el, tag)
+    return None if child is None else child.get(n.val)
+
+
+# --------------------------------------------------------------------------------------------
+# Number formats (§17.18.59 ST_NumberFormat)
+
+
+_MAX_ROMAN = 39_999
+_MAX_LETTER_REPEAT = 30  # "zzz…z", 30 letters: beyond that, decimal rather than a wall of text
+
+
+def _roman(n: int) -> str:
+    if not 0 < n <= _MAX_ROMAN:
+        return str(n)
+    parts: list[str] = []
+    for value, glyph in (
+        (1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"),
+        (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I"),
+    ):  # fmt: skip
+        count, n = divmod(n, value)
+        parts.append(glyph * count)
+    return "".join(parts)
+
+
+def _repeating_alphabet(alphabet: str) -> Callable[[int], str]:
+    """Word's letter sequence: a..z, then aa..zz, aaa..: the letter repeats, it does not carry."""
+
+    def fmt(n: int) -> str:
+        if not 0 < n <= len(alphabet) * _MAX_LETTER_REPEAT:
+            return str(n)
+        count, index = divmod(n - 1, len(alphabet))
+        return alphabet[index] * (count + 1)
+
+    return fmt
+
+
+_ONES = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+    "nineteen",
+)  # fmt: skip
+_TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_ORDINAL_WORDS = {
+    "one": "first", "two": "second", "three": "third", "five": "fifth", "eight": "eighth",
+    "nine": "ninth", "twelve": "twelfth",
+}  # fmt: skip
+
+
+def _cardinal_words(n: int) -> str:
+    if n < 0:
+        return "minus " + _cardinal_words(-n)
+    if n < 20:
+        return _ONES[n]
+    if n < 100:
+        tens, ones = divmod(n, 10)
+        return _TENS[tens] + ("" if ones == 0 else "-" + _ONES[ones])
+    for size, word in ((1_000_000_000, "billion"), (1_000_000, "million"), (1000, "thousand")):
+        if n >= size:
+            head, rest = divmod(n, size)
+            tail = "" if rest == 0 else " " + _cardinal_words(rest)
+            return f"{_cardinal_words(head)} {word}{tail}"
+    hundreds, rest = divmod(n, 100)
+    return _ONES[hundreds] + " hundred" + ("" if rest == 0 else " " + _cardinal_words(rest))
+
+
+def _ordinal_words(n: int) -> str:
+    words = _cardinal_words(n)
+    cut = max(words.rfind(" "), words.rfind("-")) + 1
+    head, last = words[:cut], words[cut:]
+    if last in _ORDINAL_WORDS:
+        last = _ORDINAL_WORDS[last]
+    elif last.endswith("y"):
+        last = last[:-1] + "ieth"
+    else:
+        last += "th"
+    return head + last
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _capitalised(f: Callable[[int], str]) -> Callable[[int], str]:
+    def fmt(n: int) -> str:
+        text = f(n)
+        return text[:1].upper() + text[1:]
+
+    return fmt
+
+
+def _decimal_zero(n: int) -> str:
+    return f"0{n}" if 0 <= n < 10 else str(n)
+
+
+def _enclosed_circle(n: int) -> str:
+    return chr(0x2460 + n - 1) if 1 <= n <= 20 else str(n)
+
+
+def _full_width(n: int) -> str:
+    return str(n).translate({ord(d): 0xFF10 + int(d) for d in "0123456789"})
+
+
+_CJK_DIGITS = "〇一二三四五六七八九"
+
+
+def _chinese_counting(n: int) -> str:
+    """一, 二, … 十, 十一, 二十 (Word's chineseCounting / chineseCountingThousand below 10000)."""
+    if n <= 0 or n >= 10000:
+        return str(n)
+    out: list[str] = []
+    zero_pending = False
+    for unit, glyph in ((1000, "千"), (100, "百"), (10, "十"), (1, "")):
+        digit, n = divmod(n, unit)
+        if digit == 0:
+            zero_pending = bool(out)
+            continue
+        if zero_pending:
+            out.append("零")
+            zero_pending = False
+        if not (unit == 10 and digit == 1 and not out):
+            out.append(_CJK_DIGITS[digit])
+        out.append(glyph)
+    return "".join(out)
+
+
+_FORMATS: dict[str, Callable[[int], str]] = {
+    "decimal": str,
+    "decimalHalfWidth": str,
+    "decimalZero": _decimal_zero,
+    "lowerLetter": _repeating_alphabet("abcdefghijklmnopqrstuvwxyz"),
+    "upperLetter": _repeating_alphabet("ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+    "lowerRoman": lambda n: _roman(n).lower(),
+    "upperRoman": _roman,
+    "ordinal": _ordinal,
+    "cardinalText": _capitalised(_cardinal_words),
+    "ordinalText": _capitalised(_ordinal_words),
+    "decimalEnclosedParen": lambda n: f"({n})",
+    "decimalEnclosedFullstop": lambda n: f"{n}.",
+    "decimalEnclosedCircle": _enclosed_circle,
+    "decimalEnclosedCircleChinese": _enclosed_circle,
+    "decimalFullWidth": _full_width,
+    "decimalFullWidth2": _full_width,
+    "chineseCounting": _chinese_counting,
+    "chineseCountingThousand": _chinese_counting,
+    "japaneseCounting": _chinese_counting,
+    "russianLower": _repeating_alphabet("абвгдежзиклмнопрстуфхцчшщэюя"),
+    "russianUpper": _repeating_alphabet("АБВГДЕЖЗИКЛМНОПРСТУФХЦЧШЩЭЮЯ"),
+    "arabicAlpha": _repeating_alphabet("أبتثجحخدذرزسشصضطظعغفقكلمنهوي"),
+    "none": lambda n: "",
+}
+
+
+def format_number(n: int, fmt: str) -> str:
+    """``n`` written in the list number format ``fmt`` (an ``ST_NumberFormat`` value).
+
+    Formats this module does not know fall back to decimal, as Word does for formats a
+    language pack lacks; ``custom:<pattern>`` (Word 2010's ``w14`` custom formats such as
+    ``"001, 002, 003, ..."``) pads with zeros to the pattern's width.
+    """
+    if fmt.startswith("custom:"):
+        first = fmt[len("custom:") :].split(",", 1)[0].strip()
+        if first.isdigit() and n >= 0:
+            return str(n).zfill(len(first))
+        return str(n)
+    return _FORMATS.get(fmt, str)(n)
+
+
+# --------------------------------------------------------------------------------------------
+# Definitions
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """One level of a list definition (``w:lvl``, §17.9.6), with only what the label needs."""
+
+    start: int = 0
+    fmt: str = "decimal"
+    text: str = ""
+    is_legal: bool = False
+    restart: int | None = None
+    """``w:lvlRestart``: restart after a use of a level with a smaller (0-based) index than
+    this; 0 = never restart; None = restart after any shallower level (the default)."""
+    style: str | None = None
+    """``w:lvl/w:pStyle``: the paragraph style linked to this level."""
+
+    @property
+    def is_bullet(self) -> bool:
+        return self.fmt == "bullet"
+
+
+@dataclass(frozen=True, slots=True)
+class _Instance:
+    """A resolved ``w:num``: its nine levels, the counters it shares, its start overrides."""
+
+    list_key: str
+    levels: tuple[Level | None, ...]
+    start_overrides: dict[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class _StyleInfo:
+    """What a paragraph style resolves to through its ``w:basedOn`` chain."""
+
+    num_id: int | None
+    ilvl: int | None
+    outline_level: int | None
+    chain: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ListNumber:
+    """The list membership and number of one paragraph."""
+
+    num_id: int
+    ilvl: int
+    label: str | None
+    """The text Word shows ("4.2", "(a)"; "" for a level whose format is ``none``), or None
+    for a bullet."""
+    bullet: str | None = None
+    """The bullet's text (``w:lvlText`` of a bullet level), else None."""
+
+
+_PLACEHOLDER = re.compile(r"%([1-9])")
+_HEADING_NAME = re.compile(r"heading\s*([1-9])", re.IGNORECASE)
+
+
+def _parse_level(lvl: etree._Element, n: _Names) -> Level:
+    start = _int(_child_val(lvl, f"{{{n.ns}}}start", n))
+    fmt_el = _child(lvl, f"{{{n.ns}}}numFmt")
+    fmt = None if fmt_el is None else fmt_el.get(n.val)
+    if fmt_el is None:
+        fmt = _alternate_num_fmt(lvl, n)
+    elif fmt == "custom":
+        pattern = fmt_el.get(f"{{{n.ns}}}format") or fmt_el.get(_W14_FORMAT)
+        fmt = f"custom:{pattern}" if pattern else "decimal"
+    text_el = _child(lvl, f"{{{n.ns}}}lvlText")
+    text = "" if text_el is None else (text_el.get(n.val) or "")
+    restart = _int(_child_val(lvl, f"{{{n.ns}}}lvlRestart", n))
+    return Level(
+        start=start if start is not None else 0,
+        fmt=fmt or "decimal",
+        text=text,
+        is_legal=_on(_child(lvl, f"{{{n.ns}}}isLgl"), n),
+        restart=restart if restart is None or restart >= 0 else None,
+        style=_child_val(lvl, f"{{{n.ns}}}pStyle", n),
+    )
+
+
+def _alternate_num_fmt(lvl: etree._Element, n: _Names) -> str | None:
+    """``w:numFmt`` wrapped in ``mc:AlternateContent`` (Word 2010+ custom formats)."""
+    tag = f"{{{n.ns}}}numFmt"
+    for alt in lvl:
+        if alt.tag != _MC_ALTERNATE:
+            continue
+        for branch in alt:
+            if branch.tag not in (_MC_CHOICE, _MC_FALLBACK):
+                continue
+            el = _child(branch, tag)
+            if el is None:
+                continue
+            value = el.get(n.val)
+            if value == "custom":
+                pattern = el.get(_W14_FORMAT) or el.get(f"{{{n.ns}}}format")
+                if pattern:
+                    return f"custom:{pattern}"
+                continue
+            if value:
+                return value
+    return None
+
+
+def _levels_of(parent: etree._Element, n: _Names) -> dict[int, Level]:
+    levels: dict[int, Level] = {}
+    for lvl in parent:
+        if lvl.tag != f"{{{n.ns}}}lvl":
+            continue
+        ilvl = _int(lvl.get(n.ilvl))
+        if ilvl is not None and 0 <= ilvl < MAX_LEVELS and ilvl not in levels:
+            levels[ilvl] = _parse_level(lvl, n)
+    return levels
+
+
+class Numbering:
+    """Numbering definitions of one document, and the running counters of one story."""
+
+    def __init__(
+        self,
+        instances: dict[int, _Instance],
+        style_elements: dict[str, etree._Element],
+        default_style: str | None,
+        names: _Names = _TRANSITIONAL,
+    ) -> None:
+        self._instances = instances
+        self._style_elements = style_elements
+        self._styles: dict[str, _StyleInfo] = {}  # resolved lazily: styles.xml can be huge
+        self._linked: dict[tuple[int, str], int | None] = {}
+        self._default_style = default_style
+        self._names = names
+        # Counters per list (everything sharing one abstract definition): the last number
+        # used at each level, None when the level has not been used since it restarted.
+        self._counters: dict[str, list[int | None]] = {}
+        self._consumed: set[tuple[int, int]] = set()
+        # The last paragraph read: label(), level() and outline_level() on the same paragraph,
+        # one after another (as the view calls them), read its w:pPr once.
+        self._last: tuple[etree._Element, _ParagraphProps] | None = None
+
+    # -- construction ------------------------------------------------------------------------
+
+    @classmethod
+    def empty(cls) -> Numbering:
+        """Numbering of a document without ``numbering.xml``: no paragraph has a label."""
+        return cls({}, {}, None)
+
+    @classmethod
+    def from_parts(cls, numbering_xml: etree._Element | None, styles_xml: etree._Element | None) -> Numbering:
+        """Precompute list levels per ``numId`` and numbering per paragraph style.
+
+        ``numbering_xml`` is the root of ``word/numbering.xml`` (``w:numbering``) and
+        ``styles_xml`` the root of ``word/styles.xml`` (``w:styles``); either may be None.
+        """
+        try:
+            return cls._build(numbering_xml, styles_xml)
+        except Exception:  # pragma: no cover - a last resort: odd input never raises
+            return cls.empty()
+
+    @classmethod
+    def _build(cls, numbering_xml: etree._Element | None, styles_xml: etree._Element | None) -> Numbering:
+        n = _names_for(numbering_xml if numbering_xml is not None else styles_xml)
+        style_els: dict[str, etree._Element] = {}
+        default_style: str | None = None
+        if styles_xml is not None:
+            for st in styles_xml:
+                if st.tag != f"{{{n.ns}}}style":
+                    continue
+                style_id = st.get(f"{{{n.ns}}}styleId")
+                if style_id is None or style_id in style_els:
+                    continue
+                style_els[style_id] = st
+                if (
+                    default_style is None
+                    and st.get(f"{{{n.ns}}}type", "paragraph") == "paragraph"
+                    and _on_attr(st.get(f"{{{n.ns}}}default"))
+                ):
+                    default_style = style_id
+        instances = _build_instances(numbering_xml, style_els, n)
+        return cls(instances, style_els, default_style, n)
+
+    # -- per paragraph -----------------------------------------------------------------------
+
+    def label(self, p: etree._Element) -> str | None:
+        """The label Word shows for paragraph ``p`` (a ``w:p``), or None when unnumbered.
+
+        Call once per paragraph, in document order, for every paragraph of ONE story (the
+        body): counters advance as Word's do. Bullets have no label (None); a level whose
+        format is ``none`` has the label "". Leading and trailing whitespace is stripped.
+        """
+        number = self.number(p)
+        return None if number is None else number.label
+
+    def number(self, p: etree._Element) -> ListNumber | None:
+        """Like :meth:`label`, with the list, the level and the bullet; advances counters."""
+        try:
+            return self._number(p)
+        except Exception:  # pragma: no cover - a last resort: odd input never raises
+            return None
+
+    def level(self, p: etree._Element) -> int | None:
+        """0-based list level (``ilvl``) of a list paragraph (numbered or bulleted), else None.
+
+        Does not advance counters: call it as often as needed, before or after :meth:`label`.
+        """
+        try:
+            membership = self._membership(p)
+        except Exception:  # pragma: no cover - a last resort: odd input never raises
+            return None
+        return None if membership is None else membership[1]
+
+    def outline_level(self, p: etree._Element) -> int | None:
+        """0-based outline level of a heading paragraph, else None.
+
+        From ``w:outlineLvl`` on the paragraph or its style chain, or a built-in
+        ``heading N`` style; level 9 ("body text") is None. Does not advance counters.
+        """
+        try:
+            props = self._props(p)
+            if props.outline is not None:
+                return _outline(_int(props.outline.get(props.names.val)))
+            info = self._style(props.style_id)
+            return None if info is None else info.outline_level
+        except Exception:  # pragma: no cover - a last resort: odd input never raises
+            return None
+
+    def reset(self) -> None:
+        """Forget the running counters, to number another story from its start."""
+        self._counters.clear()
+        self._consumed.clear()
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _props(self, p: etree._Element) -> _ParagraphProps:
+        last = self._last
+        if last is not None and last[0] is p:
+            return last[1]
+        props = _read_ppr(p)
+        self._last = (p, props)
+        return props
+
+    def _style(self, style_id: str | None) -> _StyleInfo | None:
+        if style_id is None or style_id not in self._style_elements:
+            style_id = self._default_style
+            if style_id is None:
+                return None
+        try:
+            return self._styles[style_id]
+        except KeyError:
+            info = self._styles[style_id] = _resolve_style(style_id, self._style_elements, self._names)
+            return info
+
+    def _membership(self, p: etree._Element) -> tuple[int, int, _Instance, Level] | None:
+        """The list, level and level definition ``p`` belongs to; counts nothing."""
+        if not self._instances:
+            return None
+        props = self._props(p)
+        if props.mark_deleted:
+            return None  # once accepted, the paragraph merges into the next one
+        n = props.names
+        if props.section_break and _is_empty(p, n):
+            # An empty paragraph that only carries a section break: Word shows no number
+            # there and does not count it (nor does LibreOffice, which drops the paragraph).
+            return None
+        num_id: int | None = None
+        ilvl: int | None = None
+        if props.num_pr is not None:
+            for child in props.num_pr:
+                if child.tag == n.numId:
+                    num_id = _int(child.get(n.val))
+                elif child.tag == n.ilvl:
+                    ilvl = _int(child.get(n.val))
+        info = self._style(props.style_id)
+        from_style = num_id is None
+        if from_style and info is not None:
+            num_id = info.num_id
+        if not num_id:  # None, or numId 0: numbering removed (§17.9.18)
+            return None
+        instance = self._instances.get(num_id)
+        if instance is None:
+            return None
+        if ilvl is None and info is not None:
+            if from_style:
+                # §17.9.23: for numbering that comes from the paragraph style, the level
+                # linked to the style (w:lvl/w:pStyle) wins over the style's own w:ilvl.
+                ilvl = self._linked_level(num_id, instance, info)
+            if ilvl is None:
+                ilvl = info.ilvl
+        if ilvl is None:
+            ilvl = 0
+        if not 0 <= ilvl < MAX_LEVELS:
+            return None
+        level = instance.levels[ilvl]
+        if level is None:
+            return None
+        return num_id, ilvl, instance, level
+
+    def _linked_level(self, num_id: int, instance: _Instance, info: _StyleInfo) -> int | None:
+        """The level whose ``w:pStyle`` names the paragraph's style or one it is based on."""
+        key = (num_id, info.chain[0] if info.chain else "")
+        try:
+            return self._linked[key]
+        except KeyError:
+            pass
+        found: int | None = None
+        for style_id in info.chain:
+            for index, level in enumerate(instance.levels):
+                if level is not None and level.style == style_id:
+                    found = index
+                    break
+            if found is not None:
+                break
+        self._linked[key] = found
+        return found
+
+    def _number(self, p: etree._Element) -> ListNumber | None:
+        membership = self._membership(p)
+        if membership is None:
+            return None
+        num_id, ilvl, instance, level = membership
+        counters = self._advance(instance, num_id, ilvl, level)
+        if level.is_bullet:
+            return ListNumber(num_id, ilvl, None, level.text)
+        return ListNumber(num_id, ilvl, _render(instance, ilvl, level, counters), None)
+
+    def _advance(self, instance: _Instance, num_id: int, ilvl: int, level: Level) -> list[int | None]:
+        counters = self._counters.get(instance.list_key)
+        if counters is None:
+            counters = self._counters[instance.list_key] = [None] * MAX_LEVELS
+        override = instance.start_overrides.get(ilvl)
+        if override is not None and (num_id, ilvl) not in self._consumed:
+            self._consumed.add((num_id, ilvl))
+            value = override
+        else:
+            current = counters[ilvl]
+            value = (level.start - 1 if current is None else current) + 1
+        counters[ilvl] = value
+        for deeper in range(ilvl + 1, MAX_LEVELS):
+            if counters[deeper] is None:
+                continue
+            deeper_level = instance.levels[deeper]
+            restart = None if deeper_level is None else deeper_level.restart
+            if restart is None or restart > deeper:
+                restart = deeper  # default: restart after any shallower level
+            if ilvl < restart:
+                counters[deeper] = None
+        return counters
+
+
+class _ParagraphProps(NamedTuple):
+    """What numbering reads from a paragraph's own ``w:pPr`` (never ``w:pPrChange``)."""
+
+    names: _Names
+    style_id: str | None
+    num_pr: etree._Element | None
+    outline: etree._Element | None
+    mark_deleted: bool
+    section_break: bool
+
+
+def _read_ppr(p: etree._Element) -> _ParagraphProps:
+    """One pass over ``w:pPr``, which the schema puts first in ``w:p`` (§17.3.1.22).
+
+    This runs for every paragraph, so it touches as few elements as it can: each child
+    lxml hands to Python costs about as much as the rest of the work.
+    """
+    n = _TRANSITIONAL if p.tag == _TRANSITIONAL.p else _names_for(p)
+    style_id: str | None = None
+    num_pr: etree._Element | None = None
+    outline: etree._Element | None = None
+    deleted = section = False
+    ppr_tag, pstyle_tag, numpr_tag, rpr_tag = n.pPr, n.pStyle, n.numPr, n.rPr
+    for ppr in p:
+        if ppr.tag != ppr_tag:
+            if isinstance(ppr.tag, str):  # anything but a comment or PI: there is no pPr
+                break
+            continue
+        for child in ppr:
+            tag = child.tag
+            if tag == pstyle_tag:
+                style_id = child.get(n.val)
+            elif tag == numpr_tag:
+                num_pr = child
+            elif tag == rpr_tag:
+                for mark in child:
+                    if mark.tag == n.del_ or mark.tag == n.moveFrom:
+                        deleted = True
+            elif tag == n.sectPr:
+                section = True
+            elif tag == n.outlineLvl:
+                outline = child
+        break
+    return _ParagraphProps(n, style_id, num_pr, outline, deleted, section)
+
+
+def _is_empty(p: etree._Element, n: _Names) -> bool:
+    """No visible content: no text, tab, symbol, break or drawing (ignoring deleted text)."""
+    return not any(el.tag in n.content and (el.tag != n.content_t or el.text) for el in p.iter())
+
+
+def _on_attr(value: str | None) -> bool:
+    return value is not None and value.strip().lower() in ("1", "true", "on")
+
+
+def _outline(value: int | None) -> int | None:
+    return value if value is not None and 0 <= value < MAX_LEVELS else None
+
+
+def _render(instance: _Instance, ilvl: int, level: Level, counters: list[int | None]) -> str:
+    def substitute(match: re.Match[str]) -> str:
+        index = int(match.group(1)) - 1
+        ref = instance.levels[index]
+        if index == ilvl:
+            ref = level
+        value = counters[index]
+        if value is None:
+            value = max((ref.start if ref is not None else 1) - 1, 0)
+        fmt = ref.fmt if ref is not None else "decimal"
+        if level.is_legal and fmt not in ("none", "bullet"):
+            fmt = "decimal"
+        if fmt == "bullet":
+            return ""
+        return format_number(value, fmt)
+
+    return _PLACEHOLDER.sub(substitute, level.text).strip()
+
+
+def _build_instances(
+    numbering_xml: etree._Element | None, style_els: dict[str, etree._Element], n: _Names
+) -> dict[int, _Instance]:
+    if numbering_xml is None:
+        return {}
+    abstracts: dict[str, etree._Element] = {}
+    nums: dict[int, etree._Element] = {}
+    for el in numbering_xml:
+        if el.tag == f"{{{n.ns}}}abstractNum":
+            key = el.get(f"{{{n.ns}}}abstractNumId")
+            if key is not None and key.strip() not in abstracts:
+                abstracts[key.strip()] = el
+        elif el.tag == f"{{{n.ns}}}num":
+            num_id = _int(el.get(n.numId))
+            if num_id is not None and num_id not in nums:
+                nums[num_id] = el
+
+    def abstract_of(num: etree._Element) -> str | None:
+        value = _child_val(num, f"{{{n.ns}}}abstractNumId", n)
+        return None if value is None else value.strip()
+
+    def resolve(key: str) -> str | None:
+        """Follow ``w:numStyleLink`` to the abstract definition that holds the levels."""
+        seen: set[str] = set()
+        while key in abstracts and key not in seen and len(seen) < _MAX_CHAIN:
+            seen.add(key)
+            link = _child_val(abstracts[key], f"{{{n.ns}}}numStyleLink", n)
+            if link is None:
+                return key
+            style = style_els.get(link)
+            numpr = _child(_child(style, f"{{{n.ns}}}pPr"), n.numPr)
+            target = nums.get(_int(_child_val(numpr, n.numId, n)) or -1)
+            next_key = abstract_of(target) if target is not None else None
+            if next_key is None:
+                # A link to a style we cannot follow: keep this definition's own levels.
+                return key
+            key = next_key
+        return key if key in abstracts and key not in seen else None
+
+    level_cache: dict[str, dict[int, Level]] = {}
+    instances: dict[int, _Instance] = {}
+    for num_id, num in nums.items():
+        key = abstract_of(num)
+        resolved = resolve(key) if key is not None else None
+        if resolved is None:
+            continue
+        if resolved not in level_cache:
+            level_cache[resolved] = _levels_of(abstracts[resolved], n)
+        levels = dict(level_cache[resolved])
+        starts: dict[int, int] = {}
+        for override in num:
+            if override.tag != f"{{{n.ns}}}lvlOverride":
+                continue
+            ilvl = _int(override.get(n.ilvl))
+            if ilvl is None or not 0 <= ilvl < MAX_LEVELS:
+                continue
+            lvl = _child(override, f"{{{n.ns}}}lvl")
+            if lvl is not None:
+                levels[ilvl] = _parse_level(lvl, n)
+            start = _int(_child_val(override, f"{{{n.ns}}}startOverride", n))
+            if start is not None:
+                starts[ilvl] = start
+        instances[num_id] = _Instance(
+            list_key=resolved,
+            levels=tuple(levels.get(i) for i in range(MAX_LEVELS)),
+            start_overrides=starts,
+        )
+    return instances
+
+
+def _resolve_style(style_id: str, style_els: dict[str, etree._Element], n: _Names) -> _StyleInfo:
+    """Numbering and outline level a paragraph style gets from itself and its ``w:basedOn``."""
+    num_id: int | None = None
+    ilvl: int | None = None
+    outline: int | None = None
+    outline_found = False
+    chain: list[str] = []
+    current: str | None = style_id
+    while current is not None and current not in chain and len(chain) < _MAX_CHAIN:
+        st = style_els.get(current)
+        if st is None:
+            break
+        chain.append(current)
+        ppr = _child(st, n.pPr)
+        numpr = _child(ppr, n.numPr)
+        if numpr is not None:
+            if num_id is None:
+                num_id = _int(_child_val(numpr, n.numId, n))
+            if ilvl is None:
+                ilvl = _int(_child_val(numpr, n.ilvl, n))
+        if not outline_found:
+            direct = _child(ppr, n.outlineLvl)
+            if direct is not None:
+                outline, outline_found = _outline(_int(direct.get(n.val))), True
+            else:
+                match = _HEADING_NAME.fullmatch((_child_val(st, f"{{{n.ns}}}name", n) or "").strip())
+                if match:
+                    outline, outline_found = int(match.group(1)) - 1, True
+        current = _child_val(st, f"{{{n.ns}}}basedOn", n)
+    return _StyleInfo(num_id=num_id, ilvl=ilvl, outline_level=outline, chain=tuple(chain))
