@@ -816,7 +816,7 @@ def _batch(config: Config, table: Table, out: Callable[[str], None]) -> None:
         table.add(Row(f"{label}, Dask 2 workers", "—", "—", None, "—", None, "dask not installed"))
         return
     t0 = time.perf_counter()
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)  # type: ignore[no-untyped-call]
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")  # type: ignore[no-untyped-call]
     client = Client(cluster)  # type: ignore[no-untyped-call]
     client.run(lambda: __import__("redline.batch"))
     startup = time.perf_counter() - t0
