@@ -17,6 +17,7 @@ from .apply import EXIT_REFUSED
 from .batch import FAILED, JobResult, run_document
 
 Task = tuple[Any, ...]
+MAX_ATTEMPTS = 2
 
 
 class DaskExecutor:
@@ -37,8 +38,11 @@ class DaskExecutor:
         from distributed import Client, LocalCluster, as_completed
 
         cluster = None
-        # a document whose worker dies is tried on one more worker, then reported as failed
-        with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+        # A task whose worker dies fails at once (allowed-failures 0) and the client submits the
+        # document again, once: a document that fails twice is reported as failed.  Counting
+        # here rather than in the scheduler keeps a document that merely shared a dying worker
+        # from being charged for its neighbour's crash twice over.
+        with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
             if self.address:
                 client = Client(self.address)  # type: ignore[no-untyped-call]
             else:
@@ -59,32 +63,43 @@ class DaskExecutor:
     def _run(self, client: Any, tasks: Iterator[Task], as_completed: Any) -> Iterator[JobResult]:
         workers = max(1, len(client.scheduler_info().get("workers", {})) or self.workers)
         limit = self.per_worker * workers
-        names: dict[Any, str] = {}
+        running: dict[Any, tuple[Task, int]] = {}
         queue = as_completed()
 
-        def submit() -> bool:
-            task = next(tasks, None)
-            if task is None:
-                return False
+        def submit(task: Task, attempt: int, avoid: str | None = None) -> None:
             name = str(task[-1])
+            where: dict[str, Any] = {}
+            if avoid is not None:  # keep the retry off the worker that just died
+                others = [w for w in client.scheduler_info().get("workers", {}) if w != avoid]
+                if others:
+                    where = {"workers": others, "allow_other_workers": True}
             fut = client.submit(
-                self.function, *task, key=f"redline-{name}-{uuid.uuid4().hex}", retries=1, pure=False
+                self.function, *task, key=f"redline-{name}-{uuid.uuid4().hex}", pure=False, **where
             )
-            names[fut] = name
+            running[fut] = (task, attempt)
             queue.add(fut)
-            return True
+
+        def submit_next() -> None:
+            task = next(tasks, None)
+            if task is not None:
+                submit(task, 1)
 
         for _ in range(limit):
-            if not submit():
-                break
+            submit_next()
         for fut in queue:
-            name = names.pop(fut)
+            task, attempt = running.pop(fut)
             try:
                 result: JobResult = fut.result()
             except Exception as exc:
+                fut.release()
+                if attempt < MAX_ATTEMPTS:
+                    last = getattr(getattr(exc, "last_worker", None), "address", None)
+                    submit(task, attempt + 1, avoid=last)
+                    continue
                 result = JobResult(
-                    name, FAILED, EXIT_REFUSED, message=f"failed twice on the cluster: {exc!r}"
+                    str(task[-1]), FAILED, EXIT_REFUSED, message=f"failed twice on the cluster: {exc!r}"
                 )
-            fut.release()
+            else:
+                fut.release()
             yield result
-            submit()
+            submit_next()
