@@ -11,7 +11,7 @@ from lxml import etree
 from .ooxml import CT_COMMENTS, CT_NS, PKG_REL_NS, REL_COMMENTS, W_NS, w
 from .package import Package, rels_part_for
 from .writer import Comment, WriteOptions
-from .xmlparse import serialize
+from .xmlparse import parse_xml, serialize
 
 COMMENTS_PART = "word/comments.xml"
 
@@ -67,7 +67,7 @@ def add_comments(
     if rels_name in package:
         rels = package.xml(rels_name)
     else:
-        rels = etree.Element(f"{{{PKG_REL_NS}}}Relationships", nsmap={None: PKG_REL_NS})
+        rels = parse_xml(f'<Relationships xmlns="{PKG_REL_NS}"/>'.encode(), rels_name)
     ids = {rel.get("Id") for rel in rels}
     k = 1
     while f"rIdRedline{k}" in ids:

@@ -5,40 +5,71 @@ planned range it
 
 1. diffs the located text against the replacement at word level (punctuation its own token),
    comparing tokens under the tolerant normalisation, so unchanged parts keep the document's
-   own characters (its curly quotes, NBSPs and en dashes);
-2. isolates exactly the text each change covers into runs of its own, splitting runs at the
-   change boundaries and keeping every run's properties (ECMA-376 Part 1, §17.3.2);
+   own characters (its curly quotes, NBSPs and en dashes); new text follows the document's
+   quote convention when the document has a clear one;
+2. isolates exactly the text each change covers into runs of its own, splitting runs only at
+   the change boundaries and keeping every run's properties (ECMA-376 Part 1, §17.3.2);
 3. wraps deleted runs in ``w:del`` with ``w:delText`` (§17.13.5.14, §17.3.3.7), adds new runs
-   in ``w:ins`` (§17.13.5.18) that copy the formatting of the text they replace, and marks
-   deleted and inserted paragraph marks in ``w:pPr/w:rPr`` (§17.13.5.15, §17.13.5.16);
-4. optionally anchors a comment holding the edit's rationale (§17.13.4).
+   in ``w:ins`` (§17.13.5.18) that copy the formatting of the text they replace (or of the run
+   they follow), and marks deleted and inserted paragraph marks in ``w:pPr/w:rPr``
+   (§17.13.5.15, §17.13.5.16); a line break in new text makes a new paragraph with the same
+   paragraph properties;
+4. optionally anchors a comment holding the edit's rationale around the change (§17.13.4).
 
-Ranges are written from the last to the first.  A split always leaves the text before the cut
-in the original element, so the view's map stays valid for every range still to be written.
+Ranges, and the changes inside a range, are written from the last to the first.  A split
+always leaves the text before the cut in the original element, so the view's map stays valid
+for everything still to be written.
+
+Another author's revisions are respected: new text never lands inside their ``w:ins`` (it is
+split around ours), deleting their inserted text nests our ``w:del`` inside their ``w:ins``
+(as Word does), so rejecting every revision still gives the original.
 """
 
 from __future__ import annotations
 
 import copy
+import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Literal
 
 from lxml import etree
 
 from .normalize import NormalizedText
 from .ooxml import W_NS, XML_SPACE, w
 from .verify import Planned
-from .view import DocumentView, Paragraph, SpanKind
+from .view import DocumentView, Piece, SpanFlag, SpanKind
 
 _R, _T, _RPR, _PPR, _P = w("r"), w("t"), w("rPr"), w("pPr"), w("p")
 _INS, _DEL, _DEL_TEXT = w("ins"), w("del"), w("delText")
+_MOVE_FROM, _MOVE_TO = w("moveFrom"), w("moveTo")
 _TAB, _BR = w("tab"), w("br")
 _SECT_PR, _PPR_CHANGE, _RPR_CHANGE = w("sectPr"), w("pPrChange"), w("rPrChange")
+_SDT, _SDT_CONTENT = w("sdt"), w("sdtContent")
 _ID, _AUTHOR, _DATE = w("id"), w("author"), w("date")
+_W14 = "http://schemas.microsoft.com/office/word/2010/wordml"
+_PARA_IDS = (f"{{{_W14}}}paraId", f"{{{_W14}}}textId")
+_MARK_REVISIONS = (_INS, _DEL, _MOVE_FROM, _MOVE_TO)
+# Inline containers a new paragraph mark or our revision may split in two (the second half
+# gets the same attributes and properties; a revision's half gets a new w:id).
+_SPLITTABLE = {
+    w("hyperlink"), w("smartTag"), w("customXml"), w("dir"), w("bdo"), _INS, _MOVE_TO,
+}  # fmt: skip
+# What may stand between two paragraphs without being one (bookmarks, comment ranges, ...).
+_RANGE_MARKUP = {
+    w(t)
+    for t in ("bookmarkStart", "bookmarkEnd", "commentRangeStart", "commentRangeEnd", "permStart",
+              "permEnd", "proofErr", "moveFromRangeStart", "moveFromRangeEnd", "moveToRangeStart",
+              "moveToRangeEnd", "customXmlInsRangeStart", "customXmlInsRangeEnd",
+              "customXmlDelRangeStart", "customXmlDelRangeEnd")
+}  # fmt: skip
 _TOKEN = re.compile(r"\s+|\w+|[^\w\s]")
+_BREAKS = re.compile(r"\n|[^\n]+")
 _NSMAP = {"w": W_NS}
+
+Where = Literal["after", "before", "start", "end"]
 
 
 @dataclass(frozen=True)
@@ -69,13 +100,20 @@ class WriteResult:
 
 @dataclass
 class _Atom:
-    """A piece of the edited range, alone in its own run (or a paragraph mark)."""
+    """A piece of a changed range, alone in its own run (or a paragraph mark)."""
 
-    start: int
-    end: int
     node: etree._Element  # the w:r, or the w:p whose mark this is
     mark: bool
-    para: Paragraph
+    size: int
+
+
+@dataclass
+class _Spot:
+    """Where new content goes: next to ``ref``, or at the start / end of the paragraph ``ref``."""
+
+    ref: etree._Element
+    where: Where
+    fmt: etree._Element | None  # the w:r (or mark w:rPr) whose properties new text copies
 
 
 class Writer:
@@ -87,8 +125,10 @@ class Writer:
         self.stamp = options.stamp()
         self._next_id = next_id
         self.result = WriteResult()
-        self.curly = _prefers_curly(view.text)
-        self._doomed: list[etree._Element] = []
+        self.quotes = quote_style(view.text)
+        self._ours: set[etree._Element] = set()  # the w:ins / w:del wrappers we made
+        self._doomed: list[etree._Element] = []  # untracked: runs removed once a range is done
+        self._new_paras: set[etree._Element] = set()
 
     def new_id(self) -> str:
         self._next_id += 1
@@ -103,193 +143,295 @@ class Writer:
     def _write_one(self, plan: Planned) -> None:
         view = self.view
         old = view.text[plan.start : plan.end]
-        new = smarten_quotes(plan.replacement, old) if self.curly else plan.replacement
-        ops = word_diff(old, new)
-        cuts = {plan.start, plan.end}
-        for _, a, b, _ in ops:
-            cuts.update((plan.start + a, plan.start + b))
-        atoms = self._atomize(plan.start, plan.end, sorted(cuts))
+        new = plan.replacement.replace("\r\n", "\n").replace("\r", "\n")
+        before = view.text[plan.start - 1] if plan.start > 0 else ""
+        new = follow_quotes(new, self.quotes, before)
+        # A line break the model wrote is a paragraph break; where the anchor only matched
+        # tolerantly and the replacement has none, the document's breaks are not "changed".
+        ops = word_diff(old, new, old_breaks=plan.exact or "\n" in new)
         paras = view.paragraphs_between(plan.start, plan.end)
         self.result.touched_parts.update(p.part for p in paras)
-        self.result.touched_paragraphs[plan.edit_index] = [p.element for p in paras]
-        if self.options.comments and plan.rationale and atoms:
-            self._comment(atoms[0], atoms[-1], plan.rationale)
+        created: list[list[etree._Element]] = []
         for kind, a, b, text in reversed(ops):
             a, b = plan.start + a, plan.start + b
-            inside = [t for t in atoms if a <= t.start and t.end <= b]
             if kind == "insert":
-                self._insert_at(a, text, atoms, plan)
-                continue
-            fmt = _main_run(inside)
-            last = self._delete(inside)
-            if text:
-                if last is not None:
-                    self._insert(last, after=True, text=text, fmt=fmt)
-                else:
-                    self._insert_at(a, text, atoms, plan)
-            for run in self._doomed:
-                _remove(run)
-            self._doomed.clear()
+                spot = self._spot(a)
+                created.append(self._insert_text(spot, text, spot.fmt))
+            else:
+                created.append(self._replace(a, b, text))
+        made = [el for op in reversed(created) for el in op]
+        if (
+            self.options.comments
+            and plan.rationale
+            and made
+            and not any(p.story in ("header", "footer") for p in paras)
+        ):
+            self._comment(made[0], made[-1], plan.rationale)
+        for run in self._doomed:
+            _remove(run)
+        self._doomed.clear()
+        touched = self.result.touched_paragraphs.setdefault(plan.edit_index, [])
+        for p in paras:
+            if p.element.getparent() is None:
+                continue  # joined into the paragraph before (untracked mark deletion)
+            touched.append(p.element)
+            nxt = p.element.getnext()
+            while nxt is not None and nxt in self._new_paras:
+                touched.append(nxt)
+                nxt = nxt.getnext()
 
-    def _atomize(self, start: int, end: int, cuts: list[int]) -> list[_Atom]:
-        """Split runs so each stretch between two cuts is a run (or mark) of its own."""
+    def _replace(self, a: int, b: int, text: str) -> list[etree._Element]:
+        """Delete view [a, b) and put ``text`` in its place; return what was made, in order."""
+        atoms = self._isolate(a, b)
+        made, last = self._delete(atoms)
+        if not text:
+            return made
+        fmt = _main_run(atoms)
+        if last is not None:
+            spot = _Spot(last, "after", fmt)
+        else:  # only paragraph marks were deleted
+            spot = self._spot(a)
+            fmt = fmt if fmt is not None else spot.fmt
+        return made + self._insert_text(spot, text, fmt)
+
+    # -- from view offsets to runs --------------------------------------------------------
+    def _isolate(self, start: int, end: int) -> list[_Atom]:
+        """Split runs so the text of view [start, end) is in runs of its own; return them."""
         atoms: list[_Atom] = []
-        pieces = list(self.view.pieces(start, end))
-        for piece in reversed(pieces):
-            para = self.view.paragraph_at(piece.view_start)
+        for piece in reversed(list(self.view.pieces(start, end))):
             if piece.kind == SpanKind.MARK:
-                atoms.append(_Atom(piece.view_start, piece.view_start + 1, piece.node, True, para))
-                continue
-            if piece.kind == SpanKind.CHAR:
-                run = _isolate_child(piece.node)
-                atoms.append(_Atom(piece.view_start, piece.view_start + 1, run, False, para))
-                continue
-            node_start = piece.view_start - piece.start
-            local = [c - node_start for c in cuts if piece.start < c - node_start < piece.end]
-            bounds = [piece.start, *local, piece.end]
-            for lo, hi in reversed(list(zip(bounds, bounds[1:], strict=False))):
-                run = _isolate_text(piece.node, lo, hi)
-                atoms.append(_Atom(node_start + lo, node_start + hi, run, False, para))
+                atoms.append(_Atom(piece.node, True, 1))
+            elif piece.kind == SpanKind.CHAR:
+                atoms.append(_Atom(_isolate_child(piece.node), False, 1))
+            else:
+                run = _isolate_text(piece.node, piece.start, piece.end)
+                atoms.append(_Atom(run, False, piece.end - piece.start))
         atoms.reverse()
         return atoms
 
+    def _piece(self, offset: int) -> Piece | None:
+        if not 0 <= offset < len(self.view.text):
+            return None
+        return next(self.view.pieces(offset, offset + 1), None)
+
+    def _spot(self, at: int) -> _Spot:
+        """Where text inserted at view offset ``at`` goes, next to the run it belongs with.
+
+        New text follows the run before it (and takes its formatting), as typing does --
+        unless that run ends a field's result, or sits deeper in a container the run after it
+        is not in (the end of a hyperlink, a content control, another author's insertion):
+        then it goes before the run after it, outside that field or container.
+        """
+        prev, nxt = self._piece(at - 1), self._piece(at)
+        if prev is not None and prev.kind == SpanKind.MARK:
+            prev = None
+        if nxt is not None and nxt.kind == SpanKind.MARK:
+            nxt = None
+        if prev is not None and nxt is not None:
+            prev_run, next_run = prev.node.getparent(), nxt.node.getparent()
+            if prev.flags & SpanFlag.FIELD_RESULT and not nxt.flags & SpanFlag.FIELD_RESULT:
+                prev = None  # not into a field's result: updating the field would drop it
+            elif (
+                prev_run is not None
+                and next_run is not None
+                and prev_run.getparent() is not next_run.getparent()
+                and _depth(prev_run) > _depth(next_run)
+            ):
+                prev = None
+        if prev is not None:
+            run = _cut_after(prev)
+            return _Spot(run, "after", run)
+        if nxt is not None:
+            run = _cut_before(nxt)
+            return _Spot(run, "before", run)
+        # Both neighbours are paragraph marks (or the story's edge): an empty paragraph, or
+        # the start / end of one whose neighbouring text is not in runs we can follow.
+        para = self.view.paragraph_at(at)
+        p = para.element
+        mark = p.find(f"{_PPR}/{_RPR}")
+        where: Where = "start" if at == para.start and at < para.end else "end"
+        return _Spot(p, where, mark)
+
     # -- deletions ------------------------------------------------------------------------
-    def _delete(self, atoms: list[_Atom]) -> etree._Element | None:
-        """Delete the atoms; return the element after which replacement text belongs."""
+    def _delete(self, atoms: list[_Atom]) -> tuple[list[etree._Element], etree._Element | None]:
+        """Delete the atoms; return what was made (in order) and where replacement text goes."""
+        made: list[etree._Element] = []
         last: etree._Element | None = None
         group: list[etree._Element] = []
-        groups: list[list[etree._Element]] = []
-        for atom in atoms:
-            if atom.mark:
-                self._delete_mark(atom)
-                if group:
-                    groups.append(group)
-                group = []
-                continue
-            if group and group[-1].getnext() is not atom.node:
-                groups.append(group)
-                group = []
-            group.append(atom.node)
-        if group:
-            groups.append(group)
-        for runs in groups:
+        marks: list[etree._Element] = []
+
+        def flush() -> None:
+            nonlocal last
+            if not group:
+                return
             if self.options.track:
-                for run in runs:
+                for run in group:
                     for t in run.iterchildren(_T):
                         t.tag = _DEL_TEXT
-                        _preserve(t)
                 wrapper = self._revision(_DEL)
-                runs[0].addprevious(wrapper)
-                wrapper.extend(runs)
+                group[0].addprevious(wrapper)
+                wrapper.extend(group)
+                made.append(wrapper)
                 last = wrapper
             else:
-                # untracked: removed once the replacement has been placed after them
-                self._doomed.extend(runs)
-                last = runs[-1]
-        return last
+                self._doomed.extend(group)
+                made.extend(group)
+                last = group[-1]
+            group.clear()
 
-    def _delete_mark(self, atom: _Atom) -> None:
-        p = atom.node
-        if self.options.track:
-            rpr = _mark_rpr(p)
-            rpr.insert(_rpr_revision_index(rpr), self._revision(_DEL))
-            return
-        # untracked: join the next paragraph into this one
-        nxt = self.view.paragraphs[atom.para.index + 1].element if atom.para.index + 1 < len(
-            self.view.paragraphs
-        ) else None
-        if nxt is None or nxt.getparent() is not p.getparent():
-            return
+        for atom in atoms:
+            if atom.mark:
+                flush()
+                marks.append(atom.node)
+                if self.options.track:
+                    self._delete_mark(atom.node)
+                    made.append(atom.node)
+                continue
+            if group and group[-1].getnext() is not atom.node:
+                flush()
+            group.append(atom.node)
+        flush()
+        if not self.options.track:
+            for p in reversed(marks):
+                self._join_next(p)
+        return made, last
+
+    def _delete_mark(self, p: etree._Element) -> None:
+        rpr = _mark_rpr(p)
+        at = sum(1 for c in rpr if c.tag == _INS)  # CT_ParaRPr: w:ins, then w:del first
+        rpr.insert(at, self._revision(_DEL))
+
+    def _join_next(self, p: etree._Element) -> None:
+        """Untracked deletion of ``p``'s mark: the next paragraph's content joins ``p``."""
+        between: list[etree._Element] = []  # range markup between the two paragraphs
+        nxt = p.getnext()
+        while nxt is not None and nxt.tag in _RANGE_MARKUP:
+            between.append(nxt)
+            nxt = nxt.getnext()
+        if nxt is None or nxt.tag != _P:
+            return  # the last paragraph of a cell, a text box or a content control: kept
+        p.extend(between)
+        ppr, ppr2 = p.find(_PPR), nxt.find(_PPR)
+        # The section break the later mark carried now ends the joined paragraph.
+        if ppr is not None:
+            for sect in ppr.findall(_SECT_PR):
+                ppr.remove(sect)
+        if ppr2 is not None:
+            for sect in ppr2.findall(_SECT_PR):
+                _ppr_of(p).insert(_sect_index(_ppr_of(p)), sect)
         for child in list(nxt):
             if child.tag != _PPR:
                 p.append(child)
         _remove(nxt)
 
     # -- insertions -----------------------------------------------------------------------
-    def _insert_at(self, at: int, text: str, atoms: list[_Atom], plan: Planned) -> None:
-        before = next((t for t in atoms if t.end == at), None)
-        after = next((t for t in atoms if t.start == at), None)
-        if at == plan.start and after is not None:
-            before = None
-        if before is not None and not before.mark:
-            self._insert(_outer(before.node), after=True, text=text, fmt=before.node)
-        elif after is not None and not after.mark:
-            self._insert(_outer(after.node), after=False, text=text, fmt=after.node)
-        elif before is not None:  # just after a paragraph mark: start of the next paragraph
-            nxt = self.view.paragraphs[before.para.index + 1].element
-            self._insert_into(nxt, text, fmt=None, first=True)
-        elif after is not None:  # just before a paragraph mark: end of that paragraph
-            self._insert_into(after.node, text, fmt=None, first=False)
-
-    def _insert_into(self, p: etree._Element, text: str, fmt: etree._Element | None, first: bool) -> None:
-        runs = [c for c in p if c.tag == _R]
-        fmt = fmt if fmt is not None else (runs[0] if first and runs else runs[-1] if runs else None)
-        holder = self._new_runs(text.replace("\n", " "), fmt)
-        if first:
-            p.insert(_first_content_index(p), holder)
-        else:
-            p.append(holder)
-
-    def _insert(self, node: etree._Element, *, after: bool, text: str, fmt: etree._Element | None) -> None:
-        """Insert ``text`` next to ``node`` as new runs formatted like ``fmt``."""
-        lines = text.split("\n")
-        container = node.getparent()
-        splittable = container is not None and container.tag == _P and len(lines) > 1
-        first_text = lines[0] if splittable else text
-        holder = self._new_runs(first_text, fmt) if first_text else None
-        if holder is not None:
-            _place(node, holder, after=after, writer=self)
-            node, after = holder, True
-        if not splittable:
-            return
-        p = container
-        assert p is not None
-        for line in lines[1:]:
-            p2 = self._split_paragraph(p, node, after=after)
+    def _insert_text(self, spot: _Spot, text: str, fmt: etree._Element | None) -> list[etree._Element]:
+        """Insert ``text`` at ``spot``; every line break starts a new paragraph."""
+        made: list[etree._Element] = []
+        for i, line in enumerate(text.split("\n")):
+            if i:
+                broken = self._break_paragraph(spot)
+                if broken is None:  # no paragraph can end here (e.g. inside a content control)
+                    line = "\n" + line
+                else:
+                    spot = broken
             if line:
                 holder = self._new_runs(line, fmt)
-                p2.insert(_first_content_index(p2), holder)
-                node, after = holder, True
-            else:
-                node, after = p2, False
-                pref = p2.find(_PPR)
-                if pref is not None:
-                    node, after = pref, True
-            p = p2
+                spot = self._put(spot, holder)
+                made.append(holder)
+        return made
 
-    def _split_paragraph(self, p: etree._Element, node: etree._Element, *, after: bool) -> etree._Element:
-        """Split paragraph ``p`` at ``node``; the new paragraph mark ends the first half."""
-        p2 = etree.Element(_P, attrib=dict(p.attrib), nsmap=p.nsmap)
+    def _put(self, spot: _Spot, el: etree._Element) -> _Spot:
+        """Insert ``el`` at ``spot``, never inside another author's revision or our own."""
+        parent, index = _point(spot)
+        stop = None
+        node: etree._Element | None = parent
+        while node is not None and node.tag != _P:
+            if node in self._ours or node.tag in (_INS, _DEL, _MOVE_TO, _MOVE_FROM):
+                stop = node
+            node = node.getparent()
+        if stop is not None:
+            outer = stop.getparent()
+            assert outer is not None
+            lifted = self._lift(parent, index, outer)
+            if lifted is not None:
+                parent, index = outer, lifted[0]
+        parent.insert(index, el)
+        return _Spot(el, "after", spot.fmt)
+
+    def _lift(
+        self, parent: etree._Element, index: int, target: etree._Element
+    ) -> tuple[int, etree._Element | None] | None:
+        """The point (``parent``, ``index``) moved up into ``target``: its index there, and the
+        second half of the innermost container split on the way (None if none was).  The
+        containers the point is in the middle of are split; None (and nothing changed) when
+        one of them cannot be."""
+        node, i = parent, index
+        plan: list[tuple[etree._Element, int]] = []
+        while node is not target:
+            up = node.getparent()
+            if up is None:
+                return None
+            lo = _first_content_index(node)
+            middle = lo < i < len(node)
+            if node.tag == _SDT_CONTENT:  # sdtContent -> sdt -> its parent, as one level
+                node, up = up, up.getparent()
+                if middle or up is None:
+                    return None
+            elif middle:
+                if node.tag not in _SPLITTABLE or node in self._ours:
+                    return None
+                plan.append((node, i))
+            i = up.index(node) + (0 if i <= lo else 1)
+            node = up
+        inner: etree._Element | None = None
+        for container, at in plan:  # innermost first; each half goes with its parent's half
+            second = _shallow_copy(container)
+            if container.tag in (_INS, _MOVE_TO):
+                second.set(_ID, self.new_id())
+            for prop in list(container)[: _first_content_index(container)]:
+                second.append(copy.deepcopy(prop))
+            second.extend(list(container)[at:])
+            container.addnext(second)
+            inner = second if inner is None else inner
+        return i, inner
+
+    def _break_paragraph(self, spot: _Spot) -> _Spot | None:
+        """End the paragraph at ``spot`` with a new mark; the rest starts a new paragraph
+        with the same properties.  The new mark is the inserted one (as Word records Enter)."""
+        parent, index = _point(spot)
+        p: etree._Element | None = parent
+        while p is not None and p.tag != _P:
+            p = p.getparent()
+        if p is None:
+            return None
+        lifted = self._lift(parent, index, p)
+        if lifted is None:
+            return None
+        index, inner = lifted
+        p2 = _shallow_copy(p, skip=_PARA_IDS)
         ppr = p.find(_PPR)
         if ppr is not None:
-            ppr2 = copy.deepcopy(ppr)
-            for change in ppr2.findall(_PPR_CHANGE):
-                ppr2.remove(change)
-            p2.append(ppr2)
-            for sect in ppr.findall(_SECT_PR):
-                ppr.remove(sect)
-        children = list(p)
-        idx = children.index(node) + (1 if after else 0) if node in children else len(children)
-        for child in children[idx:]:
-            if child.tag != _PPR:
-                p2.append(child)
+            p2.append(copy.deepcopy(ppr))  # the original mark, with its revisions and section
+            for child in ppr.findall(_SECT_PR) + ppr.findall(_PPR_CHANGE):
+                ppr.remove(child)
+            rpr = ppr.find(_RPR)
+            if rpr is not None:
+                for rev in [c for c in rpr if c.tag in _MARK_REVISIONS]:
+                    rpr.remove(rev)
+        p2.extend([c for c in list(p)[index:] if c.tag != _PPR])
         p.addnext(p2)
+        self._new_paras.add(p2)
         if self.options.track:
-            rpr = _mark_rpr(p)
-            for old in rpr.findall(_DEL):
-                rpr.remove(old)
-            rpr.insert(_rpr_revision_index(rpr), self._revision(_INS))
-        return p2
+            _mark_rpr(p).insert(0, self._revision(_INS))
+        # the next line continues inside what was split (the rest of a hyperlink, ...)
+        return _Spot(inner if inner is not None else p2, "start", spot.fmt)
 
     def _new_runs(self, text: str, fmt: etree._Element | None) -> etree._Element:
         run = etree.Element(_R)
-        if fmt is not None:
-            rpr = fmt.find(_RPR)
-            if rpr is not None:
-                rpr = copy.deepcopy(rpr)
-                for change in rpr.findall(_RPR_CHANGE):
-                    rpr.remove(change)
-                run.append(rpr)
+        rpr = _run_properties(fmt)
+        if rpr is not None:
+            run.append(rpr)
         for i, part in enumerate(re.split(r"(\t|\n)", text)):
             if i % 2:
                 etree.SubElement(run, _TAB if part == "\t" else _BR)
@@ -308,29 +450,29 @@ class Writer:
         el.set(_ID, self.new_id())
         el.set(_AUTHOR, self.options.author)
         el.set(_DATE, self.stamp)
+        self._ours.add(el)
         return el
 
     # -- comments -------------------------------------------------------------------------
-    def _comment(self, first: _Atom, last: _Atom, rationale: str) -> None:
+    def _comment(self, first: etree._Element, last: etree._Element, rationale: str) -> None:
+        """Anchor a comment from ``first`` to ``last`` (runs, wrappers, or a w:p for a mark)."""
         cid = self.new_id()
         start = etree.Element(w("commentRangeStart"))
         start.set(_ID, cid)
         end = etree.Element(w("commentRangeEnd"))
         end.set(_ID, cid)
         ref = etree.Element(_R)
-        ref_rpr = etree.SubElement(ref, _RPR)
-        etree.SubElement(ref_rpr, w("rStyle")).set(w("val"), "CommentReference")
+        etree.SubElement(etree.SubElement(ref, _RPR), w("rStyle")).set(w("val"), "CommentReference")
         etree.SubElement(ref, w("commentReference")).set(_ID, cid)
-        if first.mark:
-            first.node.append(start)
+        if first.tag == _P:  # the range starts at a deleted paragraph mark
+            first.append(start)
         else:
-            first.node.addprevious(start)
-        if last.mark:
-            last.node.append(end)
-            last.node.append(ref)
+            first.addprevious(start)
+        if last.tag == _P:
+            last.append(end)
         else:
-            last.node.addnext(end)
-            end.addnext(ref)
+            last.addnext(end)
+        self._put(_Spot(end, "after", None), ref)
         self.result.comments.append(Comment(int(cid), rationale))
 
 
@@ -338,114 +480,135 @@ class Writer:
 # Run surgery
 
 
+def _shallow_copy(el: etree._Element, skip: tuple[str, ...] = ()) -> etree._Element:
+    """A new element with ``el``'s tag and attributes (less ``skip``), and no children."""
+    new = el.makeelement(el.tag)
+    for key, value in el.attrib.items():
+        if key not in skip:
+            new.set(key, value)
+    return new
+
+
 def _content(run: etree._Element) -> list[etree._Element]:
     return [c for c in run if c.tag != _RPR]
 
 
-def _new_run_like(run: etree._Element) -> etree._Element:
-    new = etree.Element(run.tag, attrib=dict(run.attrib))
-    rpr = run.find(_RPR)
-    if rpr is not None:
-        new.append(copy.deepcopy(rpr))
-    return new
-
-
-def _split_before(child: etree._Element) -> etree._Element:
-    """Move ``child`` and everything after it in its run into a new run just after."""
-    run = child.getparent()
-    assert run is not None
-    new = _new_run_like(run)
-    siblings = _content(run)
-    for c in siblings[siblings.index(child) :]:
-        new.append(c)
-    run.addnext(new)
-    return new
-
-
-def _isolate_child(child: etree._Element) -> etree._Element:
-    """Give a one-character element (w:tab, w:br, ...) a run of its own; return that run."""
+def _split_run_before(child: etree._Element) -> etree._Element:
+    """``child`` and what follows it in its run move to a new run just after; return the run
+    that now starts with ``child`` (the same run when nothing precedes it)."""
     run = child.getparent()
     assert run is not None
     siblings = _content(run)
     i = siblings.index(child)
-    if i + 1 < len(siblings):
-        _split_before(siblings[i + 1])
-    if i > 0:
-        return _split_before(child)
-    return run
+    if i == 0:
+        return run
+    new = _shallow_copy(run)
+    rpr = run.find(_RPR)
+    if rpr is not None:
+        new.append(copy.deepcopy(rpr))
+    new.extend(siblings[i:])
+    run.addnext(new)
+    return new
+
+
+def _split_run_after(child: etree._Element) -> None:
+    """Whatever follows ``child`` in its run moves to a new run just after."""
+    nxt = child.getnext()
+    while nxt is not None and nxt.tag == _RPR:  # pragma: no cover - rPr comes first
+        nxt = nxt.getnext()
+    if nxt is not None:
+        _split_run_before(nxt)
+
+
+def _split_text(t: etree._Element, k: int) -> etree._Element:
+    """Cut ``t`` after ``k`` characters; the rest goes to a new ``w:t`` just after it."""
+    text = t.text or ""
+    rest = t.makeelement(t.tag)
+    rest.text = text[k:]
+    _preserve(rest)
+    t.text = text[:k]
+    _preserve(t)
+    t.addnext(rest)
+    return rest
+
+
+def _isolate_child(child: etree._Element) -> etree._Element:
+    """Give a one-character element (w:tab, w:br, ...) a run of its own; return that run."""
+    _split_run_after(child)
+    return _split_run_before(child)
 
 
 def _isolate_text(t: etree._Element, lo: int, hi: int) -> etree._Element:
-    """Give ``t.text[lo:hi]`` a run of its own; the text before ``lo`` stays in ``t``."""
-    text = t.text or ""
-    run = t.getparent()
-    assert run is not None
-    if hi < len(text):
-        tail = etree.Element(_T)
-        tail.text = text[hi:]
-        _preserve(tail)
-        t.text = text[:hi]
-        t.addnext(tail)
-        _split_before(tail)
-        text = text[:hi]
+    """Give ``t.text[lo:hi]`` a run of its own and return it; ``t`` keeps ``t.text[:lo]``."""
+    if hi < len(t.text or ""):
+        _split_run_before(_split_text(t, hi))
+    else:
+        _split_run_after(t)
     if lo > 0:
-        mid = etree.Element(_T)
-        mid.text = text[lo:]
-        _preserve(mid)
-        t.text = text[:lo]
-        _preserve(t)
-        t.addnext(mid)
-        return _split_before(mid)
-    siblings = _content(run)
-    if siblings.index(t) > 0:
-        new = _split_before(t)
-        nxt = _content(new)
-        if len(nxt) > 1:
-            _split_before(nxt[1])
-        return new
-    nxt = _content(run)
-    if len(nxt) > 1:
-        _split_before(nxt[1])
+        return _split_run_before(_split_text(t, lo))
+    return _split_run_before(t)
+
+
+def _cut_after(piece: Piece) -> etree._Element:
+    """End a run just after ``piece``; return that run (what precedes it stays with it)."""
+    node = piece.node
+    if piece.kind == SpanKind.TEXT and piece.end < len(node.text or ""):
+        _split_run_before(_split_text(node, piece.end))
+    else:
+        _split_run_after(node)
+    run = node.getparent()
+    assert run is not None
     return run
+
+
+def _cut_before(piece: Piece) -> etree._Element:
+    """Start a run just at ``piece``; return that run (what follows it stays with it)."""
+    if piece.kind == SpanKind.TEXT and piece.start > 0:
+        return _split_run_before(_split_text(piece.node, piece.start))
+    return _split_run_before(piece.node)
 
 
 def _preserve(t: etree._Element) -> None:
     text = t.text or ""
-    if text != text.strip() or "  " in text:
+    if text != text.strip(" \t\r\n") or "  " in text:
         t.set(XML_SPACE, "preserve")
 
 
-def _outer(run: etree._Element) -> etree._Element:
-    """The run, or the revision wrapper the writer put around it."""
-    parent = run.getparent()
-    if parent is not None and parent.tag == _DEL and len(parent) == 1:
-        return parent
-    return run
+def _depth(el: etree._Element) -> int:
+    """How many containers lie between ``el`` and its paragraph."""
+    n = 0
+    parent = el.getparent()
+    while parent is not None and parent.tag != _P:
+        n += 1
+        parent = parent.getparent()
+    return n
 
 
-def _place(node: etree._Element, new: etree._Element, *, after: bool, writer: Writer) -> None:
-    """Put ``new`` next to ``node``; never nest our revision inside someone else's w:ins."""
-    parent = node.getparent()
-    if new.tag == _INS and parent is not None and parent.tag == _INS:
-        # split their insertion so ours sits between the two halves
-        siblings = list(parent)
-        i = siblings.index(node) + (1 if after else 0)
-        rest = siblings[i:]
-        if rest:
-            second = etree.Element(_INS, attrib=dict(parent.attrib))
-            second.set(_ID, writer.new_id())
-            second.extend(rest)
-            parent.addnext(second)
-        if len(parent) == 0:
-            parent.addprevious(new)
-            parent.getparent().remove(parent)  # type: ignore[union-attr]
-        else:
-            parent.addnext(new)
-        return
-    if after:
-        node.addnext(new)
-    else:
-        node.addprevious(new)
+def _point(spot: _Spot) -> tuple[etree._Element, int]:
+    """The (parent, child index) an insertion at ``spot`` goes to."""
+    ref = spot.ref
+    if spot.where == "start":
+        return ref, _first_content_index(ref)
+    if spot.where == "end":
+        return ref, len(ref)
+    parent = ref.getparent()
+    assert parent is not None
+    return parent, parent.index(ref) + (1 if spot.where == "after" else 0)
+
+
+def _run_properties(fmt: etree._Element | None) -> etree._Element | None:
+    """A copy of the run properties new text takes from ``fmt`` (a w:r or a mark's w:rPr),
+    without revision records."""
+    if fmt is None:
+        return None
+    rpr = fmt if fmt.tag == _RPR else fmt.find(_RPR)
+    if rpr is None:
+        return None
+    rpr = copy.deepcopy(rpr)
+    for child in list(rpr):
+        if child.tag in (_RPR_CHANGE, *_MARK_REVISIONS) or not isinstance(child.tag, str):
+            rpr.remove(child)
+    return rpr if len(rpr) else None
 
 
 def _remove(el: etree._Element) -> None:
@@ -454,18 +617,39 @@ def _remove(el: etree._Element) -> None:
         parent.remove(el)
 
 
-def _first_content_index(p: etree._Element) -> int:
-    return 1 if len(p) and p[0].tag == _PPR else 0
+def _first_content_index(el: etree._Element) -> int:
+    """How many property elements (w:pPr, w:rPr, w:sdtPr, w:smartTagPr, ...) lead ``el``."""
+    i = 0
+    for child in el:
+        tag = child.tag
+        if isinstance(tag, str) and tag.startswith(f"{{{W_NS}}}") and tag.endswith("Pr"):
+            i += 1
+        else:
+            break
+    return i
+
+
+def _ppr_of(p: etree._Element) -> etree._Element:
+    ppr = p.find(_PPR)
+    if ppr is None:
+        ppr = p.makeelement(_PPR)
+        p.insert(0, ppr)
+    return ppr
+
+
+def _sect_index(ppr: etree._Element) -> int:
+    """Where w:sectPr goes in CT_PPr: before w:pPrChange, after everything else."""
+    for i, child in enumerate(ppr):
+        if child.tag == _PPR_CHANGE:
+            return i
+    return len(ppr)
 
 
 def _mark_rpr(p: etree._Element) -> etree._Element:
-    ppr = p.find(_PPR)
-    if ppr is None:
-        ppr = etree.Element(_PPR)
-        p.insert(0, ppr)
+    ppr = _ppr_of(p)
     rpr = ppr.find(_RPR)
     if rpr is None:
-        rpr = etree.Element(_RPR)
+        rpr = ppr.makeelement(_RPR)
         # rPr precedes sectPr and pPrChange in CT_PPr
         idx = len(ppr)
         for i, child in enumerate(ppr):
@@ -476,70 +660,134 @@ def _mark_rpr(p: etree._Element) -> etree._Element:
     return rpr
 
 
-def _rpr_revision_index(rpr: etree._Element) -> int:
-    # w:ins / w:del come first in CT_ParaRPr
-    return 0
-
-
 def _main_run(atoms: list[_Atom]) -> etree._Element | None:
-    runs = [(a.end - a.start, a.node) for a in atoms if not a.mark]
+    """The run with the most of the replaced text (the first of equals)."""
+    runs = [a for a in atoms if not a.mark]
     if not runs:
         return None
-    best = max(r[0] for r in runs)
-    return next(node for size, node in runs if size == best)
+    return max(runs, key=lambda a: a.size).node
 
 
 # -----------------------------------------------------------------------------------------
 # Text: the word diff and the document's typography
 
 
-def word_diff(old: str, new: str) -> list[tuple[str, int, int, str]]:
+def word_diff(old: str, new: str, *, old_breaks: bool = True) -> list[tuple[str, int, int, str]]:
     """Minimal word-level changes turning ``old`` into ``new``: (kind, start, end, new text).
 
     Offsets are into ``old``; tokens compare under the tolerant normalisation, so a quote or
-    dash that differs only typographically is not a change.  ``kind`` is insert, delete or
-    replace; an insert has start == end.
+    dash that differs only typographically is not a change -- but a line break (a paragraph
+    mark) is not a space.  With ``old_breaks=False`` the line breaks of ``old`` compare as
+    plain spaces (for text that matched an anchor written without them).  ``kind`` is
+    insert, delete or replace; an insert has start == end.  Two replacements separated only
+    by one space are written as one (``Tenant shall`` -> ``Landlord will``).
     """
-    import difflib
-
-    old_n, new_n = NormalizedText.build(old), NormalizedText.build(new)
-    a = [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(old_n.text)]
-    b = [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(new_n.text)]
-    matcher = difflib.SequenceMatcher(None, [t[2] for t in a], [t[2] for t in b], autojunk=False)
-    ops: list[tuple[str, int, int, str]] = []
-
-    def span(tokens: list[tuple[int, int, str]], norm: NormalizedText, src: str, i: int, j: int) -> tuple[int, int]:
-        if i < j:
-            return norm.orig_start(tokens[i][0]), norm.orig_end(tokens[j - 1][1])
-        pos = tokens[i][0] if i < len(tokens) else len(norm.text)
-        at = norm.orig_start(pos) if pos < len(norm.text) else len(src)
-        return at, at
-
+    a, a_keys = _tokens(old, breaks=old_breaks)
+    b, b_keys = _tokens(new, breaks=True)
+    matcher = difflib.SequenceMatcher(None, a_keys, b_keys, autojunk=False)
+    merged: list[tuple[str, int, int, int, int]] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        s, e = span(a, old_n, old, i1, i2)
-        ns, ne = span(b, new_n, new, j1, j2)
-        ops.append((tag, s, e, new[ns:ne]))
+        if (
+            tag == "replace"
+            and len(merged) >= 2
+            and merged[-2][0] == "replace"
+            and merged[-1][0] == "equal"
+            and merged[-1][2] - merged[-1][1] == 1
+            and a_keys[merged[-1][1]] == " "
+        ):
+            merged.pop()
+            first = merged.pop()
+            merged.append(("replace", first[1], i2, first[3], j2))
+        else:
+            merged.append((tag, i1, i2, j1, j2))
+    changes = _slide([m for m in merged if m[0] != "equal"], a_keys, b_keys)
+    ops: list[tuple[str, int, int, str]] = []
+    for kind, k1, k2, m1, m2 in changes:
+        s, e = _span(a, len(old), k1, k2)
+        ns, ne = _span(b, len(new), m1, m2)
+        ops.append((kind, s, e, new[ns:ne]))
     return ops
 
 
-_STRAIGHT = re.compile("[\"']")
+def _slide(
+    changes: list[tuple[str, int, int, int, int]], a_keys: list[str], b_keys: list[str]
+) -> list[tuple[str, int, int, int, int]]:
+    """Slide a pure insertion or deletion that starts with a space past the equal space after
+    it, so changes start at a word: "pay rent" -> "pay all rent" inserts "all ", not " all"."""
+    out = []
+    for n, (kind, i1, i2, j1, j2) in enumerate(changes):
+        limit = changes[n + 1][1] if n + 1 < len(changes) else len(a_keys) + 1
+        if kind == "insert":
+            while j1 < j2 and b_keys[j1] == " " and i1 + 1 < limit and a_keys[i1] == " ":
+                i1, i2, j1, j2 = i1 + 1, i2 + 1, j1 + 1, j2 + 1
+        elif kind == "delete":
+            while a_keys[i1] == " " and i2 + 1 < limit and a_keys[i2] == " ":
+                i1, i2, j1, j2 = i1 + 1, i2 + 1, j1 + 1, j2 + 1
+        out.append((kind, i1, i2, j1, j2))
+    return out
 
 
-def _prefers_curly(text: str) -> bool:
+def _tokens(text: str, *, breaks: bool) -> tuple[list[tuple[int, int]], list[str]]:
+    """The tokens of ``text`` as original-offset spans, and the keys they compare by.
+
+    With ``breaks``, each line break in a stretch of whitespace is a token of its own (a
+    paragraph mark), and the spaces around it are tokens apart.
+    """
+    norm = NormalizedText.build(text)
+    spans: list[tuple[int, int]] = []
+    keys: list[str] = []
+    for m in _TOKEN.finditer(norm.text):
+        s, e = norm.orig_start(m.start()), norm.orig_end(m.end())
+        key = m.group()
+        if not key.isspace() or not breaks or "\n" not in text[s:e]:
+            spans.append((s, e))
+            keys.append(" " if key.isspace() else key)
+            continue
+        for piece in _BREAKS.finditer(text, s, e):
+            spans.append(piece.span())
+            keys.append("\n" if piece.group() == "\n" else " ")
+    return spans, keys
+
+
+def _span(tokens: list[tuple[int, int]], size: int, i: int, j: int) -> tuple[int, int]:
+    if i < j:
+        return tokens[i][0], tokens[j - 1][1]
+    at = tokens[i][0] if i < len(tokens) else size
+    return at, at
+
+
+def quote_style(text: str) -> Literal["curly", "straight"] | None:
+    """The document's quote convention, when it has a clear one (four to one, or only one)."""
     curly = sum(text.count(c) for c in "\u201c\u201d\u2018\u2019")
     straight = text.count('"') + text.count("'")
-    return curly > straight
+    if curly > 4 * straight:
+        return "curly"
+    if straight > 4 * curly:
+        return "straight"
+    return None
+
+
+_STRAIGHT = re.compile("[\"']")
+_CURLY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})
+
+
+def follow_quotes(text: str, style: str | None, context: str = "") -> str:
+    """``text`` with its quotes and apostrophes in the document's ``style``."""
+    if style == "curly":
+        return smarten_quotes(text, context)
+    if style == "straight":
+        return text.translate(_CURLY)
+    return text
 
 
 def smarten_quotes(text: str, context: str = "") -> str:
-    """Straight quotes and apostrophes in ``text`` as curly ones, chosen by position."""
+    """Straight quotes and apostrophes in ``text`` as curly ones, chosen by position;
+    ``context`` is the text just before (for a quote at the very start)."""
 
     def repl(m: re.Match[str]) -> str:
         i = m.start()
-        prev = text[i - 1] if i > 0 else " "
-        opening = prev.isspace() or prev in "([{\u2014\u2013-/"
+        prev = text[i - 1] if i > 0 else (context[-1:] or " ")
+        opening = prev.isspace() or prev in "([{\u2014\u2013-/\u201c\u2018"
         if m.group() == '"':
             return "\u201c" if opening else "\u201d"
         nxt = text[i + 1] if i + 1 < len(text) else " "
