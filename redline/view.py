@@ -42,6 +42,7 @@ from .ooxml import (
     REL_HEADER,
     REL_NUMBERING,
     REL_STYLES,
+    W_NS,
     w,
 )
 
@@ -71,6 +72,9 @@ _WALK_TAGS = [
     _P, _T, _TAB, _PTAB, _BR, _CR, _NBH, _SOFT, _SYM, _DEL, _MOVE_FROM, _FLD_CHAR, _FLD_SIMPLE,
     _FALLBACK,
 ]  # fmt: skip
+_NS = {"w": W_NS}
+_FLAT_TAGS = [_P, _T, _TAB, _PTAB, _BR, _CR, _NBH, _SOFT, _SYM, _DEL, _FLD_CHAR]
+_FLD_CHAR_TYPE = w("fldCharType")
 _CHAR_OF = {_TAB: "\t", _PTAB: "\t", _BR: "\n", _CR: "\n", _NBH: "\u2011", _SOFT: "\u00ad"}
 
 # Symbol-font private-use code points (U+F0xx) that have a Unicode meaning.
@@ -101,6 +105,13 @@ class Story:
     part: str
     kind: str  # body | header | footer | footnote | endnote
     root: etree._Element
+    # True when the part has no text boxes, no mc:AlternateContent and no tracked moves-from:
+    # then no paragraph nests in another and nothing needs skipping by subtree, and a flat
+    # single pass (``root.iter``) gives the same view as the event walk, at half the cost.
+    flat: bool = False
+    # True when the part may hold deletions, simple fields or moves: the flat pass then looks
+    # at each text run's container.
+    checks: bool = True
 
 
 @dataclass(slots=True)
@@ -228,23 +239,19 @@ def _section_key(name: str) -> str:
 
 
 class _Frame:
-    __slots__ = ("deleted_mark", "element", "flags", "kinds", "nodes", "offsets", "pieces", "size")
+    """One paragraph being collected: its text pieces and (offset, node, kind, flags) spans."""
+
+    __slots__ = ("deleted_mark", "element", "pieces", "size", "spans")
 
     def __init__(self, element: etree._Element) -> None:
         self.element = element
         self.pieces: list[str] = []
-        self.offsets: list[int] = []
-        self.nodes: list[etree._Element] = []
-        self.kinds: list[int] = []
-        self.flags: list[int] = []
+        self.spans: list[tuple[int, etree._Element, int, int]] = []
         self.size = 0
         self.deleted_mark = False
 
     def add(self, text: str, node: etree._Element, kind: SpanKind, flags: int) -> None:
-        self.offsets.append(self.size)
-        self.nodes.append(node)
-        self.kinds.append(kind)
-        self.flags.append(flags)
+        self.spans.append((self.size, node, kind, flags))
         self.pieces.append(text)
         self.size += len(text)
 
@@ -271,11 +278,11 @@ class _Builder:
             self.chunks.append(SEPARATOR)
             self.size += 1
         start = self.size
-        base = start
-        self.span_starts.extend([base + o for o in frame.offsets])
-        self.span_nodes.extend(frame.nodes)
-        self.span_kinds.extend(frame.kinds)
-        self.span_flags.extend(frame.flags)
+        for offset, node, kind, flags in frame.spans:
+            self.span_starts.append(start + offset)
+            self.span_nodes.append(node)
+            self.span_kinds.append(kind)
+            self.span_flags.append(flags)
         self.chunks.extend(frame.pieces)
         self.size += frame.size
         self.paragraphs.append(
@@ -283,6 +290,79 @@ class _Builder:
         )
 
     def walk(self, story: Story) -> None:
+        if story.flat:
+            self._walk_flat(story)
+        else:
+            self._walk_nested(story)
+
+    def _walk_flat(self, story: Story) -> None:
+        """One ``iter`` over the story; every paragraph ends where the next begins."""
+        frame: _Frame | None = None
+        field_stack: list[bool] = []
+        field_result, move_to = int(SpanFlag.FIELD_RESULT), int(SpanFlag.MOVE_TO)
+        checks = story.checks
+        for node in story.root.iter(_FLAT_TAGS):
+            tag = node.tag
+            if tag == _T:
+                text = node.text
+                if not text or frame is None or (field_stack and not field_stack[-1]):
+                    continue
+                flags = field_result if field_stack else 0
+                if checks:
+                    container = node.getparent().getparent()  # type: ignore[union-attr]
+                    ctag = container.tag if container is not None else None
+                    if ctag == _DEL:
+                        continue
+                    if ctag == _FLD_SIMPLE:
+                        flags |= field_result
+                    elif ctag == _MOVE_TO:
+                        flags |= move_to
+                frame.spans.append((frame.size, node, 0, flags))
+                frame.pieces.append(text)
+                frame.size += len(text)
+            elif tag in _CHAR_OF or tag == _SYM:
+                if frame is None or (field_stack and not field_stack[-1]):
+                    continue
+                run = node.getparent()
+                if run is None or run.tag != _R:
+                    continue  # e.g. w:tabs/w:tab in paragraph properties
+                if any(True for _ in node.iterancestors(_DEL)):
+                    continue
+                container = run.getparent()
+                ctag = container.tag if container is not None else None
+                flags = field_result if (field_stack or ctag == _FLD_SIMPLE) else 0
+                if ctag == _MOVE_TO:
+                    flags |= move_to
+                text = _symbol(node) if tag == _SYM else _CHAR_OF[tag]
+                frame.spans.append((frame.size, node, 1, flags))
+                frame.pieces.append(text)
+                frame.size += len(text)
+            elif tag == _P:
+                if frame is not None:
+                    self.emit(frame, story)
+                frame = _Frame(node)
+            elif tag == _FLD_CHAR:
+                run = node.getparent()
+                container = run.getparent() if run is not None else None
+                if container is not None and container.tag == _DEL:
+                    continue
+                kind_attr = node.get(_FLD_CHAR_TYPE)
+                if kind_attr == "begin":
+                    field_stack.append(False)
+                elif kind_attr == "separate" and field_stack:
+                    field_stack[-1] = True
+                elif kind_attr == "end" and field_stack:
+                    field_stack.pop()
+            elif tag == _DEL and frame is not None:
+                parent = node.getparent()
+                if parent is not None and parent.tag == _RPR:
+                    grand = parent.getparent()
+                    if grand is not None and grand.tag == _PPR:
+                        frame.deleted_mark = True
+        if frame is not None:
+            self.emit(frame, story)
+
+    def _walk_nested(self, story: Story) -> None:
         stack: list[_Frame] = []
         field_stack: list[bool] = []  # per open complex field: past its separator?
         in_simple = 0
@@ -396,7 +476,7 @@ def _label(view: DocumentView, numbering: Numbering) -> None:
 
 
 def _title(label: str | None, text: str, is_heading: bool) -> str:
-    text = " ".join(text.split())
+    text = " ".join(text[:240].split())
     if is_heading:
         head = text if len(text) <= 80 else text[:79].rstrip() + "…"
     else:
@@ -413,33 +493,51 @@ def _title(label: str | None, text: str, is_heading: bool) -> str:
 # From a package
 
 
+_NESTING_MARKERS = (b"txbxContent", b"AlternateContent", b"moveFrom")
+_CONTAINER_MARKERS = (b"del ", b"del>", b"fldSimple", b"moveTo")
+
+
+def _story(package: Package, part: str, kind: str, root: etree._Element) -> Story:
+    data = package.read(part)
+    flat = not any(marker in data for marker in _NESTING_MARKERS)
+    checks = any(marker in data for marker in _CONTAINER_MARKERS)
+    return Story(part, kind, root, flat, checks)
+
+
 def stories_of(package: Package) -> list[Story]:
     """The package's stories in view order."""
     main = package.main_part
     root = package.xml(main)
     body = root.find(w("body"))
-    stories = [Story(main, "body", body if body is not None else root)]
+    stories = [_story(package, main, "body", body if body is not None else root)]
     rels = {rel.id: rel for rel in package.rels(main)}
     seen: set[str] = set()
-    for kind, tag, rel_type in (
-        ("header", "headerReference", REL_HEADER),
-        ("footer", "footerReference", REL_FOOTER),
-    ):
-        for ref in root.iter(w(tag)):
-            rel = rels.get(ref.get(f"{{{R_NS}}}id") or "")
-            if rel is None or rel.type != rel_type or rel.external or rel.target in seen:
-                continue
-            seen.add(rel.target)
-            if rel.target in package:
-                stories.append(Story(rel.target, kind, package.xml(rel.target)))
+    refs: dict[str, list[str]] = {"header": [], "footer": []}
+    sect_tags = (w("headerReference"), w("footerReference"))
+    # section properties sit at the end of the body and in paragraph properties: look only there
+    found = body.xpath("w:sectPr | w:p/w:pPr/w:sectPr", namespaces=_NS) if body is not None else []
+    sections = [el for el in found if isinstance(el, etree._Element)] if isinstance(found, list) else []
+    for ref in (r for sect in sections for r in sect.iterchildren(*sect_tags)):
+        kind = "header" if ref.tag == sect_tags[0] else "footer"
+        rel = rels.get(ref.get(f"{{{R_NS}}}id") or "")
+        wanted = REL_HEADER if kind == "header" else REL_FOOTER
+        if rel is None or rel.type != wanted or rel.external or rel.target in seen:
+            continue
+        seen.add(rel.target)
+        if rel.target in package:
+            refs[kind].append(rel.target)
+    for kind in ("header", "footer"):
+        for target in refs[kind]:
+            stories.append(_story(package, target, kind, package.xml(target)))
     for kind, rel_type, note_tag in (
         ("footnote", REL_FOOTNOTES, "footnote"),
         ("endnote", REL_ENDNOTES, "endnote"),
     ):
         for part in package.related(main, rel_type):
-            for note in package.xml(part).iterchildren(w(note_tag)):
+            template = _story(package, part, kind, package.xml(part))
+            for note in template.root.iterchildren(w(note_tag)):
                 if note.get(w("type")) in (None, "normal"):
-                    stories.append(Story(part, kind, note))
+                    stories.append(Story(part, kind, note, template.flat, template.checks))
     return stories
 
 
