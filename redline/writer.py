@@ -65,7 +65,9 @@ _RANGE_MARKUP = {
               "moveToRangeEnd", "customXmlInsRangeStart", "customXmlInsRangeEnd",
               "customXmlDelRangeStart", "customXmlDelRangeEnd")
 }  # fmt: skip
-_TOKEN = re.compile(r"\s+|\w+|[^\w\s]")
+# A token: whitespace, a number with its separators ("433,594.07", "4.2"), a word, or one
+# punctuation mark -- so an amount or a clause number changes whole, not digit group by group.
+_TOKEN = re.compile(r"\s+|\d[\d.,]*\d|\w+|[^\w\s]")
 _BREAKS = re.compile(r"\n|[^\n]+")
 _NSMAP = {"w": W_NS}
 

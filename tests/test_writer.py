@@ -310,6 +310,9 @@ def test_word_diff_marks_words_and_punctuation_apart() -> None:
     ]  # fmt: skip
     # two changed words one space apart read as one change
     assert word_diff("the Tenant shall pay", "the Landlord will pay") == [("replace", 4, 16, "Landlord will")]
+    # an amount or a clause number changes whole
+    assert word_diff("$433,594.07 a year", "$420,965.12 a year") == [("replace", 1, 11, "420,965.12")]
+    assert word_diff("see Section 4.2.", "see Section 4.3.") == [("replace", 12, 15, "4.3")]
     # a line break is a paragraph mark, not a space
     assert word_diff("one two", "one\ntwo") == [("replace", 3, 4, "\n")]
     assert word_diff("one\ntwo", "one two", old_breaks=False) == []
