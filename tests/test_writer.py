@@ -773,11 +773,10 @@ def test_whitespace_is_preserved_where_needed() -> None:
 
 
 def test_namespaces_and_ignorable_prefixes_are_kept() -> None:
-    mc = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Ignorable"
     for c in CASES.values():
         before, after = part(c.doc), c.xml
         assert after.nsmap == before.nsmap, c.name
-        assert after.get(mc) == before.get(mc) == "w14 w15 wp14"
+        assert after.get(MC_IGNORABLE) == before.get(MC_IGNORABLE) == "w14 w15 wp14"
         raw = zipfile.ZipFile(io.BytesIO(c.out)).read(MAIN)
         head = raw[: raw.index(b">", raw.index(b"<w:document")) + 1]
         for prefix in (b"w", b"r", b"mc", b"w14", b"w15", b"wp14"):
@@ -1000,34 +999,37 @@ def documents(draw: st.DrawFn) -> tuple[bytes, str]:
 
 @st.composite
 def edits_for(draw: st.DrawFn, text: str) -> list[Edit]:
-    """Non-overlapping edits of whole tokens of ``text`` (each anchor unique)."""
-    tokens = [m.span() for m in re.finditer(r"\w+|[^\w\s]|\s", text)]
+    """Up to four non-overlapping edits (they may touch), each of 1-6 whole tokens of
+    ``text`` (a unique anchor): a word replaced, a word deleted or everything, a word
+    inserted, a paragraph split, paragraphs joined."""
+    tokens = [m.span() for m in re.finditer(r"\w+|[^\w\s]", text)]
     starts = sorted(set(draw(st.lists(st.integers(0, len(tokens) - 1), min_size=1, max_size=4))))
     edits: list[Edit] = []
     last_end = -1
     for i in starts:
-        j = min(len(tokens), i + draw(st.integers(1, 6)))
-        s, e = tokens[i][0], tokens[j - 1][1]
-        if s < last_end or text[s].isspace() or text[e - 1].isspace():
-            continue
+        j = min(len(tokens) - 1, i + draw(st.integers(0, 5)))
+        s, e = tokens[i][0], tokens[j][1]
         anchor = text[s:e]
+        if s < last_end or text.count(anchor) != 1:
+            continue
+        words = re.split(r"\s+", anchor)
         kind = draw(st.sampled_from(["replace", "delete", "insert", "break", "join"]))
-        words = anchor.split(" ")
-        if kind == "delete":
-            replacement = " ".join(words[:-1]) if len(words) > 1 else ""
+        if kind == "join" and "\n" in anchor:
+            replacement = anchor.replace("\n", draw(st.sampled_from([" and ", "; ", ""])))
+        elif kind == "break" and len(words) > 1:
+            at = draw(st.integers(1, len(words) - 1))
+            new = draw(st.sampled_from(_NEW))
+            replacement = " ".join(words[:at]) + "\n" + " ".join([new, *words[at:]])
+        elif kind == "delete":
+            replacement = draw(st.sampled_from(["", " ".join(words[1:])]))
         elif kind == "insert":
             at = draw(st.integers(0, len(words)))
             replacement = " ".join([*words[:at], draw(st.sampled_from(_NEW)), *words[at:]])
-        elif kind == "break" and len(words) > 1:
-            replacement = words[0] + "\n" + " ".join(words[1:])
-        elif kind == "join" and "\n" in anchor:
-            replacement = anchor.replace("\n", " and ")
         else:
-            replacement = " ".join(draw(st.sampled_from(_NEW)) if k == 0 else x for k, x in enumerate(words))
-        if replacement == anchor or text.count(anchor) != 1:
-            continue
+            at = draw(st.integers(0, len(words) - 1))
+            replacement = " ".join([*words[:at], draw(st.sampled_from(_NEW)), *words[at + 1 :]])
         if re.sub(r"\s+", " ", replacement) == re.sub(r"\s+", " ", anchor):
-            continue  # only whitespace differs: refused as no_change
+            continue  # only whitespace differs: refused as no_change (see the xfail above)
         edits.append(Edit(anchor=anchor, replacement=replacement))
         last_end = e
     return edits
@@ -1044,7 +1046,7 @@ def _tabs_as_spaces(text: str) -> str:
     return text.replace("\t", " ")
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data(), st.booleans())
 def test_random_runs_and_edits_reject_to_the_original_and_accept_to_plain_replacement(
     data: st.DataObject, track: bool
@@ -1068,7 +1070,7 @@ def test_random_runs_and_edits_reject_to_the_original_and_accept_to_plain_replac
 def test_random_documents_read_back_under_pandoc_too(pandoc: str) -> None:
     samples = []
 
-    @settings(max_examples=12, deadline=None, database=None, derandomize=True)
+    @settings(max_examples=20, deadline=None, database=None, derandomize=True)
     @given(st.data())
     def collect(data: st.DataObject) -> None:
         doc, text = data.draw(documents())
@@ -1295,13 +1297,43 @@ def test_corpus_edits_apply_and_every_untouched_member_is_byte_identical(
         for (name, old), (_, new) in zip(before, after, strict=False):
             if name not in changed and new != old:
                 problems.append((r.name, f"{name} changed"))
-        for name in changed & {n for n, _ in before}:
+        ours: list[int] = []
+        for name in sorted(changed & {n for n, _ in before}):
             story = name.endswith(".xml") and name.startswith("word/") and "comments" not in name
             if story and read_text(r.out, "reject", name) != read_text(r.doc, "reject", name):
                 problems.append((r.name, f"{name}: reject-all differs (our reader)"))
+            old_root, new_root = part(r.doc, name), part(r.out, name)
+            if (new_root.nsmap, new_root.get(MC_IGNORABLE)) != (old_root.nsmap, old_root.get(MC_IGNORABLE)):
+                problems.append((r.name, f"{name}: namespace declarations changed"))
+            for el in new_root.iter(w("ins"), w("del")):
+                if el.get(w("author")) == "redline":
+                    ours.append(int(el.get(w("id"), "-1")))
+                    if el.get(w("date")) != DATE:
+                        problems.append((r.name, f"{name}: a revision without our date"))
+        existing = _max_id(r.doc)
+        if ours and (min(ours) <= existing or len(set(ours)) != len(ours)):
+            problems.append((r.name, f"revision ids {sorted(ours)[:3]}... not unique above {existing}"))
     edited = [r for r in corpus_runs if r.edits]
     assert len(edited) >= 35 and n_edits >= 5 * len(edited)
     assert problems == []
+
+
+MC_IGNORABLE = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Ignorable"
+
+
+_ANNOTATED = re.compile(r"word/(document|header\d*|footer\d*|footnotes|endnotes|comments\w*)\.xml")
+
+
+def _max_id(data: bytes) -> int:
+    """The largest annotation w:id (revisions, comments, bookmarks) in the parts that hold
+    them (webSettings' w:div ids are another id space)."""
+    best = 0
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        for n in z.namelist():
+            if _ANNOTATED.fullmatch(n):
+                for value in re.findall(rb'w:id="(\d+)"', z.read(n)):
+                    best = max(best, int(value))
+    return best
 
 
 def _has_revisions(data: bytes) -> bool:
