@@ -47,7 +47,7 @@ _INS, _DEL, _DEL_TEXT = w("ins"), w("del"), w("delText")
 _MOVE_FROM, _MOVE_TO = w("moveFrom"), w("moveTo")
 _TAB, _BR = w("tab"), w("br")
 _SECT_PR, _PPR_CHANGE, _RPR_CHANGE = w("sectPr"), w("pPrChange"), w("rPrChange")
-_SDT, _SDT_CONTENT = w("sdt"), w("sdtContent")
+_SDT_CONTENT = w("sdtContent")
 _ID, _AUTHOR, _DATE = w("id"), w("author"), w("date")
 _W14 = "http://schemas.microsoft.com/office/word/2010/wordml"
 _PARA_IDS = (f"{{{_W14}}}paraId", f"{{{_W14}}}textId")
@@ -111,7 +111,8 @@ class _Atom:
 
 @dataclass
 class _Spot:
-    """Where new content goes: next to ``ref``, or at the start / end of the paragraph ``ref``."""
+    """Where new content goes: next to ``ref``, or at the start / end of ``ref`` (a paragraph,
+    or the second half of a container split by a new paragraph mark)."""
 
     ref: etree._Element
     where: Where
@@ -246,13 +247,10 @@ class Writer:
         if nxt is not None:
             run = _cut_before(nxt)
             return _Spot(run, "before", run)
-        # Both neighbours are paragraph marks (or the story's edge): an empty paragraph, or
-        # the start / end of one whose neighbouring text is not in runs we can follow.
-        para = self.view.paragraph_at(at)
-        p = para.element
-        mark = p.find(f"{_PPR}/{_RPR}")
-        where: Where = "start" if at == para.start and at < para.end else "end"
-        return _Spot(p, where, mark)
+        # Both neighbours are paragraph marks: an empty paragraph, whose new text takes the
+        # formatting of its mark.
+        p = self.view.paragraph_at(at).element
+        return _Spot(p, "end", p.find(f"{_PPR}/{_RPR}"))
 
     # -- deletions ------------------------------------------------------------------------
     def _delete(self, atoms: list[_Atom]) -> tuple[list[etree._Element], etree._Element | None]:
@@ -349,7 +347,7 @@ class Writer:
         stop = None
         node: etree._Element | None = parent
         while node is not None and node.tag != _P:
-            if node in self._ours or node.tag in (_INS, _DEL, _MOVE_TO, _MOVE_FROM):
+            if node.tag in _MARK_REVISIONS:  # ours or another author's
                 stop = node
             node = node.getparent()
         if stop is not None:
@@ -515,9 +513,7 @@ def _split_run_before(child: etree._Element) -> etree._Element:
 
 def _split_run_after(child: etree._Element) -> None:
     """Whatever follows ``child`` in its run moves to a new run just after."""
-    nxt = child.getnext()
-    while nxt is not None and nxt.tag == _RPR:  # pragma: no cover - rPr comes first
-        nxt = nxt.getnext()
+    nxt = child.getnext()  # (w:rPr comes first in a run, so this is content)
     if nxt is not None:
         _split_run_before(nxt)
 
