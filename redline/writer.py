@@ -132,6 +132,9 @@ class Writer:
         self._ours: set[etree._Element] = set()  # the w:ins / w:del wrappers we made
         self._doomed: list[etree._Element] = []  # untracked: runs removed once a range is done
         self._new_paras: set[etree._Element] = set()
+        # view offset -> the first thing a later range inserted there (an earlier range's
+        # text for the same offset goes before it)
+        self._inserted_at: dict[int, etree._Element] = {}
 
     def new_id(self) -> str:
         self._next_id += 1
@@ -160,6 +163,8 @@ class Writer:
             if kind == "insert":
                 spot = self._spot(a)
                 created.append(self._insert_text(spot, text, spot.fmt))
+                if created[-1]:
+                    self._inserted_at[a] = created[-1][0]
             else:
                 created.append(self._replace(a, b, text))
         made = [el for op in reversed(created) for el in op]
@@ -225,10 +230,19 @@ class Writer:
         is not in (the end of a hyperlink, a content control, another author's insertion):
         then it goes before the run after it, outside that field or container.
         """
+        spot = self._neighbour_spot(at)
+        first = self._inserted_at.get(at)
+        if first is not None and first.getparent() is not None:
+            return _Spot(first, "before", spot.fmt)
+        return spot
+
+    def _neighbour_spot(self, at: int) -> _Spot:
         prev, nxt = self._piece(at - 1), self._piece(at)
-        if prev is not None and prev.kind == SpanKind.MARK:
+        # neither a paragraph mark nor text whose run is gone (deleted by a later range,
+        # untracked)
+        if prev is not None and (prev.kind == SpanKind.MARK or _detached(prev.node)):
             prev = None
-        if nxt is not None and nxt.kind == SpanKind.MARK:
+        if nxt is not None and (nxt.kind == SpanKind.MARK or _detached(nxt.node)):
             nxt = None
         if prev is not None and nxt is not None:
             prev_run, next_run = prev.node.getparent(), nxt.node.getparent()
@@ -247,10 +261,11 @@ class Writer:
         if nxt is not None:
             run = _cut_before(nxt)
             return _Spot(run, "before", run)
-        # Both neighbours are paragraph marks: an empty paragraph, whose new text takes the
-        # formatting of its mark.
-        p = self.view.paragraph_at(at).element
-        return _Spot(p, "end", p.find(f"{_PPR}/{_RPR}"))
+        # No text next to it in the paragraph (an empty one, or what was there is gone): the
+        # new text takes the formatting of the paragraph mark.
+        para = self.view.paragraph_at(at)
+        where: Where = "start" if at == para.start else "end"
+        return _Spot(para.element, where, para.element.find(f"{_PPR}/{_RPR}"))
 
     # -- deletions ------------------------------------------------------------------------
     def _delete(self, atoms: list[_Atom]) -> tuple[list[etree._Element], etree._Element | None]:
@@ -468,6 +483,9 @@ class Writer:
             first.append(start)
         else:
             first.addprevious(start)
+            for at, el in self._inserted_at.items():
+                if el is first:  # an earlier range's text for that offset goes before it all
+                    self._inserted_at[at] = start
         if last.tag == _P:
             last.append(end)
         else:
@@ -580,6 +598,12 @@ def _depth(el: etree._Element) -> int:
         n += 1
         parent = parent.getparent()
     return n
+
+
+def _detached(node: etree._Element) -> bool:
+    """True when the run holding ``node`` is no longer in the tree."""
+    run = node.getparent()
+    return run is None or run.getparent() is None
 
 
 def _point(spot: _Spot) -> tuple[etree._Element, int]:

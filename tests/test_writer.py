@@ -871,6 +871,23 @@ def test_text_inserted_just_after_a_field_stays_out_of_its_result() -> None:
     assert kinds[0] == "end"  # the run just before ours closes the field
 
 
+# Two ranges that touch: the first ends where the second begins, both insert text there
+# (found by the property test below; the generic read-back tests check them).
+case(
+    "touching-insertions",
+    docx(P(Link("rent9"), ", rent10 rent11.")),
+    Edit(anchor="rent9", replacement="rent9 all"),
+    Edit(anchor=", rent10", replacement="all , rent10"),
+)
+case(
+    "touching-untracked",
+    docx(P(Link("rent9"), ", rent10 rent11.")),
+    Edit(anchor="rent9", replacement="rent9 all"),
+    Edit(anchor=", rent10", replacement=""),
+    track=False,
+)
+
+
 # -- paragraph breaks that cannot be paragraphs; a break inside a link -------------------------
 
 case(
