@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections import Counter
+from collections import Counter, defaultdict, deque
 from dataclasses import dataclass, field
-from itertools import accumulate, chain
-from operator import add, itemgetter
+from itertools import accumulate
 
 from rapidfuzz import fuzz
 
@@ -63,57 +62,56 @@ class NearMiss:
 
 
 class _TokenIndex:
-    """The normalised text's space-separated tokens: their starts and where each one occurs.
+    """Every space-separated token of the normalised text and the ordinals where it occurs.
 
     The normalised text has single spaces only, so ``text.split(" ")`` gives every token, and
-    a token of a quote that has a space on both sides is a whole token wherever the quote
-    occurs.
+    a token of a quote with a space on both sides is a whole token wherever the quote occurs:
+    every occurrence of a quote lies at one of the places where its rarest inner token does.
+    The index is built by C-level iterators, with no Python loop over the tokens; token ``k``
+    starts at offset ``ends[k] + k``.
     """
 
     def __init__(self, text: str) -> None:
         tokens = text.split(" ")
-        ends = accumulate(map(len, tokens))
         self.tokens = tokens
-        self.starts: list[int] = list(map(add, chain((0,), ends), range(len(tokens))))
-        postings: dict[str, list[int]] = {}
-        get = postings.get
-        for k, token in enumerate(tokens):
-            ordinals = get(token)
-            if ordinals is None:
-                postings[token] = [k]
-            else:
-                ordinals.append(k)
-        self.postings = postings
-        self.scan_limit = max(64, len(text) // 500)  # candidates worth checking before a scan
+        self.ends = list(accumulate(map(len, tokens), initial=0))  # length of tokens[:k]
+        postings: defaultdict[str, list[int]] = defaultdict(list)
+        # postings[token].append(k) for every token, in C
+        deque(map(list.append, map(postings.__getitem__, tokens), range(len(tokens))), maxlen=0)
+        self.postings: dict[str, list[int]] = postings  # read with .get only: no insertions
+        self.scan_limit = max(64, len(text) // 1000)  # candidates worth checking rather than a scan
 
-    def candidates(self, needle: str) -> list[int] | None:
-        """Where ``needle`` may start: every occurrence is among these normalised offsets.
+    def start(self, k: int) -> int:
+        """Offset of token ``k`` in the normalised text."""
+        return self.ends[k] + k
 
-        The places where the needle's rarest inner token occurs, narrowed (in C, with a set
-        intersection) to those where its second rarest inner token occurs at the same
-        distance.  None when the needle has no inner token, or even its rarest one is so
-        common that a plain scan is cheaper.
-        """
+    def occurrences(self, needle: str, hay: str, limit: int) -> list[int] | None:
+        """Offsets of the first ``limit`` occurrences of ``needle`` in ``hay``, ascending; None
+        when the needle has no inner token or its rarest is so common that a scan is cheaper."""
         tokens = needle.split(" ")
         if len(tokens) < 3:
             return None
-        inner: list[tuple[int, int, int, list[int]]] = []  # (count, token number, offset, ordinals)
-        offset = len(tokens[0]) + 1
-        for j in range(1, len(tokens) - 1):
-            ordinals = self.postings.get(tokens[j])
+        get = self.postings.get
+        best: list[int] | None = None
+        best_offset = offset = len(tokens[0]) + 1
+        for token in tokens[1:-1]:
+            ordinals = get(token)
             if ordinals is None:
                 return []
-            inner.append((len(ordinals), j, offset, ordinals))
-            offset += len(tokens[j]) + 1
-        inner.sort(key=itemgetter(0))
-        count, j1, o1, ordinals = inner[0]
-        if count > self.scan_limit:
+            if best is None or len(ordinals) < len(best):
+                best, best_offset = ordinals, offset
+            offset += len(token) + 1
+        if best is None or len(best) > self.scan_limit:
             return None
-        if count > 16 and len(inner) > 1:
-            j2, others = inner[1][1], inner[1][3]
-            ordinals = sorted(set(map((j1 - j2).__add__, others)).intersection(ordinals))
-        starts = self.starts
-        return [starts[k] - o1 for k in ordinals]
+        ends, found = self.ends, hay.startswith
+        out: list[int] = []
+        for k in best:
+            pos = ends[k] + k - best_offset
+            if pos >= 0 and found(needle, pos):
+                out.append(pos)
+                if len(out) >= limit:
+                    break
+        return out
 
 
 class Locator:
@@ -132,7 +130,11 @@ class Locator:
             self._norm = NormalizedText.build(self.view.text)
         return self._norm
 
-    def _index(self) -> _TokenIndex:
+    def prepare(self) -> None:
+        """Normalise and index the document now rather than on demand (one pass each)."""
+        self._token_index()
+
+    def _token_index(self) -> _TokenIndex:
         if self._tokens is None:
             self._tokens = _TokenIndex(self.normalized.text)
         return self._tokens
@@ -167,14 +169,10 @@ class Locator:
         hay = norm.text
         out: list[int] = []
         if self._tokens is None and self._scans >= _SCANS_BEFORE_INDEX:
-            self._index()
-        candidates = None if self._tokens is None else self._tokens.candidates(needle)
-        if candidates is not None:
-            for pos in candidates:
-                if pos >= 0 and hay.startswith(needle, pos):
-                    out.append(pos)
-                    if len(out) >= limit:
-                        break
+            self._token_index()
+        found = None if self._tokens is None else self._tokens.occurrences(needle, hay, limit)
+        if found is not None:
+            out = found
         else:
             self._scans += 1
             pos = hay.find(needle)
@@ -262,50 +260,40 @@ class Locator:
     def nearest(self, quote: str) -> NearMiss | None:
         """The passage most like ``quote``, or None when nothing is close."""
         needle = normalize(quote).strip()
-        qtokens = needle.split(" ")
         if not needle:
             return None
-        index = self._index()
+        qtokens = needle.split(" ")
+        index = self._token_index()
         votes = _votes(index, qtokens)
         if not votes:
             return None
-        norm = self.normalized
+        hay = self.normalized.text
         best: tuple[float, int, int] | None = None
         for first in _candidates(votes, _NEAR_CANDIDATES):
-            lo = max(0, first - _NEAR_PAD)
-            hi = min(len(index.tokens), first + len(qtokens) + _NEAR_PAD)
-            span = _aligned_span(qtokens, index.tokens[lo:hi])
-            if span is None:
-                continue
-            first_token, last_token = index.tokens[lo + span[0]], index.tokens[lo + span[1] - 1]
-            ns = index.starts[lo + span[0]]
-            ne = index.starts[lo + span[1] - 1] + len(last_token)
-            # Where the quote's edge token is part of the document's ("month" of "month,"),
-            # the passage ends (begins) where the quote does.
-            if len(qtokens[0]) < len(first_token) and first_token.endswith(qtokens[0]):
-                ns += len(first_token) - len(qtokens[0])
-            if len(qtokens[-1]) < len(last_token) and last_token.startswith(qtokens[-1]):
-                ne -= len(last_token) - len(qtokens[-1])
-            score = fuzz.ratio(needle, norm.text[ns:ne])
-            if best is None or score > best[0]:
-                best = (score, ns, ne)
+            span = _passage(index, qtokens, max(0, first - _NEAR_PAD), first + len(qtokens) + _NEAR_PAD)
+            if span is not None:
+                score = fuzz.ratio(needle, hay[span[0] : span[1]])
+                if best is None or score > best[0]:
+                    best = (score, *span)
         if best is None or best[0] < _HINT_MIN_SCORE:
             return None
         score, ns, ne = best
-        vs, ve = norm.orig_span(ns, ne)
+        vs, ve = self.normalized.orig_span(ns, ne)
         vs, ve = _strip(self.view.text, vs, ve)
         found = self.view.text[vs:ve]
         return NearMiss(found, vs, ve, score, describe_difference(quote, found))
 
 
 def _votes(index: _TokenIndex, qtokens: list[str]) -> Counter[int]:
-    """For each token ordinal, how many of the quote's tokens line up if the quote starts there.
+    """For each token ordinal, how many of the quote's tokens line up if the quote starts there
+    (a shingle prefilter).
 
     The rarest tokens vote first; common ones stop voting once enough votes are cast, but the
     three rarest always vote.
     """
-    usable = [(index.postings[t], j) for j, t in enumerate(qtokens) if t in index.postings]
-    usable.sort(key=lambda pj: len(pj[0]))
+    get = index.postings.get
+    usable = [(ordinals, j) for j, t in enumerate(qtokens) if (ordinals := get(t)) is not None]
+    usable.sort(key=lambda oj: len(oj[0]))
     votes: Counter[int] = Counter()
     cast = 0
     for n, (ordinals, j) in enumerate(usable):
@@ -317,7 +305,8 @@ def _votes(index: _TokenIndex, qtokens: list[str]) -> Counter[int]:
 
 
 def _candidates(votes: Counter[int], n: int) -> list[int]:
-    """The ``n`` best start ordinals, counting a neighbour's votes (a word added or dropped)."""
+    """The ``n`` best start ordinals, counting a neighbour's votes (after a word added or
+    dropped, the quote's later tokens vote one ordinal off)."""
     top = votes.most_common(8 * n)
     scored = sorted(((votes[k - 1] + 2 * v + votes[k + 1], k) for k, v in top), key=lambda sk: -sk[0])
     out: list[int] = []
@@ -327,6 +316,23 @@ def _candidates(votes: Counter[int], n: int) -> list[int]:
             if len(out) == n:
                 break
     return out
+
+
+def _passage(index: _TokenIndex, qtokens: list[str], lo: int, hi: int) -> tuple[int, int] | None:
+    """The tokens of ordinals [lo, hi) that line up with the quote, as a normalised range."""
+    window = index.tokens[lo:hi]
+    span = _aligned_span(qtokens, window)
+    if span is None:
+        return None
+    first_token, last_token = window[span[0]], window[span[1] - 1]
+    ns, ne = index.start(lo + span[0]), index.start(lo + span[1] - 1) + len(last_token)
+    # Where the quote's edge token is part of the document's ("month" of "month,"), the
+    # passage ends (begins) where the quote does.
+    if len(qtokens[0]) < len(first_token) and first_token.endswith(qtokens[0]):
+        ns += len(first_token) - len(qtokens[0])
+    if len(qtokens[-1]) < len(last_token) and last_token.startswith(qtokens[-1]):
+        ne -= len(last_token) - len(qtokens[-1])
+    return ns, ne
 
 
 def _aligned_span(qtokens: list[str], window: list[str]) -> tuple[int, int] | None:
