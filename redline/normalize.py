@@ -24,6 +24,7 @@ import bisect
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from shared_schema import Tolerance
 
@@ -110,10 +111,23 @@ def _replacement(run: str) -> str:
 
 def normalize(text: str, tolerances: Iterable[Tolerance] = ALL) -> str:
     """``text`` with the given differences flattened (no map)."""
-    rules = _rules(frozenset(tolerances))
+    if tolerances is ALL:
+        return _normalize_all(text)
+    return _normalize(text, tolerances if isinstance(tolerances, frozenset) else frozenset(tolerances))
+
+
+@lru_cache(maxsize=4096)
+def _normalize_all(text: str) -> str:
+    """Every tolerance, the usual case: a quote is normalised to be found, then again to be
+    compared with its replacement or to be described."""
+    return _normalize(text, ALL)
+
+
+def _normalize(text: str, tolerances: frozenset[Tolerance]) -> str:
+    rules = _rules(tolerances)
     out = rules.one_for_one(text)
-    if rules.pattern is None:
-        return out
+    if rules.pattern is None or not (_GONE in out or "  " in out or ELLIPSIS in out):
+        return out  # nothing whose length changes (the usual case): no regex pass
     return rules.pattern.sub(lambda m: _replacement(m.group()), out)
 
 
