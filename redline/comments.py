@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from .ooxml import CT_COMMENTS, CT_NS, PKG_REL_NS, REL_COMMENTS, W_NS, w
+from .ooxml import CT_COMMENTS, CT_NS, PKG_REL_NS, REL_COMMENTS, W_NS, XML_SPACE, w
 from .package import Package, rels_part_for
 from .writer import Comment, WriteOptions
 from .xmlparse import parse_xml, serialize
@@ -32,8 +32,8 @@ def _comment_element(comment: Comment, options: WriteOptions, stamp: str) -> etr
         r = etree.SubElement(p, w("r"))
         t = etree.SubElement(r, w("t"))
         t.text = line
-        if line != line.strip():
-            t.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
+        if line != line.strip() or "  " in line:
+            t.set(XML_SPACE, "preserve")
     return el
 
 

@@ -588,6 +588,13 @@ def test_text_inserted_next_to_a_paragraph_mark_lands_in_the_right_paragraph() -
     assert del_elements(empty.xml) == []
 
 
+def test_the_touched_paragraphs_of_an_edit_include_the_new_ones() -> None:
+    c = CASES["split"]
+    assert c.outcome.written is not None
+    (touched,) = c.outcome.written.touched_paragraphs.values()
+    assert [texts(p) for p in touched] == ["Second", "Third paragraph here."]
+
+
 def test_several_line_breaks_make_several_paragraphs() -> None:
     c = CASES["two-new-paragraphs"]
     paras = c.xml.findall(".//w:p", NS)
