@@ -66,16 +66,9 @@ class DaskExecutor:
         running: dict[Any, tuple[Task, int]] = {}
         queue = as_completed()
 
-        def submit(task: Task, attempt: int, avoid: str | None = None) -> None:
+        def submit(task: Task, attempt: int) -> None:
             name = str(task[-1])
-            where: dict[str, Any] = {}
-            if avoid is not None:  # keep the retry off the worker that just died
-                others = [w for w in client.scheduler_info().get("workers", {}) if w != avoid]
-                if others:
-                    where = {"workers": others, "allow_other_workers": True}
-            fut = client.submit(
-                self.function, *task, key=f"redline-{name}-{uuid.uuid4().hex}", pure=False, **where
-            )
+            fut = client.submit(self.function, *task, key=f"redline-{name}-{uuid.uuid4().hex}", pure=False)
             running[fut] = (task, attempt)
             queue.add(fut)
 
@@ -93,8 +86,7 @@ class DaskExecutor:
             except Exception as exc:
                 fut.release()
                 if attempt < MAX_ATTEMPTS:
-                    last = getattr(getattr(exc, "last_worker", None), "address", None)
-                    submit(task, attempt + 1, avoid=last)
+                    submit(task, attempt + 1)
                     continue
                 result = JobResult(
                     str(task[-1]), FAILED, EXIT_REFUSED, message=f"failed twice on the cluster: {exc!r}"
