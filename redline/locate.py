@@ -36,7 +36,7 @@ _EDGE_PUNCTUATION = "\"'.,;:!?()[]"
 _HINT_MIN_SCORE = 60.0
 _SCANS_BEFORE_INDEX = 8  # full-text scans answered before the token index is built
 _NEAR_CANDIDATES = 4  # windows aligned with rapidfuzz per near-miss
-_NEAR_MAX_POSTINGS = 20_000  # votes cast per near-miss (the rarest tokens first)
+_NEAR_MAX_POSTINGS = 4_000  # votes cast per near-miss (the rarest tokens first)
 _NEAR_PAD = 4  # tokens of slack either side of a candidate window
 
 

@@ -80,9 +80,12 @@ def _collector_paused() -> Iterator[None]:
         yield
     finally:
         if enabled:
-            gc.freeze()
-            gc.enable()
-            gc.unfreeze()
+            if gc.get_freeze_count() == 0:  # never unfreeze what the application froze itself
+                gc.freeze()
+                gc.enable()
+                gc.unfreeze()
+            else:
+                gc.enable()
 
 
 def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hints: bool) -> Verification:

@@ -643,3 +643,27 @@ def test_many_random_batches_never_plan_overlapping_ranges(view: DocumentView) -
                 assert all(
                     normalize(view.text[loc.start : loc.end]) == normalize(r.anchor) for loc in r.locations
                 )
+
+
+def test_verifying_leaves_the_garbage_collector_as_it_found_it(view: DocumentView) -> None:
+    import gc
+
+    edits = [Edit(anchor="Tenant shall pay Base Rent", replacement="x")] * 12
+    assert gc.isenabled()
+    run(view, *edits)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        run(view, *edits)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    kept = [object()]  # an application that froze its own objects keeps them frozen
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        run(view, *edits)
+        assert gc.get_freeze_count() == frozen and gc.isenabled()
+    finally:
+        gc.unfreeze()
+    assert kept
