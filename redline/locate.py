@@ -241,19 +241,21 @@ class Locator:
         def unique(i: int, j: int) -> bool:
             return (i, j) != (0, 0) and self.count(text[lefts[i] : rights[j]], 1) == 1
 
-        # Extending never makes a quote less unique, so for each number of words to the left
-        # the fewest words to the right that suffice only shrinks: a staircase walk finds
-        # every minimal extension with one count per step.
+        # Extending never makes a quote less unique, so the fewest words to the right that
+        # suffice only shrinks as words are added on the left: a staircase walk finds every
+        # minimal extension with one count per step.  (An i whose pair is not unique is
+        # skipped: any pair with more words to the right is longer than one already found.)
         best: tuple[int, int, int] | None = None  # (length, start, end)
         j = len(rights) - 1
         for i in range(len(lefts)):
+            if not unique(i, j):
+                continue
             while j > 0 and unique(i, j - 1):
                 j -= 1
-            if unique(i, j):
-                s, e = lefts[i], rights[j]
-                if best is None or e - s < best[0]:
-                    best = (e - s, s, e)
-            if best is not None and j == 0:
+            s, e = lefts[i], rights[j]
+            if best is None or e - s < best[0]:
+                best = (e - s, s, e)
+            if j == 0:
                 break
         return None if best is None else text[best[1] : best[2]]
 

@@ -95,11 +95,12 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
     ok_status = EditStatus.VERIFIED if dry_run else EditStatus.APPLIED
     results: list[EditResult] = []
     found_of: dict[int, Found] = {}
-    if len(edits) > 8:
+    stale = revision is not None and revision != view.revision
+    if len(edits) > 8 and not stale:
         locator.prepare()  # index once now rather than after a few full scans
 
     for i, edit in enumerate(edits):
-        if revision is not None and revision != view.revision:
+        if stale:
             result = _result(i, edit, ok_status)
             results.append(result)
             _refuse(
