@@ -265,11 +265,14 @@ class _Builder:
         self.span_nodes: list[etree._Element] = []
         self.span_kinds = bytearray()
         self.span_flags = bytearray()
+        self._join_next: Story | None = None  # the story whose last paragraph's mark was deleted
 
     def emit(self, frame: _Frame, story: Story) -> None:
         if frame.deleted_mark and frame.size == 0:
             return
-        if self.paragraphs:
+        joined = self._join_next is story
+        self._join_next = story if frame.deleted_mark else None
+        if self.paragraphs and not joined:  # a deleted mark joins its paragraph to the next
             last = self.paragraphs[-1]
             self.span_starts.append(self.size)
             self.span_nodes.append(last.element)

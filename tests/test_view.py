@@ -64,6 +64,17 @@ def test_existing_revisions_read_as_accepted() -> None:
     assert view.text == "keep added arrived\nlast"
 
 
+def test_a_deleted_paragraph_mark_joins_its_paragraph_to_the_next() -> None:
+    view = _view_of(
+        "<w:p><w:pPr><w:rPr><w:del w:id='5' w:author='A'/></w:rPr></w:pPr>"
+        "<w:r><w:t>rent ten.</w:t></w:r></w:p>"
+        "<w:p><w:r><w:t xml:space='preserve'> rent eleven</w:t></w:r></w:p>"
+        "<w:p><w:r><w:t>after</w:t></w:r></w:p>"
+    )
+    assert view.text == "rent ten. rent eleven\nafter"
+    assert [view.paragraph_text(p) for p in view.paragraphs] == ["rent ten.", " rent eleven", "after"]
+
+
 def test_field_codes_are_not_text_but_results_are() -> None:
     view = _view_of(
         "<w:p><w:r><w:t xml:space='preserve'>See </w:t></w:r>"

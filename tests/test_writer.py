@@ -929,11 +929,6 @@ def test_a_break_inside_a_content_control_is_a_line_break() -> None:
 NS_R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="view.py keeps a paragraph separator after a paragraph whose mark is deleted, so "
-    "the view of a document with a tracked join does not read as accepted",
-)
 def test_the_view_of_a_tracked_join_reads_the_joined_text() -> None:
     doc = docx(P("rent ten."), P("rent eleven."))
     edits = [Edit(anchor=".\nrent eleven", replacement=" and eleven")]
