@@ -146,8 +146,9 @@ def _write(
     if not planned:
         return package.to_bytes({}), WriteResult()
     parts = [p for p in package.names if p.endswith(".xml") and p.startswith("word/")]
-    roots = [package.xml(p) for p in parts if _has_ids(p)]
-    writer = Writer(view, options.write_options(), max_revision_id(roots))
+    writer = Writer(
+        view, options.write_options(), max_revision_id(package.read(p) for p in parts if _has_ids(p))
+    )
     result = writer.write(planned)
     changed = {part: serialize(package.xml(part)) for part in sorted(result.touched_parts)}
     added: list[tuple[str, bytes]] = []

