@@ -236,6 +236,7 @@ _FLAG_MASKED_HEADERS: Final = 0x2000
 
 _STORED: Final = 0
 _DEFLATED: Final = 8
+_LEVEL: Final = 3  # deflate level for re-written parts (see _encode_member)
 _METHOD_NAMES: Final = {
     1: "shrink",
     6: "implode",
@@ -1115,8 +1116,9 @@ def _encode_member(
         flags = 0 if new_name.isascii() else _FLAG_UTF8
         method = _DEFLATED
         made, mtime, mdate, iattr, eattr, comment = 20, 0, _DOS_DATE_1980, 0, 0, b""
+    # level 3: about 2.5x faster than zlib's default on a long document.xml, ~15% larger
     if method == _DEFLATED:
-        packer = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+        packer = zlib.compressobj(_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS)
         body = packer.compress(payload) + packer.flush()
     else:
         body = payload
