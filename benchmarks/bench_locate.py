@@ -2,19 +2,22 @@
 
 On one large contract (a 300-page contract from :mod:`redline.contractgen`, or a synthetic
 python-docx document of about the same size when the generator is missing) it measures, in one
-process run, medians over ``--repeats``:
+process run:
 
 * (a) the bare ``lxml`` parse of ``word/document.xml`` -- the reference every ratio uses;
-* verifying 1,000 anchors (80% verbatim, 10% with their typography stripped, 10% absent)
-  through :func:`redline.verify.verify`, building the normalised text and the index included,
-  with and without the hints of the refusals; checked against the planted offsets;
+* verifying 1,000 anchors (80% verbatim, 10% with their typography stripped, 10% absent; every
+  source passage unique, none overlapping another) through :func:`redline.verify.verify`,
+  building the normalised text and the index included: without hints (the verdicts), the
+  locator's share of it, and with every refusal's hints; checked against the planted offsets;
 * a naive ``str.find`` loop over the view text for the same anchors (it finds only the verbatim
   ones);
 * the near-miss hint per absent anchor, and how many of those one-word paraphrases it traces
   back to the passage they came from.
 
-Every reference is computed here, never hard-coded.  ``--profile`` prints a cProfile of one
-verification instead of the table.
+The steps run in interleaved rounds (parse, verify, naive, ... then again), so a change in the
+machine's load hits all of them alike; times are medians over ``--repeats`` rounds and each
+ratio is the median of the per-round ratios.  Every reference is computed here, never
+hard-coded.  ``--profile`` prints a cProfile of one verification instead of the table.
 """
 
 from __future__ import annotations
