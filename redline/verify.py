@@ -136,7 +136,7 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
             continue
         if edit.section is not None and not _in_scope(locator, edit, result, found):
             continue
-        if normalize(edit.replacement) == normalize(edit.anchor):
+        if _same_text(edit.replacement, edit.anchor):
             _refuse(
                 result,
                 EditStatus.NO_CHANGE,
@@ -231,14 +231,21 @@ def _not_found(locator: Locator, edit: Edit, result: EditResult, hints: bool) ->
     )
 
 
+def _same_text(a: str, b: str) -> bool:
+    """Equal up to the tolerated typography -- but a paragraph break is a change."""
+    pa, pb = a.split("\n"), b.split("\n")
+    return len(pa) == len(pb) and all(normalize(x) == normalize(y) for x, y in zip(pa, pb, strict=True))
+
+
 def _ambiguous(locator: Locator, edit: Edit, result: EditResult, found: Found, hints: bool) -> None:
     count = len(found.ranges)
     more = "+" if found.truncated else ""
     hint = f"Set expected_matches to {count} to change every occurrence."
     if hints:
         parts = []
-        for s, e in found.ranges[:HINTED_CANDIDATES]:
+        for n, (s, e) in enumerate(found.ranges[:HINTED_CANDIDATES]):
             ext = locator.unique_extension(edit.anchor, s, e)
+            result.locations[n].unique_quote = ext
             where = locator.where(s)
             parts.append(f"for {where} quote \u201c{ext}\u201d" if ext else f"{where}: no short unique quote")
         if count > HINTED_CANDIDATES:

@@ -193,9 +193,12 @@ class DocumentView:
             i += 1
 
     def flags_between(self, start: int, end: int) -> int:
+        """The union of the flags of every span the range [start, end) touches."""
+        i = max(0, bisect.bisect_right(self.span_starts, start) - 1)
+        j = bisect.bisect_left(self.span_starts, end)
         out = 0
-        for piece in self.pieces(start, end):
-            out |= piece.flags
+        for f in self.span_flags[i : max(j, i + 1)]:
+            out |= f
         return out
 
     def sections_named(self, name: str) -> list[tuple[Paragraph, int]]:

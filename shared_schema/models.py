@@ -136,6 +136,10 @@ class Location(_Shape):
     label: str | None = None
     section: str | None = None
     context: str | None = Field(default=None, description="A short excerpt around the passage.")
+    unique_quote: str | None = Field(
+        default=None,
+        description="For an ambiguous anchor: the shortest extension of it that occurs only here.",
+    )
 
 
 class Refusal(_Shape):

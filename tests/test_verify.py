@@ -24,7 +24,7 @@ from redline.normalize import normalize
 from redline.package import Package
 from redline.verify import Verification, verify
 from redline.view import DocumentView, build_view
-from shared_schema import Edit, EditBatch, EditStatus, MatchKind
+from shared_schema import Edit, EditBatch, EditStatus, Location, MatchKind
 
 # -- a small lease as a real package ----------------------------------------------------------
 
@@ -382,6 +382,7 @@ def test_an_ambiguous_anchor_lists_every_candidate_and_a_unique_extension_for_ea
     for cand in error.candidates:
         ext = locator.unique_extension("Tenant shall pay", cand.start, cand.end)
         assert ext is not None and f"\u201c{ext}\u201d" in error.hint
+        assert cand.unique_quote == ext  # also as structured data
         assert "Tenant shall pay" in ext
         found = locator.find(ext)
         (only,) = found.ranges  # really unique ...
@@ -589,11 +590,14 @@ def test_without_hints_the_verdicts_candidates_and_counts_are_the_same(view: Doc
              Edit(anchor="Tenant shall pay all Base Rent", replacement="y"),
              Edit(anchor="Tenant shall pay", replacement="z", expected_matches=2)]  # fmt: skip
     with_hints, without = run(view, *edits).results, run(view, *edits, hints=False).results
+    def places(locs: list[Location]) -> list[Location]:  # hints add each candidate's unique quote
+        return [loc.model_copy(update={"unique_quote": None}) for loc in locs]
+
     for a, b in zip(with_hints, without, strict=True):
-        assert (a.status, a.match, a.locations) == (b.status, b.match, b.locations)
+        assert (a.status, a.match, places(a.locations)) == (b.status, b.match, b.locations)
         assert (a.error is None) == (b.error is None)
         if a.error is not None and b.error is not None:
-            assert (a.error.code, a.error.candidates, a.error.actual_matches) == (
+            assert (a.error.code, places(a.error.candidates), a.error.actual_matches) == (
                 b.error.code, b.error.candidates, b.error.actual_matches)  # fmt: skip
     assert without[-2].error is not None and without[-2].error.nearest is None
 
