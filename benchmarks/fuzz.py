@@ -1,0 +1,193 @@
+"""The long fuzz run for hostile inputs (issue 9): ``python -m benchmarks.fuzz --seconds 180``.
+
+Runs the property-based strategies of ``tests/test_hostile.py`` (``FUZZ_TARGETS``) for a time
+budget instead of a fixed number of examples, in rounds of fresh random examples, round-robin
+over the targets:
+
+* ``mutated packages``: valid packages with members dropped, duplicated, renamed; content types
+  swapped; DOCTYPEs injected; elements wrapped in ``mc:AlternateContent`` or unknown
+  namespaces; members corrupted, truncated or stored; the finished zip corrupted;
+* ``random WordprocessingML``: random bodies (runs, tabs, breaks, symbols, fields, revisions,
+  hyperlinks, content controls, tables, ``mc:`` and unknown wrappers) edited with anchors quoted
+  from their own view; the output, every revision accepted, must read as the input with the
+  reported replacements;
+* ``hostile replies``: random JSON (edits under every alias, wrong types, huge numbers, NULs),
+  fenced, wrapped in prose, truncated, spliced with garbage, or as broken UTF-8;
+* ``corrupted files``: byte flips, insertions and deletions anywhere in a valid .docx;
+* ``package loader``: the same mutated and corrupted packages straight into
+  :class:`redline.package.Package` and the view (every part read, every XML part parsed),
+  where only :class:`~redline.package.PackageError` may come out;
+* ``reply parser``: the hostile replies straight into :func:`shared_schema.parse_edit_reply`,
+  which must return an ``EditBatch`` or ``None`` and never raise.
+
+Every example goes through :func:`redline.apply.apply_reply` (or the loader / parser directly)
+and must never raise: the result is a typed refusal or a report of every edit. A failing example
+is shrunk by Hypothesis, printed, and the run goes on; the summary lists each distinct failure
+once (by exception type and the line that raised it).
+
+Options: ``--seconds N`` (default 180), ``--target NAME`` (repeatable; default all),
+``--round N`` examples per round (default 200), ``--known`` to put back the structures that
+known, already reported bugs mishandle (see ``KNOWN_BUGS`` in the test file), ``--seed N``.
+Exit status 1 when anything was found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import strategies as st
+
+TESTS = Path(__file__).resolve().parent.parent / "tests"
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
+
+import test_hostile as th  # noqa: E402  (the strategies live with the bounded tests)
+
+from redline.package import CODES, Package, PackageError  # noqa: E402
+from redline.view import build_view  # noqa: E402
+from shared_schema import EditBatch, parse_edit_reply  # noqa: E402
+
+
+def check_loader(data: bytes) -> None:
+    """Load, read every part, parse every XML part, build the view: only PackageError."""
+    try:
+        pkg = Package.from_bytes(data)
+        for name in pkg.names:
+            pkg.read(name)
+            if pkg.is_xml(name):
+                pkg.xml(name)
+        build_view(pkg)
+    except PackageError as exc:
+        assert exc.code in CODES, exc.code
+        assert exc.message
+
+
+def check_corrupted_loader(edits: list[tuple[int, int, str]]) -> None:
+    data = bytearray(th.h.raw_zip([th.h.Entry(n, d) for n, d in th.FUZZ_DOC_PARTS]))
+    for pos, value, kind in edits:
+        at = pos % (len(data) + 1)
+        if kind == "x" and at < len(data):
+            data[at] = value
+        elif kind == "i":
+            data[at:at] = bytes([value])
+        elif kind == "d" and at < len(data):
+            del data[at]
+    check_loader(bytes(data))
+
+
+def check_parser(reply: str | bytes) -> None:
+    batch = parse_edit_reply(reply)
+    assert batch is None or isinstance(batch, EditBatch)
+    if batch is not None:
+        indexes = [e.index for e in batch.invalid]
+        assert len(indexes) == len(set(indexes))
+
+
+TARGETS: dict[str, tuple[dict[str, st.SearchStrategy[Any]], Callable[..., None]]] = {
+    **th.FUZZ_TARGETS,
+    "package loader": ({"data": th.mutated_package()}, check_loader),
+    "package loader, corrupted bytes": ({"edits": th.BYTE_EDITS}, check_corrupted_loader),
+    "reply parser": ({"reply": th.hostile_reply()}, check_parser),
+}
+
+
+@dataclass
+class Tally:
+    examples: int = 0
+    rounds: int = 0
+    seconds: float = 0.0
+    failures: dict[str, str] = field(default_factory=dict)
+
+
+def _signature(exc: BaseException) -> str:
+    """One line per distinct bug: the exception type and the innermost frame in the project."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "/hypothesis/" not in f.filename]
+    where = next(
+        (f for f in reversed(frames) if "/redline/" in f.filename or "/shared_schema/" in f.filename),
+        frames[-1] if frames else None,
+    )
+    place = f"{Path(where.filename).name}:{where.lineno} in {where.name}" if where else "?"
+    first = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else ""
+    return f"{type(exc).__name__} at {place}: {first}"
+
+
+def run_round(name: str, examples: int, round_seed: int, tally: Tally) -> None:
+    strategies, check = TARGETS[name]
+
+    def body(**kwargs: Any) -> None:
+        tally.examples += 1
+        check(**kwargs)
+
+    test = seed(round_seed)(
+        settings(
+            max_examples=examples,
+            deadline=None,
+            database=None,
+            phases=(Phase.generate, Phase.shrink),
+            suppress_health_check=list(HealthCheck),
+            report_multiple_bugs=False,
+            print_blob=False,
+        )(given(**strategies)(body))
+    )
+    started = time.perf_counter()
+    try:
+        test()
+    except Exception as exc:  # a falsifying example: already printed by Hypothesis
+        signature = _signature(exc)
+        if signature not in tally.failures:
+            detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            notes = "\n".join(getattr(exc, "__notes__", []))
+            tally.failures[signature] = f"{detail}\n{notes}".strip()
+            print(f"\n!! {name}: {signature}\n{notes}\n", flush=True)
+    finally:
+        tally.seconds += time.perf_counter() - started
+        tally.rounds += 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.fuzz", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=180.0, help="time budget (default 180)")
+    parser.add_argument("--target", action="append", choices=sorted(TARGETS), help="default: every target")
+    parser.add_argument("--round", type=int, default=200, help="examples per round (default 200)")
+    parser.add_argument("--known", action="store_true", help="also generate what known bugs mishandle")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the rounds' seeds (default: random)")
+    args = parser.parse_args(argv)
+    if args.known:
+        for key in th.KNOWN_BUGS:
+            th.KNOWN_BUGS[key] = False
+    names = args.target or list(TARGETS)
+    rng = random.Random(args.seed)
+    tallies = {name: Tally() for name in names}
+    deadline = time.monotonic() + args.seconds
+    print(f"fuzzing {', '.join(names)} for {args.seconds:.0f} s", flush=True)
+    i = 0
+    while time.monotonic() < deadline:
+        name = names[i % len(names)]
+        run_round(name, args.round, rng.getrandbits(64), tallies[name])
+        i += 1
+    print("\ntarget                               examples  rounds  seconds  failures")
+    found = 0
+    for name, t in tallies.items():
+        print(f"{name:36} {t.examples:8d} {t.rounds:7d} {t.seconds:8.1f} {len(t.failures):9d}")
+        found += len(t.failures)
+    total = sum(t.examples for t in tallies.values())
+    print(
+        f"\n{total} examples in {sum(t.seconds for t in tallies.values()):.0f} s; {found} distinct failures"
+    )
+    for name, t in tallies.items():
+        for signature, detail in t.failures.items():
+            print(f"\n[{name}] {signature}\n{detail}")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
