@@ -774,7 +774,9 @@ def _accepted(view: Any, spots: list[tuple[int, int, str]] | None = None) -> str
     """The view's text with ``spots`` replaced and the paragraphs Word would join joined. A line
     break inside a paragraph (``w:br``) counts as whitespace: the writer keeps the document's own
     whitespace where the model's differs only in kind, breaks included, by design."""
-    separators = {p.end for p in view.paragraphs[:-1]}
+    separators = {
+        p.end for p, nxt in zip(view.paragraphs, view.paragraphs[1:], strict=False) if nxt.start > p.end
+    }
     chars = [" " if c == "\n" and i not in separators else c for i, c in enumerate(view.text)]
     for at in _joined(view):
         chars[at] = ""
