@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 import docx
 from lxml import etree
 
-from redline.apply import ApplyOptions, apply_reply
+from redline.apply import ApplyOptions, apply_reply, make_writer
 from redline.contractgen import Kind, generate_contract
 from redline.locate import Locator
 from redline.package import Package
@@ -44,7 +44,7 @@ from redline.review import InProcess, LocalPool, run_review
 from redline.storage import LocalStorage
 from redline.verify import Planned, verify
 from redline.view import DocumentView, build_view
-from redline.writer import WriteOptions, Writer, max_revision_id
+from redline.writer import WriteOptions, Writer
 from redline.xmlparse import serialize
 from shared_schema import Edit, EditBatch
 
@@ -338,9 +338,7 @@ def loaded_for_write(data: bytes, writes: list[tuple[str, str]]) -> Loaded:
 
 
 def write_revisions(ld: Loaded) -> Writer:
-    parts = [p for p in ld.package.names if p.endswith(".xml") and p.startswith("word/")]
-    roots = [ld.package.xml(p) for p in parts]
-    writer = Writer(ld.view, WriteOptions(date=DATE, comments=False), max_revision_id(roots))
+    writer = make_writer(ld.package, ld.view, WriteOptions(date=DATE, comments=False))
     writer.write(ld.planned)
     return writer
 

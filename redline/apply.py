@@ -145,10 +145,7 @@ def _write(
 
     if not planned:
         return package.to_bytes({}), WriteResult()
-    parts = [p for p in package.names if p.endswith(".xml") and p.startswith("word/")]
-    writer = Writer(
-        view, options.write_options(), max_revision_id(package.read(p) for p in parts if _has_ids(p))
-    )
+    writer = make_writer(package, view, options.write_options())
     result = writer.write(planned)
     changed = {part: serialize(package.xml(part)) for part in sorted(result.touched_parts)}
     added: list[tuple[str, bytes]] = []
@@ -157,6 +154,12 @@ def _write(
         changed.update(c_changed)
         added.extend(c_added)
     return package.to_bytes(changed, added), result
+
+
+def make_writer(package: Package, view: DocumentView, options: WriteOptions) -> Writer:
+    """A writer for ``view`` whose revision ids start above every id the package already uses."""
+    parts = (p for p in package.names if p.startswith("word/") and p.endswith(".xml") and _has_ids(p))
+    return Writer(view, options, max_revision_id(package.read(p) for p in parts))
 
 
 def _has_ids(part: str) -> bool:
