@@ -910,6 +910,22 @@ STRUCTURAL_CASES = [
         ),
     ),
     pytest.param(
+        lambda: h.docx(
+            {
+                "word/document.xml": h.document(
+                    "<w:p><w:r><w:t>Tenant</w:t><w:br/><w:softHyphen/><w:t>The end</w:t></w:r></w:p>"
+                )
+            }
+        ),
+        json.dumps({"edits": [{"anchor": "enant\n\u00adT", "replacement": " x "}]}),
+        id="a soft hyphen after a line break (found by fuzzing)",
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason="writer._tokens makes the soft hyphen a space token of its own; the replacement's "
+            "space 'keeps' it and is lost ('T\\u00adx he end' for 'T x he end')",
+        ),
+    ),
+    pytest.param(
         _comments_part_is("media/a.bin"),
         json.dumps({"edits": [{**GOOD_EDIT, "rationale": "clearer"}]}),
         id="a comments relationship that targets a missing part",
@@ -1417,7 +1433,10 @@ def _t(text: str) -> str:
 def run_xml(draw: st.DrawFn) -> str:
     items = []
     for _ in range(draw(st.integers(1, 4))):
-        kind = draw(st.sampled_from(["t"] * 8 + ["tab", "br", "sym", "soft", "nbh", "fld", "instr", "cr"]))
+        kinds = ["t"] * 8 + ["tab", "br", "sym", "soft", "nbh", "fld", "instr", "cr"]
+        if KNOWN_BUGS["soft hyphen after a break"]:
+            kinds.remove("soft")
+        kind = draw(st.sampled_from(kinds))
         if kind == "t":
             items.append(_t(draw(st.sampled_from(_WORDS))))
         elif kind == "tab":
@@ -1444,7 +1463,7 @@ def run_xml(draw: st.DrawFn) -> str:
     return f"<w:r>{rpr}{''.join(items)}</w:r>"
 
 
-KNOWN_BUGS = {"nested inline containers": True, "edge whitespace": True}
+KNOWN_BUGS = {"nested inline containers": True, "edge whitespace": True, "soft hyphen after a break": True}
 """Structures a known, reported bug mishandles, left out of the bounded CI fuzzing (each has an
 ``xfail(strict=True)`` test of its own); ``python -m benchmarks.fuzz --known`` puts them back."""
 
