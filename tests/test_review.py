@@ -159,3 +159,56 @@ def test_console_script_runs_as_a_module() -> None:
     assert proc.returncode == 0 and "review" in proc.stdout
     proc = subprocess.run([sys.executable, "-m", "summarize", "--help"], capture_output=True, text=True)
     assert proc.returncode == 0 and "check" in proc.stdout
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+def test_a_batch_over_the_real_corpus_with_generated_replies(tmp_path: Path) -> None:
+    """Every real document gets its outputs and report (or its refusal), and stats agrees."""
+    import os
+
+    from redline.locate import Locator
+    from redline.package import Package, PackageError
+    from redline.view import build_view
+
+    folder = os.environ.get("REDLINE_CORPUS")
+    if not folder:
+        pytest.skip("REDLINE_CORPUS is not set")
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    docs = sorted(Path(folder).glob("*.docx"))
+    refused = set()
+    for path in docs:
+        shutil.copy(path, batch / path.name)
+        edits: list[dict[str, object]] = []
+        try:
+            view = build_view(Package.open(path))
+        except PackageError:
+            refused.add(path.stem)
+        else:
+            loc = Locator(view)
+            for para in view.paragraphs:
+                words = view.paragraph_text(para).split()
+                if len(words) >= 8 and len(edits) < 4:
+                    anchor = " ".join(words[1:6])
+                    if loc.count(anchor) == 1 and not any(anchor in str(e["anchor"]) for e in edits):
+                        edits.append({"anchor": anchor, "replacement": anchor + " (as amended)"})
+        edits.append({"anchor": "a clause no contract in this corpus contains", "replacement": "x"})
+        (batch / f"{path.stem}.reply.json").write_text(json.dumps({"edits": edits}))
+    out = tmp_path / "out"
+    assert redline_main(["review", str(batch), "-o", str(out), "--jobs", "2", "--date", DATE]) == 1
+    summary = json.loads((out / "summary.json").read_text())
+    by = {d["name"]: d for d in summary["documents"]}
+    assert set(by) == {p.stem for p in docs}
+    for name, entry in by.items():
+        if name in refused:
+            assert entry["outcome"] == "refused" and not (out / f"{name}.redlined.docx").exists()
+            continue
+        assert entry["outcome"] == "unapplied", (name, entry.get("message"))
+        assert (out / f"{name}.redlined.docx").exists() and (out / f"{name}.report.json").exists()
+    unapplied = 0
+    for report in out.glob("*.report.json"):
+        unapplied += sum(1 for e in json.loads(report.read_text())["edits"] if e["status"] != "applied")
+    stats = collect([str(out)])
+    assert stats.unapplied == unapplied and sum(stats.by_code.values()) == unapplied
+    assert stats.by_code["not_found"] >= len(docs) - len(refused)
