@@ -135,25 +135,49 @@ def default_output(doc: Path) -> Path:
     return doc.with_name(doc.stem + ".redlined.docx")
 
 
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
+    except OSError:
+        return False
+
+
 def check_output(doc: Path, out: Path) -> None:
     """Refuse an output path that would overwrite the input document."""
-    try:
-        same = out.resolve() == doc.resolve() or (out.exists() and out.samefile(doc))
-    except OSError:
-        same = False
-    if same:
+    if _same_file(out, doc):
         raise PackageError(
             "output_is_input", "The output path is the input document; refusing to overwrite it."
         )
 
 
+def check_targets(args: argparse.Namespace, doc: Path, out: Path) -> None:
+    """Before anything is written: no output or report over an input or over each other, and
+    every folder written into exists (exit 3 promises that no output document was written)."""
+    reply = None if args.reply == "-" else Path(args.reply)
+    report = None if args.report in (None, "-") else Path(args.report)
+    if not args.dry_run:
+        check_output(doc, out)
+        if reply is not None and _same_file(out, reply):
+            raise PackageError("output_is_input", "The output path is the reply; refusing to overwrite it.")
+        if not out.parent.is_dir():
+            raise PackageError("io_error", f"The output folder {str(out.parent)!r} does not exist.")
+    if report is not None:
+        targets = [("input document", doc), ("reply", reply)]
+        if not args.dry_run:
+            targets.append(("output document", out))
+        for what, path in targets:
+            if path is not None and _same_file(report, path):
+                raise PackageError(
+                    "output_is_input", f"The report path is the {what}; refusing to overwrite it."
+                )
+        if not report.parent.is_dir():
+            raise PackageError("io_error", f"The report folder {str(report.parent)!r} does not exist.")
+
+
 def _apply(args: argparse.Namespace) -> int:
     doc = Path(args.doc)
     out = Path(args.output) if args.output else default_output(doc)
-    if not args.dry_run:
-        check_output(doc, out)
-        if not out.parent.is_dir():
-            raise PackageError("io_error", f"The output folder {str(out.parent)!r} does not exist.")
+    check_targets(args, doc, out)
     try:
         data = doc.read_bytes()
     except OSError as exc:
