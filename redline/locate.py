@@ -151,7 +151,8 @@ class Locator:
         norm = self.normalized
         starts = self._occurrences(needle, MAX_MATCHES + 1)
         truncated = len(starts) > MAX_MATCHES
-        ranges = [norm.orig_span(p, p + len(needle)) for p in starts[:MAX_MATCHES]]
+        text = self.view.text
+        ranges = [_tighten(text, quote, *norm.orig_span(p, p + len(needle))) for p in starts[:MAX_MATCHES]]
         found = self._classify(quote, ranges, truncated)
         self._found[quote] = found
         return found
@@ -353,6 +354,28 @@ def _aligned_span(qtokens: list[str], window: list[str]) -> tuple[int, int] | No
     op, i1, i2, j1, j2 = ops[-1]
     hi = j1 if op == "insert" else min(j2, j1 + (i2 - i1)) if op == "replace" else j2
     return (lo, hi) if lo < hi else None
+
+
+def _tighten(text: str, quote: str, start: int, end: int) -> tuple[int, int]:
+    """Give back the edge whitespace of a tolerant match that the quote did not ask for.
+
+    A quote's leading or trailing space matches a whole whitespace run of the document, which
+    may be (or end in) a paragraph mark: "rent. " against "rent.\\n" would take the mark, and the
+    writer would delete it, joining two paragraphs. Keep at most as many edge characters as the
+    quote has, and never a line break the quote's own edge whitespace does not contain.
+    """
+    span = text[start:end]
+    q_lead = quote[: len(quote) - len(quote.lstrip())]
+    q_trail = quote[len(quote.rstrip()) :]
+    lead = span[: len(span) - len(span.lstrip())]
+    trail = span[len(span.rstrip()) :]
+    keep_lead = lead[len(lead) - len(q_lead) :] if len(lead) > len(q_lead) else lead
+    if "\n" in keep_lead and "\n" not in q_lead:
+        keep_lead = keep_lead[keep_lead.rindex("\n") + 1 :]
+    keep_trail = trail[: len(q_trail)] if len(trail) > len(q_trail) else trail
+    if "\n" in keep_trail and "\n" not in q_trail:
+        keep_trail = keep_trail[: keep_trail.index("\n")]
+    return start + len(lead) - len(keep_lead), end - (len(trail) - len(keep_trail))
 
 
 def _key(token: str) -> str:
