@@ -383,12 +383,14 @@ class Writer:
         one of them cannot be."""
         node, i = parent, index
         plan: list[tuple[etree._Element, int]] = []
+        split_below = False  # the container below is split: its second half will follow the point
         while node is not target:
             up = node.getparent()
             if up is None:
                 return None
             lo = _first_content_index(node)
-            middle = lo < i < len(node)
+            middle = lo < i < len(node) + (1 if split_below else 0)
+            split_below = False
             if node.tag == _SDT_CONTENT:  # sdtContent -> sdt -> its parent, as one level
                 node, up = up, up.getparent()
                 if middle or up is None:
@@ -397,6 +399,7 @@ class Writer:
                 if node.tag not in _SPLITTABLE or node in self._ours:
                     return None
                 plan.append((node, i))
+                split_below = True
             i = up.index(node) + (0 if i <= lo else 1)
             node = up
         inner: etree._Element | None = None
@@ -766,8 +769,14 @@ def _tokens(text: str, *, breaks: bool) -> tuple[list[tuple[int, int]], list[str
             keys.append(" " if key.isspace() else key)
             continue
         for piece in _BREAKS.finditer(text, s, e):
+            chunk = piece.group()
+            if chunk != "\n" and spans and not any(c.isspace() for c in chunk):
+                # only invisible characters (a soft hyphen) between the break and the next word:
+                # not a space of their own, or a space in the new text would "keep" them instead
+                spans[-1] = (spans[-1][0], piece.end())
+                continue
             spans.append(piece.span())
-            keys.append("\n" if piece.group() == "\n" else " ")
+            keys.append("\n" if chunk == "\n" else " ")
     return spans, keys
 
 
