@@ -9,7 +9,7 @@ from __future__ import annotations
 from lxml import etree
 
 from .ooxml import CT_COMMENTS, CT_NS, PKG_REL_NS, REL_COMMENTS, W_NS, XML_SPACE, w
-from .package import Package, rels_part_for
+from .package import Package, PackageError, rels_part_for
 from .writer import Comment, WriteOptions
 from .xmlparse import parse_xml, serialize
 
@@ -48,6 +48,13 @@ def add_comments(
     if existing:
         part = existing[0]
         root = package.xml(part)
+        if part == main or root.tag != w("comments"):
+            raise PackageError(
+                "wrong_part_kind",
+                f"The document's comments relationship points at {part}, which is not a comments "
+                "part; the file is refused rather than written wrong.",
+                part,
+            )
         for c in comments:
             root.append(_comment_element(c, options, stamp))
         changed[part] = serialize(root)

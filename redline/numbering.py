@@ -150,6 +150,7 @@ def _child_val(el: etree._Element | None, tag: str, n: _Names) -> str | None:
 
 
 _MAX_ROMAN = 39_999
+_MAX_LEVEL_TEXT = 256  # characters of a level's w:lvlText or custom number format kept
 _MAX_LETTER_REPEAT = 30  # "zzz…z", 30 letters: beyond that, decimal rather than a wall of text
 
 
@@ -383,8 +384,10 @@ def _parse_level(lvl: etree._Element, n: _Names) -> Level:
     restart = _int(_child_val(lvl, f"{{{n.ns}}}lvlRestart", n))
     return Level(
         start=start if start is not None else 0,
-        fmt=fmt or "decimal",
-        text=text,
+        # Every numbered paragraph renders these: a hostile megabyte here costs a megabyte (and
+        # a regex pass) per paragraph. Word's own are a few characters.
+        fmt=(fmt or "decimal")[:_MAX_LEVEL_TEXT],
+        text=text[:_MAX_LEVEL_TEXT],
         is_legal=_on(_child(lvl, f"{{{n.ns}}}isLgl"), n),
         restart=restart if restart is None or restart >= 0 else None,
         style=_child_val(lvl, f"{{{n.ns}}}pStyle", n),

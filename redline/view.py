@@ -45,6 +45,7 @@ from .ooxml import (
     W_NS,
     w,
 )
+from .xmlparse import PackageError
 
 if TYPE_CHECKING:
     from .package import Package
@@ -85,6 +86,8 @@ _SYMBOL_FONT = {
 }  # fmt: skip
 
 SEPARATOR = "\n"
+MAX_PARAGRAPHS = 100_000
+"""Six times the largest real contract we have (15,944); each costs the view microseconds."""
 
 
 class SpanKind(IntEnum):
@@ -291,6 +294,13 @@ class _Builder:
             self.span_flags.append(flags)
         self.chunks.extend(frame.pieces)
         self.size += frame.size
+        if len(self.paragraphs) >= MAX_PARAGRAPHS:
+            raise PackageError(
+                "too_complex",
+                f"The document has more than {MAX_PARAGRAPHS:,} paragraphs; no real contract comes "
+                "close, and a file like this is built to cost time and memory, so it is refused.",
+                story.part,
+            )
         self.paragraphs.append(
             Paragraph(len(self.paragraphs), story.part, story.kind, start, self.size, frame.element)
         )
@@ -445,9 +455,11 @@ def _symbol(node: etree._Element) -> str:
         code = int(raw, 16)
     except ValueError:
         return "\ufffc"
-    if code >= 0xF000:
+    if 0xF000 <= code <= 0xF0FF:
         return _SYMBOL_FONT.get(code - 0xF000, chr(code))
-    return chr(code) if 0x20 <= code < 0xD800 else "\ufffc"
+    if 0x20 <= code < 0xD800 or 0xE000 <= code <= 0xFFFD or 0x10000 <= code <= 0x10FFFF:
+        return chr(code)
+    return "\ufffc"  # out of range, a surrogate or a non-character: chr() would raise or lie
 
 
 def flatten(stories: list[Story], revision: str = "", numbering: Numbering | None = None) -> DocumentView:
@@ -517,7 +529,7 @@ def stories_of(package: Package) -> list[Story]:
     body = root.find(w("body"))
     stories = [_story(package, main, "body", body if body is not None else root)]
     rels = {rel.id: rel for rel in package.rels(main)}
-    seen: set[str] = set()
+    seen: set[str] = {main}  # a header or footer that is the main part would be read twice
     refs: dict[str, list[str]] = {"header": [], "footer": []}
     sect_tags = (w("headerReference"), w("footerReference"))
     # section properties sit at the end of the body and in paragraph properties: look only there
@@ -540,6 +552,8 @@ def stories_of(package: Package) -> list[Story]:
         ("endnote", REL_ENDNOTES, "endnote"),
     ):
         for part in package.related(main, rel_type):
+            if part == main:
+                continue
             template = _story(package, part, kind, package.xml(part))
             for note in template.root.iterchildren(w(note_tag)):
                 if note.get(w("type")) in (None, "normal"):
