@@ -127,8 +127,8 @@ def read_reply(source: str) -> bytes:
         return sys.stdin.buffer.read()
     try:
         return Path(source).read_bytes()
-    except OSError as exc:
-        raise UsageError(f"cannot read the reply {source!r}: {exc.strerror}") from exc
+    except OSError as exc:  # an input that cannot be read is refused (exit 3), like a document
+        raise PackageError("io_error", f"Cannot read the reply {source!r}: {exc.strerror}.") from exc
 
 
 def default_output(doc: Path) -> Path:

@@ -46,8 +46,11 @@ def main(argv: list[str] | None = None) -> int:
         data = doc.read_bytes()
         reply = sys.stdin.buffer.read() if args.reply == "-" else Path(args.reply).read_bytes()
     except OSError as exc:
-        print(f"summarize check: cannot read {exc.filename!r}: {exc.strerror}", file=sys.stderr)
-        return 2
+        print(
+            f"summarize check: refused: cannot read {exc.filename!r}: {exc.strerror} [io_error]",
+            file=sys.stderr,
+        )
+        return 3
     report = check_reply(data, reply, document_name=doc.name)
     if args.report == "-":
         sys.stdout.write(report.to_json())

@@ -212,3 +212,11 @@ def test_a_batch_over_the_real_corpus_with_generated_replies(tmp_path: Path) -> 
     stats = collect([str(out)])
     assert stats.unapplied == unapplied and sum(stats.by_code.values()) == unapplied
     assert stats.by_code["not_found"] >= len(docs) - len(refused)
+
+
+def test_apply_refuses_an_unreadable_reply_with_exit_3_and_writes_nothing(tmp_path: Path) -> None:
+    doc = tmp_path / "nda.docx"
+    shutil.copy(SAMPLES / "mutual-nda.docx", doc)
+    out = tmp_path / "out.docx"
+    assert redline_main(["apply", str(doc), str(tmp_path / "missing.json"), "-o", str(out)]) == 3
+    assert not out.exists()

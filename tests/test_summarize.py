@@ -159,6 +159,7 @@ def test_cli_exit_codes_and_report(tmp_path: Path, lease: bytes) -> None:
     (tmp_path / "bad.docx").write_bytes(b"PK\x03\x04 nope")
     assert summarize_main(["check", str(tmp_path / "bad.docx"), str(reply)]) == 3
     assert summarize_main(["check"]) == 2
+    assert summarize_main(["check", str(doc), str(tmp_path / "no-such-reply.json")]) == 3
 
 
 @pytest.mark.corpus
