@@ -481,10 +481,11 @@ def _label(view: DocumentView, numbering: Numbering) -> None:
             open_heads = []
             story = para.story
         if para.story == "body":
-            para.label = numbering.label(para.element)
+            number = numbering.number(para.element)  # one read of the paragraph's properties
+            para.label = number.label if number is not None else None
             outline = numbering.outline_level(para.element)
             if outline is not None or para.label:
-                level = outline if outline is not None else numbering.level(para.element)
+                level = outline if outline is not None else (number.ilvl if number else None)
                 para.level = level if level is not None else 0
                 para.title = _title(para.label, view.paragraph_text(para), outline is not None)
                 while open_heads and (open_heads[-1].level or 0) >= para.level:
