@@ -287,11 +287,12 @@ class _Builder:
             self.chunks.append(SEPARATOR)
             self.size += 1
         start = self.size
-        for offset, node, kind, flags in frame.spans:
-            self.span_starts.append(start + offset)
-            self.span_nodes.append(node)
-            self.span_kinds.append(kind)
-            self.span_flags.append(flags)
+        if frame.spans:
+            offsets, nodes, kinds, flags = zip(*frame.spans, strict=True)
+            self.span_starts.extend([start + o for o in offsets])
+            self.span_nodes.extend(nodes)
+            self.span_kinds.extend(kinds)
+            self.span_flags.extend(flags)
         self.chunks.extend(frame.pieces)
         self.size += frame.size
         if len(self.paragraphs) >= MAX_PARAGRAPHS:
