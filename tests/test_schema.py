@@ -1,0 +1,69 @@
+"""The shared schema: one definition of the request shapes, exported for structured output."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic import ValidationError
+
+import redline.report
+import redline.verify
+import summarize.check
+from shared_schema import (
+    Edit,
+    EditBatch,
+    EditResult,
+    Location,
+    QuoteCheck,
+    Refusal,
+    SummaryReply,
+    json_schema,
+    parse_edit_reply,
+    parse_summary_reply,
+)
+
+
+def test_the_edits_schema_states_the_rules_a_model_must_follow() -> None:
+    schema = json_schema("edits")
+    text = json.dumps(schema).lower()
+    for rule in ("character for character", "one edit per location", "expected_matches", "section"):
+        assert rule in text, rule
+    edit = schema["$defs"]["Edit"]
+    assert set(edit["properties"]) == set(Edit.model_fields)
+    assert set(edit["required"]) == {"anchor", "replacement"}
+    assert edit["additionalProperties"] is False
+
+
+def test_every_exported_shape_round_trips_through_the_tolerant_parser() -> None:
+    batch = EditBatch(
+        edits=[
+            Edit(anchor="Tenant shall pay rent", replacement="Tenant shall pay all rent", id="e1"),
+            Edit(anchor="“Premises”", replacement="", rationale="duplicate", expected_matches=2),
+        ]
+    )
+    parsed = parse_edit_reply(json.dumps({"edits": [e.model_dump() for e in batch.edits]}))
+    assert parsed is not None and parsed.edits == batch.edits
+    summary = json_schema("summary")
+    assert set(summary["properties"]) == {"summary", "points"}
+    reply = SummaryReply(summary="s")
+    assert parse_summary_reply(json.dumps({"summary": "s", "points": []})) == reply
+    assert json_schema("edit")["title"] == "Edit"
+    with pytest.raises(ValueError):
+        json_schema("nonsense")  # type: ignore[arg-type]
+
+
+def test_an_anchor_a_word_document_cannot_hold_is_refused_at_parse_time() -> None:
+    with pytest.raises(ValidationError):
+        Edit(anchor="a\x00b", replacement="x")
+    with pytest.raises(ValidationError):
+        Edit(anchor="   ", replacement="x")
+
+
+def test_both_flows_report_with_the_same_classes() -> None:
+    assert redline.verify.EditResult is EditResult
+    assert redline.report.EditResult is EditResult
+    assert summarize.check.QuoteCheck is QuoteCheck
+    for shape in (EditResult, QuoteCheck):
+        assert shape.model_fields["locations"].annotation == list[Location]
+        assert shape.model_fields["error"].annotation == (Refusal | None)
