@@ -153,6 +153,7 @@ class DocumentView:
     span_kinds: bytearray
     span_flags: bytearray
     para_starts: list[int] = field(default_factory=list)
+    _sections: dict[str, list[tuple[Paragraph, int]]] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.para_starts:
@@ -206,30 +207,42 @@ class DocumentView:
 
     def sections_named(self, name: str) -> list[tuple[Paragraph, int]]:
         """Every section whose label or heading matches ``name``, as (head, end offset)."""
-        key = _section_key(name)
-        heads = [
-            p
-            for p in self.paragraphs
-            if p.title is not None
-            and key
-            in {
-                _section_key(p.label or ""),
+        if self._sections is None:
+            self._sections = self._index_sections()
+        return list(self._sections.get(_section_key(name), ()))
+
+    def _index_sections(self) -> dict[str, list[tuple[Paragraph, int]]]:
+        """One pass: each head's section runs until the next head of its level or above, or
+        the end of its story; indexed by every name it answers to."""
+        ends: dict[int, int] = {}
+        open_heads: list[Paragraph] = []
+        for p in self.paragraphs:
+            if open_heads and p.story != open_heads[-1].story:
+                for h in open_heads:
+                    ends[h.index] = p.start
+                open_heads = []
+            if p.title is None:
+                continue
+            level = p.level if p.level is not None else 0
+            while open_heads and (open_heads[-1].level or 0) >= level:
+                ends[open_heads.pop().index] = p.start
+            open_heads.append(p)
+        for h in open_heads:
+            ends[h.index] = len(self.text)
+        index: dict[str, list[tuple[Paragraph, int]]] = {}
+        for p in self.paragraphs:
+            if p.title is None:
+                continue
+            label = p.label or ""
+            keys = {
+                _section_key(label),
                 _section_key(p.title),
                 _section_key(self.paragraph_text(p)),
-                _section_key(p.title[len(p.label or "") :]),
+                _section_key(p.title[len(label) :]),
             }
-        ]
-        out = []
-        for head in heads:
-            end = len(self.text)
-            for q in self.paragraphs[head.index + 1 :]:
-                if q.story != head.story or (
-                    q.level is not None and head.level is not None and q.level <= head.level
-                ):
-                    end = q.start
-                    break
-            out.append((head, end))
-        return out
+            for key in keys:
+                index.setdefault(key, []).append((p, ends[p.index]))
+        return index
 
 
 def _section_key(name: str) -> str:
