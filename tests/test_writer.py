@@ -57,7 +57,7 @@ from redline.apply import ApplyOptions, Outcome, apply_reply
 from redline.normalize import normalize
 from redline.package import Package, PackageError
 from redline.view import SpanFlag, build_view
-from redline.writer import word_diff
+from redline.writer import max_revision_id, word_diff
 from shared_schema import Edit, EditBatch
 
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
@@ -1425,3 +1425,22 @@ def test_libreoffice_converts_every_output(converted: Any) -> None:
     assert missing == [], log[-2000:]
     for p in inputs:
         assert (folder / "pdf" / (p.stem + ".pdf")).stat().st_size > 500, p.name
+
+
+_REFERENCE_ID_ATTR = re.compile(rb"""[:\s]id=["'](\d{1,9})["']""")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.sampled_from([b"id=", b'"', b"'", b"1", b"07", b"123456789", b"0", b":", b" ", b"\n",
+                             b"\t", b"\x0b", b"x", b"w:id=", b"rsid=", b"<", b">", b"=", b"idd="]),
+            max_size=30,
+        ).map(b"".join),
+        max_size=3,
+    )
+)
+def test_max_revision_id_is_the_largest_id_the_plain_pattern_finds(parts: list[bytes]) -> None:
+    expected = max((int(g) for data in parts for g in _REFERENCE_ID_ATTR.findall(data)), default=0)
+    assert max_revision_id(parts) == expected
