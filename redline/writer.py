@@ -761,6 +761,22 @@ def _tokens(text: str, *, breaks: bool) -> tuple[list[tuple[int, int]], list[str
     norm = NormalizedText.build(text)
     spans: list[tuple[int, int]] = []
     keys: list[str] = []
+    if len(norm._seg_kind) == 1:
+        # One identity segment (nothing collapsed or expanded): normalised offsets are the
+        # original's, and as the tokens cover every character they follow one another.
+        s = 0
+        for key in _TOKEN.findall(norm.text):
+            e = s + len(key)
+            if not key.isspace():
+                spans.append((s, e))
+                keys.append(key)
+            elif not breaks or "\n" not in text[s:e]:
+                spans.append((s, e))
+                keys.append(" ")
+            else:
+                _break_tokens(text, s, e, spans, keys)
+            s = e
+        return spans, keys
     for m in _TOKEN.finditer(norm.text):
         s, e = norm.orig_start(m.start()), norm.orig_end(m.end())
         key = m.group()
@@ -768,16 +784,22 @@ def _tokens(text: str, *, breaks: bool) -> tuple[list[tuple[int, int]], list[str
             spans.append((s, e))
             keys.append(" " if key.isspace() else key)
             continue
-        for piece in _BREAKS.finditer(text, s, e):
-            chunk = piece.group()
-            if chunk != "\n" and spans and not any(c.isspace() for c in chunk):
-                # only invisible characters (a soft hyphen) between the break and the next word:
-                # not a space of their own, or a space in the new text would "keep" them instead
-                spans[-1] = (spans[-1][0], piece.end())
-                continue
-            spans.append(piece.span())
-            keys.append("\n" if chunk == "\n" else " ")
+        _break_tokens(text, s, e, spans, keys)
     return spans, keys
+
+
+def _break_tokens(text: str, s: int, e: int, spans: list[tuple[int, int]], keys: list[str]) -> None:
+    """The tokens of whitespace ``text[s:e]`` holding a line break: each break one token, the
+    stretches around it others."""
+    for piece in _BREAKS.finditer(text, s, e):
+        chunk = piece.group()
+        if chunk != "\n" and spans and not any(c.isspace() for c in chunk):
+            # only invisible characters (a soft hyphen) between the break and the next word:
+            # not a space of their own, or a space in the new text would "keep" them instead
+            spans[-1] = (spans[-1][0], piece.end())
+            continue
+        spans.append(piece.span())
+        keys.append("\n" if chunk == "\n" else " ")
 
 
 def _span(tokens: list[tuple[int, int]], size: int, i: int, j: int) -> tuple[int, int]:
