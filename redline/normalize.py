@@ -229,12 +229,28 @@ class NormalizedText:
         return self._seg_kind[k] == _EXPAND and n != self._seg_norm[k]
 
 
+# The characters each tolerance acts on (whitespace is left out: a run of plain spaces is
+# collapsed too).  \x00 stands in for an invisible character while normalising.
+_CHARS = {
+    Tolerance.QUOTES: frozenset(SINGLE_QUOTES + DOUBLE_QUOTES),
+    Tolerance.DASHES: frozenset(DASHES),
+    Tolerance.INVISIBLE: frozenset(INVISIBLE + _GONE),
+    Tolerance.ELLIPSIS: frozenset(ELLIPSIS),
+}
+
+
 def tolerances_needed(quote: str, found: str) -> list[str]:
     """Which tolerances it takes for ``quote`` to equal ``found`` (each one is necessary)."""
     if quote == found:
         return []
+    # A tolerance whose characters occur in neither text cannot be what makes two tolerantly
+    # equal texts equal: dropping it normalises both exactly as before.
+    present = None if normalize(quote) != normalize(found) else set(quote).union(found)
     needed = []
     for tol in Tolerance:
+        chars = _CHARS.get(tol)
+        if present is not None and chars is not None and present.isdisjoint(chars):
+            continue
         rest = ALL - {tol}
         if normalize(quote, rest) != normalize(found, rest):
             needed.append(tol.value)
