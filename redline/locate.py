@@ -38,6 +38,8 @@ _SCANS_BEFORE_INDEX = 8  # full-text scans answered before the token index is bu
 _NEAR_CANDIDATES = 4  # windows aligned with rapidfuzz per near-miss
 _NEAR_MAX_POSTINGS = 4_000  # votes cast per near-miss (the rarest tokens first)
 _NEAR_PAD = 4  # tokens of slack either side of a candidate window
+# Location(**fields), validated the same, without keyword-argument handling (half the cost).
+_new_location = Location.__pydantic_validator__.validate_python
 
 
 @dataclass(frozen=True)
@@ -206,14 +208,16 @@ class Locator:
         text = self.view.text
         lo, hi = max(0, start - CONTEXT), min(len(text), end + CONTEXT)
         context = ("…" if lo > 0 else "") + " ".join(text[lo:hi].split()) + ("…" if hi < len(text) else "")
-        return Location(
-            part=para.part,
-            paragraph=para.index,
-            start=start,
-            end=end,
-            label=para.label,
-            section=para.section,
-            context=context,
+        return _new_location(
+            {
+                "part": para.part,
+                "paragraph": para.index,
+                "start": start,
+                "end": end,
+                "label": para.label,
+                "section": para.section,
+                "context": context,
+            }
         )
 
     def where(self, start: int) -> str:

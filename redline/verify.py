@@ -26,6 +26,8 @@ from .view import Paragraph, SpanFlag
 
 HINTED_CANDIDATES = 20  # candidates of an ambiguous anchor that get a unique extension in the hint
 _NOTES = (w("footnote"), w("endnote"))
+# EditResult(**fields), validated the same, without keyword-argument handling.
+_new_result = EditResult.__pydantic_validator__.validate_python
 
 
 @dataclass(frozen=True)
@@ -175,15 +177,17 @@ def _result(
     if locator is None or found is None or not found.ranges:
         return EditResult(index=index, id=edit.id, anchor=edit.anchor, replacement=edit.replacement,
                           status=status)  # fmt: skip
-    return EditResult(
-        index=index,
-        id=edit.id,
-        anchor=edit.anchor,
-        replacement=edit.replacement,
-        status=status,
-        match=found.kind,
-        tolerances=list(found.tolerances),
-        locations=[locator.location(s, e) for s, e in found.ranges],
+    return _new_result(
+        {
+            "index": index,
+            "id": edit.id,
+            "anchor": edit.anchor,
+            "replacement": edit.replacement,
+            "status": status,
+            "match": found.kind,
+            "tolerances": list(found.tolerances),
+            "locations": [locator.location(s, e) for s, e in found.ranges],
+        }
     )
 
 
