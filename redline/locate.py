@@ -18,6 +18,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter, defaultdict, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import accumulate
 
@@ -39,7 +40,7 @@ _NEAR_CANDIDATES = 4  # windows aligned with rapidfuzz per near-miss
 _NEAR_MAX_POSTINGS = 4_000  # votes cast per near-miss (the rarest tokens first)
 _NEAR_PAD = 4  # tokens of slack either side of a candidate window
 # Location(**fields), validated the same, without keyword-argument handling (half the cost).
-_new_location = Location.__pydantic_validator__.validate_python
+_new_location: Callable[[dict[str, object]], Location] = Location.__pydantic_validator__.validate_python
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import bisect
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -27,7 +27,7 @@ from .view import Paragraph, SpanFlag
 HINTED_CANDIDATES = 20  # candidates of an ambiguous anchor that get a unique extension in the hint
 _NOTES = (w("footnote"), w("endnote"))
 # EditResult(**fields), validated the same, without keyword-argument handling.
-_new_result = EditResult.__pydantic_validator__.validate_python
+_new_result: Callable[[dict[str, object]], EditResult] = EditResult.__pydantic_validator__.validate_python
 
 
 @dataclass(frozen=True)
