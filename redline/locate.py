@@ -24,7 +24,7 @@ from itertools import accumulate
 
 from rapidfuzz import fuzz
 
-from shared_schema import Location, MatchKind
+from shared_schema import Location, MatchKind, Refusal
 
 from .normalize import NormalizedText, normalize, tolerances_needed
 from .view import DocumentView
@@ -230,6 +230,27 @@ class Locator:
         if para.section:
             return f"§{para.section}, {place}"
         return place
+
+    def not_found(self, quote: str, *, noun: str, hint: str, search: bool = True) -> Refusal:
+        """The refusal for a ``noun`` ("anchor", "quote") that does not occur: with the nearest
+        passage and what differs when one is close (and ``search`` allows looking), else ``hint``."""
+        near = self.nearest(quote) if search else None
+        if near is None:
+            return Refusal(
+                code="not_found",
+                message=f"The {noun} does not occur in the document, not even allowing for "
+                "differences in spacing, quotes and dashes.",
+                hint=hint,
+            )
+        diff = "; ".join(near.differences) or "the wording differs"
+        return Refusal(
+            code="not_found",
+            message=f"The {noun} does not occur in the document. The closest passage is in "
+            f"{self.where(near.start)}: \u201c{near.text}\u201d ({diff}).",
+            hint=f"If you meant that passage, quote it exactly: \u201c{near.text}\u201d.",
+            nearest=near.text,
+            nearest_location=self.location(near.start, near.end),
+        )
 
     # -- hints ----------------------------------------------------------------------------
     def unique_extension(self, quote: str, start: int, end: int, max_words: int = 12) -> str | None:

@@ -212,26 +212,12 @@ def _refuse(
 
 
 def _not_found(locator: Locator, edit: Edit, result: EditResult, hints: bool) -> None:
-    near = locator.nearest(edit.anchor) if hints else None
-    if near is None:
-        _refuse(
-            result,
-            EditStatus.NOT_FOUND,
-            "The anchor does not occur in the document, not even allowing for differences in "
-            "spacing, quotes and dashes.",
-            "Copy the anchor character for character from the document text you were shown.",
-        )
-        return
-    where = locator.where(near.start)
-    diff = "; ".join(near.differences) if near.differences else "the wording differs"
-    _refuse(
-        result,
-        EditStatus.NOT_FOUND,
-        f"The anchor does not occur in the document. The closest passage is in {where}: "
-        f"\u201c{near.text}\u201d ({diff}).",
-        f"If you meant that passage, quote it exactly: \u201c{near.text}\u201d.",
-        nearest=near.text,
-        nearest_location=locator.location(near.start, near.end),
+    result.status = EditStatus.NOT_FOUND
+    result.error = locator.not_found(
+        edit.anchor,
+        noun="anchor",
+        hint="Copy the anchor character for character from the document text you were shown.",
+        search=hints,
     )
 
 

@@ -83,24 +83,7 @@ def check_quote(locator: Locator, quote: str) -> QuoteCheck:
             tolerances=list(found.tolerances),
             locations=[locator.location(s, e) for s, e in found.ranges],
         )
-    near = locator.nearest(quote)
-    if near is None:
-        error = Refusal(
-            code=QuoteStatus.NOT_FOUND.value,
-            message="The quote does not occur in the document, not even allowing for "
-            "differences in spacing, quotes and dashes.",
-            hint="Quote the document verbatim, or drop the claim.",
-        )
-    else:
-        diff = "; ".join(near.differences) or "the wording differs"
-        error = Refusal(
-            code=QuoteStatus.NOT_FOUND.value,
-            message=f"The quote does not occur in the document. The closest passage is in "
-            f"{locator.where(near.start)}: \u201c{near.text}\u201d ({diff}).",
-            hint=f"If you meant that passage, quote it exactly: \u201c{near.text}\u201d.",
-            nearest=near.text,
-            nearest_location=locator.location(near.start, near.end),
-        )
+    error = locator.not_found(quote, noun="quote", hint="Quote the document verbatim, or drop the claim.")
     return QuoteCheck(quote=quote, status=QuoteStatus.NOT_FOUND, error=error)
 
 
