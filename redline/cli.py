@@ -174,6 +174,17 @@ def check_targets(args: argparse.Namespace, doc: Path, out: Path) -> None:
             raise PackageError("io_error", f"The report folder {str(report.parent)!r} does not exist.")
 
 
+def apply_options(args: argparse.Namespace) -> ApplyOptions:
+    """The options ``apply`` and ``review`` share, from their common flags."""
+    return ApplyOptions(
+        author=args.author,
+        date=args.date,
+        dry_run=args.dry_run,
+        track=not args.no_track,
+        comments=not args.no_comments,
+    )
+
+
 def _apply(args: argparse.Namespace) -> int:
     doc = Path(args.doc)
     out = Path(args.output) if args.output else default_output(doc)
@@ -183,13 +194,7 @@ def _apply(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise PackageError("io_error", f"Cannot read {str(doc)!r}: {exc.strerror}.") from exc
     reply = read_reply(args.reply)
-    options = ApplyOptions(
-        author=args.author,
-        date=args.date,
-        dry_run=args.dry_run,
-        track=not args.no_track,
-        comments=not args.no_comments,
-    )
+    options = apply_options(args)
     outcome = apply_reply(
         data, reply, options, document_name=doc.name, output_name=None if args.dry_run else out.name
     )

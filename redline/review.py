@@ -199,7 +199,7 @@ def make_executor(args: argparse.Namespace) -> Executor:
 
 
 def run_review_command(args: argparse.Namespace) -> int:
-    from .cli import UsageError
+    from .cli import UsageError, apply_options
 
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
@@ -209,13 +209,7 @@ def run_review_command(args: argparse.Namespace) -> int:
         return EXIT_REFUSED
     target = open_storage(args.outdir or source.join("out"))
     target.makedirs()
-    options = ApplyOptions(
-        author=args.author,
-        date=args.date,
-        dry_run=args.dry_run,
-        track=not args.no_track,
-        comments=not args.no_comments,
-    )
+    options = apply_options(args)
     executor = make_executor(args)
     bar = None
     if not args.quiet and sys.stderr.isatty():
