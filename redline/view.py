@@ -374,21 +374,10 @@ class _Builder:
             elif tag == _FLD_CHAR:
                 run = node.getparent()
                 container = run.getparent() if run is not None else None
-                if container is not None and container.tag == _DEL:
-                    continue
-                kind_attr = node.get(_FLD_CHAR_TYPE)
-                if kind_attr == "begin":
-                    field_stack.append(False)
-                elif kind_attr == "separate" and field_stack:
-                    field_stack[-1] = True
-                elif kind_attr == "end" and field_stack:
-                    field_stack.pop()
-            elif tag == _DEL and frame is not None:
-                parent = node.getparent()
-                if parent is not None and parent.tag == _RPR:
-                    grand = parent.getparent()
-                    if grand is not None and grand.tag == _PPR:
-                        frame.deleted_mark = True
+                if container is None or container.tag != _DEL:
+                    _track_field(field_stack, node)
+            elif tag == _DEL and frame is not None and _marks_paragraph(node):
+                frame.deleted_mark = True
         if frame is not None:
             self.emit(frame, story)
 
@@ -413,24 +402,15 @@ class _Builder:
                 in_simple += 1
                 continue
             if tag == _DEL:
-                parent = node.getparent()
-                if parent is not None and parent.tag == _RPR:
-                    grand = parent.getparent()
-                    if grand is not None and grand.tag == _PPR and stack:
-                        stack[-1].deleted_mark = True
+                if stack and _marks_paragraph(node):
+                    stack[-1].deleted_mark = True
                 walker.skip_subtree()
                 continue
             if tag in (_MOVE_FROM, _FALLBACK):
                 walker.skip_subtree()
                 continue
             if tag == _FLD_CHAR:
-                kind = node.get(w("fldCharType"))
-                if kind == "begin":
-                    field_stack.append(False)
-                elif kind == "separate" and field_stack:
-                    field_stack[-1] = True
-                elif kind == "end" and field_stack:
-                    field_stack.pop()
+                _track_field(field_stack, node)
                 continue
             if not stack:
                 continue
@@ -461,6 +441,25 @@ class _Builder:
             self.span_kinds,
             self.span_flags,
         )
+
+
+def _track_field(field_stack: list[bool], fld_char: etree._Element) -> None:
+    """Follow a complex field (§17.16.18): begin opens it, separate ends its instructions
+    (what follows is its result), end closes it.  ``field_stack[-1]``: past the separator?"""
+    kind = fld_char.get(_FLD_CHAR_TYPE)
+    if kind == "begin":
+        field_stack.append(False)
+    elif kind == "separate" and field_stack:
+        field_stack[-1] = True
+    elif kind == "end" and field_stack:
+        field_stack.pop()
+
+
+def _marks_paragraph(deletion: etree._Element) -> bool:
+    """Is this ``w:del`` the deleted-paragraph-mark marker (``w:pPr/w:rPr/w:del``)?"""
+    parent = deletion.getparent()
+    grand = parent.getparent() if parent is not None and parent.tag == _RPR else None
+    return grand is not None and grand.tag == _PPR
 
 
 def _symbol(node: etree._Element) -> str:
