@@ -73,16 +73,8 @@ def check_loader(data: bytes) -> None:
 
 
 def check_corrupted_loader(edits: list[tuple[int, int, str]]) -> None:
-    data = bytearray(th.h.raw_zip([th.h.Entry(n, d) for n, d in th.FUZZ_DOC_PARTS]))
-    for pos, value, kind in edits:
-        at = pos % (len(data) + 1)
-        if kind == "x" and at < len(data):
-            data[at] = value
-        elif kind == "i":
-            data[at:at] = bytes([value])
-        elif kind == "d" and at < len(data):
-            del data[at]
-    check_loader(bytes(data))
+    data = th.h.raw_zip([th.h.Entry(n, d) for n, d in th.FUZZ_DOC_PARTS])
+    check_loader(th.h.mutate_bytes(data, edits))
 
 
 def check_parser(reply: str | bytes) -> None:

@@ -56,6 +56,21 @@ def _compress(data: bytes, level: int = 6) -> bytes:
     return packer.compress(data) + packer.flush()
 
 
+def mutate_bytes(data: bytes, edits: list[tuple[int, int, str]]) -> bytes:
+    """``data`` with byte edits applied in order: (position, value, "x" overwrite / "i" insert /
+    "d" delete); positions wrap around the current length (for fuzzing)."""
+    out = bytearray(data)
+    for pos, value, kind in edits:
+        at = pos % (len(out) + 1)
+        if kind == "x" and at < len(out):
+            out[at] = value
+        elif kind == "i":
+            out[at:at] = bytes([value])
+        elif kind == "d" and at < len(out):
+            del out[at]
+    return bytes(out)
+
+
 def raw_zip(entries: list[Entry], comment: bytes = b"") -> bytes:
     """A zip archive written field by field, trusting nothing but the entries."""
     out = bytearray()

@@ -1657,16 +1657,8 @@ def test_fuzz_a_corrupted_file_goes_through_the_whole_pipeline(edits: list[tuple
 
 
 def check_corrupted_file(edits: list[tuple[int, int, str]]) -> None:
-    data = bytearray(h.raw_zip([h.Entry(n, d) for n, d in FUZZ_DOC_PARTS]))
-    for pos, value, kind in edits:
-        at = pos % (len(data) + 1)
-        if kind == "x" and at < len(data):
-            data[at] = value
-        elif kind == "i":
-            data[at:at] = bytes([value])
-        elif kind == "d" and at < len(data):
-            del data[at]
-    safe_apply(bytes(data), FUZZ_REPLY)
+    data = h.raw_zip([h.Entry(n, d) for n, d in FUZZ_DOC_PARTS])
+    safe_apply(h.mutate_bytes(data, edits), FUZZ_REPLY)
 
 
 FUZZ_TARGETS: dict[str, tuple[dict[str, st.SearchStrategy[Any]], Callable[..., None]]] = {
