@@ -143,6 +143,7 @@ def _write(
 ) -> tuple[bytes, WriteResult]:
     from .comments import add_comments
 
+    view.check_tree()
     if not planned:
         return package.to_bytes({}), WriteResult()
     writer = make_writer(package, view, options.write_options())

@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from lxml import etree
@@ -450,7 +451,7 @@ class Numbering:
         self._consumed: set[tuple[int, int]] = set()
         # The last paragraph read: label(), level() and outline_level() on the same paragraph,
         # one after another (as the view calls them), read its w:pPr once.
-        self._last: tuple[etree._Element, _ParagraphProps] | None = None
+        self._last: tuple[etree._Element, ParagraphProps] | None = None
 
     # -- construction ------------------------------------------------------------------------
 
@@ -507,8 +508,13 @@ class Numbering:
 
     def number(self, p: etree._Element) -> ListNumber | None:
         """Like :meth:`label`, with the list, the level and the bullet; advances counters."""
+        return self.number_of(self._props(p))
+
+    def number_of(self, props: ParagraphProps) -> ListNumber | None:
+        """:meth:`number` for a paragraph known by its properties (as the XML scanner reads
+        them) rather than by its element."""
         try:
-            return self._number(p)
+            return self._number(props)
         except Exception:  # pragma: no cover - a last resort: odd input never raises
             return None
 
@@ -518,7 +524,7 @@ class Numbering:
         Does not advance counters: call it as often as needed, before or after :meth:`label`.
         """
         try:
-            membership = self._membership(p)
+            membership = self._membership(self._props(p))
         except Exception:  # pragma: no cover - a last resort: odd input never raises
             return None
         return None if membership is None else membership[1]
@@ -529,10 +535,13 @@ class Numbering:
         From ``w:outlineLvl`` on the paragraph or its style chain, or a built-in
         ``heading N`` style; level 9 ("body text") is None. Does not advance counters.
         """
+        return self.outline_level_of(self._props(p))
+
+    def outline_level_of(self, props: ParagraphProps) -> int | None:
+        """:meth:`outline_level` for a paragraph known by its properties."""
         try:
-            props = self._props(p)
-            if props.outline is not None:
-                return _outline(_int(props.outline.get(props.names.val)))
+            if props.outline_set:
+                return _outline(props.outline)
             info = self._style(props.style_id)
             return None if info is None else info.outline_level
         except Exception:  # pragma: no cover - a last resort: odd input never raises
@@ -545,11 +554,11 @@ class Numbering:
 
     # -- internals ---------------------------------------------------------------------------
 
-    def _props(self, p: etree._Element) -> _ParagraphProps:
+    def _props(self, p: etree._Element) -> ParagraphProps:
         last = self._last
         if last is not None and last[0] is p:
             return last[1]
-        props = _read_ppr(p)
+        props = read_ppr(p)
         self._last = (p, props)
         return props
 
@@ -564,26 +573,17 @@ class Numbering:
             info = self._styles[style_id] = _resolve_style(style_id, self._style_elements, self._names)
             return info
 
-    def _membership(self, p: etree._Element) -> tuple[int, int, _Instance, Level] | None:
-        """The list, level and level definition ``p`` belongs to; counts nothing."""
+    def _membership(self, props: ParagraphProps) -> tuple[int, int, _Instance, Level] | None:
+        """The list, level and level definition a paragraph belongs to; counts nothing."""
         if not self._instances:
             return None
-        props = self._props(p)
         if props.mark_deleted:
             return None  # once accepted, the paragraph merges into the next one
-        n = props.names
-        if props.section_break and _is_empty(p, n):
+        if props.section_break and props.empty:
             # An empty paragraph that only carries a section break: Word shows no number
             # there and does not count it (nor does LibreOffice, which drops the paragraph).
             return None
-        num_id: int | None = None
-        ilvl: int | None = None
-        if props.num_pr is not None:
-            for child in props.num_pr:
-                if child.tag == n.numId:
-                    num_id = _int(child.get(n.val))
-                elif child.tag == n.ilvl:
-                    ilvl = _int(child.get(n.val))
+        num_id, ilvl = props.num_id, props.ilvl
         info = self._style(props.style_id)
         from_style = num_id is None
         if from_style and info is not None:
@@ -627,8 +627,8 @@ class Numbering:
         self._linked[key] = found
         return found
 
-    def _number(self, p: etree._Element) -> ListNumber | None:
-        membership = self._membership(p)
+    def _number(self, props: ParagraphProps) -> ListNumber | None:
+        membership = self._membership(props)
         if membership is None:
             return None
         num_id, ilvl, instance, level = membership
@@ -661,18 +661,23 @@ class Numbering:
         return counters
 
 
-class _ParagraphProps(NamedTuple):
-    """What numbering reads from a paragraph's own ``w:pPr`` (never ``w:pPrChange``)."""
+class ParagraphProps(NamedTuple):
+    """What numbering reads from a paragraph's own ``w:pPr`` (never ``w:pPrChange``), parsed."""
 
-    names: _Names
-    style_id: str | None
-    num_pr: etree._Element | None
-    outline: etree._Element | None
-    mark_deleted: bool
-    section_break: bool
+    style_id: str | None = None
+    num_id: int | None = None  # w:numPr/w:numId (None when absent or malformed)
+    ilvl: int | None = None  # w:numPr/w:ilvl
+    outline_set: bool = False  # a w:outlineLvl is present ...
+    outline: int | None = None  # ... with this value (None when malformed)
+    mark_deleted: bool = False  # w:pPr/w:rPr/w:del or w:moveFrom
+    section_break: bool = False  # w:pPr/w:sectPr
+    empty: bool = False  # no visible content (only computed for section breaks)
 
 
-def _read_ppr(p: etree._Element) -> _ParagraphProps:
+PLAIN = ParagraphProps()
+
+
+def read_ppr(p: etree._Element) -> ParagraphProps:
     """One pass over ``w:pPr``, which the schema puts first in ``w:p`` (§17.3.1.22).
 
     This runs for every paragraph, so it touches as few elements as it can: each child
@@ -680,9 +685,8 @@ def _read_ppr(p: etree._Element) -> _ParagraphProps:
     """
     n = _TRANSITIONAL if p.tag == _TRANSITIONAL.p else _names_for(p)
     style_id: str | None = None
-    num_pr: etree._Element | None = None
-    outline: etree._Element | None = None
-    deleted = section = False
+    num_id = ilvl = outline = None
+    outline_set = deleted = section = False
     ppr_tag, pstyle_tag, numpr_tag, rpr_tag = n.pPr, n.pStyle, n.numPr, n.rPr
     for ppr in p:
         if ppr.tag != ppr_tag:
@@ -694,7 +698,11 @@ def _read_ppr(p: etree._Element) -> _ParagraphProps:
             if tag == pstyle_tag:
                 style_id = child.get(n.val)
             elif tag == numpr_tag:
-                num_pr = child
+                for item in child:
+                    if item.tag == n.numId:
+                        num_id = _int(item.get(n.val))
+                    elif item.tag == n.ilvl:
+                        ilvl = _int(item.get(n.val))
             elif tag == rpr_tag:
                 for mark in child:
                     if mark.tag == n.del_ or mark.tag == n.moveFrom:
@@ -702,9 +710,10 @@ def _read_ppr(p: etree._Element) -> _ParagraphProps:
             elif tag == n.sectPr:
                 section = True
             elif tag == n.outlineLvl:
-                outline = child
+                outline_set, outline = True, _int(child.get(n.val))
         break
-    return _ParagraphProps(n, style_id, num_pr, outline, deleted, section)
+    empty = section and _is_empty(p, n)
+    return ParagraphProps(style_id, num_id, ilvl, outline_set, outline, deleted, section, empty)
 
 
 def _is_empty(p: etree._Element, n: _Names) -> bool:
@@ -721,22 +730,35 @@ def _outline(value: int | None) -> int | None:
 
 
 def _render(instance: _Instance, ilvl: int, level: Level, counters: list[int | None]) -> str:
-    def substitute(match: re.Match[str]) -> str:
-        index = int(match.group(1)) - 1
-        ref = instance.levels[index]
-        if index == ilvl:
-            ref = level
+    out: list[str] = []
+    for literal, index in _template(level.text):
+        out.append(literal)
+        if index < 0:
+            continue
+        ref = level if index == ilvl else instance.levels[index]
         value = counters[index]
         if value is None:
             value = max((ref.start if ref is not None else 1) - 1, 0)
         fmt = ref.fmt if ref is not None else "decimal"
         if level.is_legal and fmt not in ("none", "bullet"):
             fmt = "decimal"
-        if fmt == "bullet":
-            return ""
-        return format_number(value, fmt)
+        if fmt == "decimal":
+            out.append(str(value))
+        elif fmt != "bullet":
+            out.append(format_number(value, fmt))
+    return "".join(out).strip()
 
-    return _PLACEHOLDER.sub(substitute, level.text).strip()
+
+@lru_cache(maxsize=512)
+def _template(text: str) -> tuple[tuple[str, int], ...]:
+    """A level text ("%1.%2.") as (literal, 0-based level or -1) pieces, parsed once."""
+    pieces: list[tuple[str, int]] = []
+    at = 0
+    for m in _PLACEHOLDER.finditer(text):
+        pieces.append((text[at : m.start()], int(m.group(1)) - 1))
+        at = m.end()
+    pieces.append((text[at:], -1))
+    return tuple(pieces)
 
 
 def _build_instances(

@@ -20,19 +20,29 @@ What the view contains (the documented choices):
   dropped.
 * Hidden text (``w:vanish``) is kept: it is part of the document a lawyer signs, and a quote of
   it must verify.  Labels computed from numbering are metadata, never part of the text.
+
+Two readers give that same view.  :func:`build_view` first tries :mod:`redline.scan`, which
+reads each story part's XML text without building a tree (about a third of the cost) and names
+nodes by ordinal, resolved to elements of the package's tree only when the writer asks
+(:class:`NodeMap`); a part the scanner cannot vouch for (unusual prefixes, comments inside, ...)
+is read by the tree walk below, which is also the scanner's oracle in the tests.  One
+difference is deliberate: libxml2 refuses nesting deeper than 256 levels (``too_deep``); the
+scanner does not recurse, so such a document can be read, and :meth:`DocumentView.check_tree`
+refuses it before anything is written.
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from enum import IntEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, overload
 
 from lxml import etree
 
-from .numbering import Numbering
+from . import scan
+from .numbering import PLAIN, Numbering, ParagraphProps
 from .ooxml import (
     MC_NS,
     R_NS,
@@ -45,6 +55,9 @@ from .ooxml import (
     W_NS,
     w,
 )
+from .scan import NODE_TAGS, symbol
+from .scan import SpanFlag as SpanFlag  # re-exported: the view's spans carry them
+from .scan import SpanKind as SpanKind
 from .xmlparse import PackageError
 
 if TYPE_CHECKING:
@@ -70,35 +83,18 @@ _RPR = w("rPr")
 _PPR = w("pPr")
 
 _WALK_TAGS = [
-    _P, _T, _TAB, _PTAB, _BR, _CR, _NBH, _SOFT, _SYM, _DEL, _MOVE_FROM, _FLD_CHAR, _FLD_SIMPLE,
-    _FALLBACK,
+    _P, _T, _TAB, _PTAB, _BR, _CR, _NBH, _SOFT, _SYM, _DEL, _MOVE_FROM, _MOVE_TO, _FLD_CHAR,
+    _FLD_SIMPLE, _FALLBACK,
 ]  # fmt: skip
 _NS = {"w": W_NS}
 _FLAT_TAGS = [_P, _T, _TAB, _PTAB, _BR, _CR, _NBH, _SOFT, _SYM, _DEL, _FLD_CHAR]
 _FLD_CHAR_TYPE = w("fldCharType")
 _CHAR_OF = {_TAB: "\t", _PTAB: "\t", _BR: "\n", _CR: "\n", _NBH: "\u2011", _SOFT: "\u00ad"}
-
-# Symbol-font private-use code points (U+F0xx) that have a Unicode meaning.
-_SYMBOL_FONT = {
-    0xB7: "\u2022", 0xD3: "\u00a9", 0xD2: "\u00ae", 0xD4: "\u2122", 0xB0: "\u00b0",
-    0xB1: "\u00b1", 0xB4: "\u00d7", 0xB8: "\u00f7", 0xAE: "\u2192", 0xA3: "\u2264",
-    0xB3: "\u2265", 0xB9: "\u2260", 0xA7: "\u00a7", 0xBC: "\u2026",
-}  # fmt: skip
+_CHAR = w("char")
 
 SEPARATOR = "\n"
 MAX_PARAGRAPHS = 100_000
 """Six times the largest real contract we have (15,944); each costs the view microseconds."""
-
-
-class SpanKind(IntEnum):
-    TEXT = 0  # a w:t: the span covers node.text
-    CHAR = 1  # a one-character element (w:tab, w:br, w:sym, ...)
-    MARK = 2  # the paragraph separator; node is the w:p whose mark it is
-
-
-class SpanFlag(IntEnum):
-    FIELD_RESULT = 1  # inside the result of a field (w:fldSimple or fldChar separate..end)
-    MOVE_TO = 2  # inside someone's tracked move
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +103,7 @@ class Story:
 
     part: str
     kind: str  # body | header | footer | footnote | endnote
-    root: etree._Element
+    root: etree._Element | None  # None for a scanned story
     # True when the part has no text boxes, no mc:AlternateContent and no tracked moves-from:
     # then no paragraph nests in another and nothing needs skipping by subtree, and a flat
     # single pass (``root.iter``) gives the same view as the event walk, at half the cost.
@@ -124,11 +120,21 @@ class Paragraph:
     story: str
     start: int
     end: int
-    element: etree._Element
+    ref: etree._Element | int  # the w:p, or its ordinal in a scanned part
     label: str | None = None
     section: str | None = None
     level: int | None = None  # outline level when the paragraph heads a section
     title: str | None = None  # the section title it heads ("4.2 Operating Expenses")
+    nodes: NodeMap | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def element(self) -> etree._Element:
+        """The paragraph's ``w:p`` (a scanned view parses its part on first use)."""
+        ref = self.ref
+        if isinstance(ref, int):
+            assert self.nodes is not None
+            return self.nodes.element(self.part, ref)
+        return ref
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +155,7 @@ class DocumentView:
     paragraphs: list[Paragraph]
     revision: str
     span_starts: list[int]
-    span_nodes: list[etree._Element]
+    span_nodes: Sequence[etree._Element]
     span_kinds: bytearray
     span_flags: bytearray
     para_starts: list[int] = field(default_factory=list)
@@ -195,6 +201,13 @@ class DocumentView:
                     self.span_flags[i],
                 )
             i += 1
+
+    def check_tree(self) -> None:
+        """Make sure the XML trees behind the view parse and agree with it, before anything is
+        written from them: a scanned view reads the XML text without building trees, so a part
+        the tree parser refuses (nesting too deep, say) is only found out here."""
+        if isinstance(self.span_nodes, NodeMap):
+            self.span_nodes.check()
 
     def flags_between(self, start: int, end: int) -> int:
         """The union of the flags of every span the range [start, end) touches."""
@@ -257,20 +270,26 @@ def _section_key(name: str) -> str:
 # Flattening
 
 
-class _Frame:
-    """One paragraph being collected: its text pieces and (offset, node, kind, flags) spans."""
+class Frame:
+    """One paragraph being collected by a tree walk: its text pieces and its spans."""
 
-    __slots__ = ("deleted_mark", "element", "pieces", "size", "spans")
+    __slots__ = ("deleted_mark", "flags", "kinds", "nodes", "offsets", "pieces", "ref", "size")
 
-    def __init__(self, element: etree._Element) -> None:
-        self.element = element
+    def __init__(self, ref: etree._Element) -> None:
+        self.ref = ref
         self.pieces: list[str] = []
-        self.spans: list[tuple[int, etree._Element, int, int]] = []
+        self.offsets: list[int] = []
+        self.nodes: list[etree._Element] = []
+        self.kinds = bytearray()
+        self.flags = bytearray()
         self.size = 0
         self.deleted_mark = False
 
-    def add(self, text: str, node: etree._Element, kind: SpanKind, flags: int) -> None:
-        self.spans.append((self.size, node, kind, flags))
+    def add(self, text: str, node: etree._Element, kind: int, flags: int) -> None:
+        self.offsets.append(self.size)
+        self.nodes.append(node)
+        self.kinds.append(kind)
+        self.flags.append(flags)
         self.pieces.append(text)
         self.size += len(text)
 
@@ -280,44 +299,78 @@ class _Builder:
         self.chunks: list[str] = []
         self.size = 0
         self.paragraphs: list[Paragraph] = []
+        self.props: list[ParagraphProps] = []  # per paragraph, when stories are scanned
         self.span_starts: list[int] = []
-        self.span_nodes: list[etree._Element] = []
+        self.span_nodes: list[Any] = []
         self.span_kinds = bytearray()
         self.span_flags = bytearray()
+        # Scanned stories: (first span index, part) wherever the part of the spans changes.
+        self.runs: list[tuple[int, str]] = []
         self._join_next: Story | None = None  # the story whose last paragraph's mark was deleted
 
-    def emit(self, frame: _Frame, story: Story) -> None:
+    def _part_of_next_spans(self, part: str) -> None:
+        if not self.runs or self.runs[-1][1] != part:
+            self.runs.append((len(self.span_starts), part))
+
+    def emit(self, frame: Frame, story: Story) -> None:
         if frame.deleted_mark and frame.size == 0:
             return
         joined = self._join_next is story
         self._join_next = story if frame.deleted_mark else None
         if self.paragraphs and not joined:  # a deleted mark joins its paragraph to the next
             last = self.paragraphs[-1]
+            self._part_of_next_spans(last.part)
             self.span_starts.append(self.size)
-            self.span_nodes.append(last.element)
+            self.span_nodes.append(last.ref)
             self.span_kinds.append(SpanKind.MARK)
             self.span_flags.append(0)
             self.chunks.append(SEPARATOR)
             self.size += 1
         start = self.size
-        if frame.spans:
-            offsets, nodes, kinds, flags = zip(*frame.spans, strict=True)
-            self.span_starts.extend([start + o for o in offsets])
-            self.span_nodes.extend(nodes)
-            self.span_kinds.extend(kinds)
-            self.span_flags.extend(flags)
+        if frame.offsets:
+            self._part_of_next_spans(story.part)
+            self.span_starts.extend([start + o for o in frame.offsets])
+            self.span_nodes.extend(frame.nodes)
+            self.span_kinds.extend(frame.kinds)
+            self.span_flags.extend(frame.flags)
         self.chunks.extend(frame.pieces)
         self.size += frame.size
         if len(self.paragraphs) >= MAX_PARAGRAPHS:
-            raise PackageError(
-                "too_complex",
-                f"The document has more than {MAX_PARAGRAPHS:,} paragraphs; no real contract comes "
-                "close, and a file like this is built to cost time and memory, so it is refused.",
-                story.part,
-            )
-        self.paragraphs.append(
-            Paragraph(len(self.paragraphs), story.part, story.kind, start, self.size, frame.element)
-        )
+            raise _too_many(story.part)
+        index = len(self.paragraphs)
+        self.paragraphs.append(Paragraph(index, story.part, story.kind, start, self.size, frame.ref))
+        self.props.append(PLAIN)
+
+    def add_scanned(self, scanned: scan.ScannedStory, story: Story) -> None:
+        """Append a whole scanned story (its own paragraphs are separated already)."""
+        if not scanned.paragraphs:
+            return
+        if self.paragraphs:
+            last = self.paragraphs[-1]
+            self._part_of_next_spans(last.part)
+            self.span_starts.append(self.size)
+            self.span_nodes.append(last.ref)
+            self.span_kinds.append(SpanKind.MARK)
+            self.span_flags.append(0)
+            self.chunks.append(SEPARATOR)
+            self.size += 1
+        base = self.size
+        self._part_of_next_spans(story.part)
+        self.span_starts.extend(map(base.__add__, scanned.offsets))
+        self.span_nodes.extend(scanned.nodes)
+        self.span_kinds.extend(scanned.kinds)
+        self.span_flags.extend(scanned.flags)
+        self.chunks.extend(scanned.pieces)
+        self.size += scanned.size
+        if len(self.paragraphs) + len(scanned.paragraphs) > MAX_PARAGRAPHS:
+            raise _too_many(story.part)
+        part, kind, index = story.part, story.kind, len(self.paragraphs)
+        append, props = self.paragraphs.append, self.props.append
+        for start, end, ref, own in scanned.paragraphs:
+            append(Paragraph(index, part, kind, base + start, base + end, ref))
+            props(own)
+            index += 1
+        self._join_next = None
 
     def walk(self, story: Story) -> None:
         if story.flat:
@@ -327,7 +380,8 @@ class _Builder:
 
     def _walk_flat(self, story: Story) -> None:
         """One ``iter`` over the story; every paragraph ends where the next begins."""
-        frame: _Frame | None = None
+        assert story.root is not None
+        frame: Frame | None = None
         field_stack: list[bool] = []
         field_result, move_to = int(SpanFlag.FIELD_RESULT), int(SpanFlag.MOVE_TO)
         checks = story.checks
@@ -339,17 +393,13 @@ class _Builder:
                     continue
                 flags = field_result if field_stack else 0
                 if checks:
-                    container = node.getparent().getparent()  # type: ignore[union-attr]
-                    ctag = container.tag if container is not None else None
-                    if ctag == _DEL:
+                    if any(True for _ in node.iterancestors(_DEL)):
                         continue
-                    if ctag == _FLD_SIMPLE:
+                    if any(True for _ in node.iterancestors(_FLD_SIMPLE)):
                         flags |= field_result
-                    elif ctag == _MOVE_TO:
+                    if any(True for _ in node.iterancestors(_MOVE_TO)):
                         flags |= move_to
-                frame.spans.append((frame.size, node, 0, flags))
-                frame.pieces.append(text)
-                frame.size += len(text)
+                frame.add(text, node, 0, flags)
             elif tag in _CHAR_OF or tag == _SYM:
                 if frame is None or (field_stack and not field_stack[-1]):
                     continue
@@ -358,23 +408,19 @@ class _Builder:
                     continue  # e.g. w:tabs/w:tab in paragraph properties
                 if any(True for _ in node.iterancestors(_DEL)):
                     continue
-                container = run.getparent()
-                ctag = container.tag if container is not None else None
-                flags = field_result if (field_stack or ctag == _FLD_SIMPLE) else 0
-                if ctag == _MOVE_TO:
+                flags = field_result if field_stack else 0
+                if any(True for _ in node.iterancestors(_FLD_SIMPLE)):
+                    flags |= field_result
+                if any(True for _ in node.iterancestors(_MOVE_TO)):
                     flags |= move_to
-                text = _symbol(node) if tag == _SYM else _CHAR_OF[tag]
-                frame.spans.append((frame.size, node, 1, flags))
-                frame.pieces.append(text)
-                frame.size += len(text)
+                text = symbol(node.get(_CHAR)) if tag == _SYM else _CHAR_OF[tag]
+                frame.add(text, node, 1, flags)
             elif tag == _P:
                 if frame is not None:
                     self.emit(frame, story)
-                frame = _Frame(node)
+                frame = Frame(node)
             elif tag == _FLD_CHAR:
-                run = node.getparent()
-                container = run.getparent() if run is not None else None
-                if container is None or container.tag != _DEL:
+                if not any(True for _ in node.iterancestors(_DEL)):
                     _track_field(field_stack, node)
             elif tag == _DEL and frame is not None and _marks_paragraph(node):
                 frame.deleted_mark = True
@@ -382,9 +428,10 @@ class _Builder:
             self.emit(frame, story)
 
     def _walk_nested(self, story: Story) -> None:
-        stack: list[_Frame] = []
+        assert story.root is not None
+        stack: list[Frame] = []
         field_stack: list[bool] = []  # per open complex field: past its separator?
-        in_simple = 0
+        in_simple = in_move = 0
         walker = etree.iterwalk(story.root, events=("start", "end"), tag=_WALK_TAGS)
         for event, node in walker:
             tag = node.tag
@@ -394,12 +441,17 @@ class _Builder:
                     self.emit(frame, story)
                 elif tag == _FLD_SIMPLE:
                     in_simple -= 1
+                elif tag == _MOVE_TO:
+                    in_move -= 1
                 continue
             if tag == _P:
-                stack.append(_Frame(node))
+                stack.append(Frame(node))
                 continue
             if tag == _FLD_SIMPLE:
                 in_simple += 1
+                continue
+            if tag == _MOVE_TO:
+                in_move += 1
                 continue
             if tag == _DEL:
                 if stack and _marks_paragraph(node):
@@ -417,6 +469,8 @@ class _Builder:
             if field_stack and not field_stack[-1]:
                 continue  # inside a field's instructions: not text
             flags = SpanFlag.FIELD_RESULT if (in_simple or field_stack) else 0
+            if in_move:
+                flags |= SpanFlag.MOVE_TO
             frame = stack[-1]
             if tag == _T:
                 text = node.text
@@ -427,20 +481,32 @@ class _Builder:
             if parent is None or parent.tag != _R:
                 continue  # e.g. w:tabs/w:tab in paragraph properties
             if tag == _SYM:
-                frame.add(_symbol(node), node, SpanKind.CHAR, flags)
+                frame.add(symbol(node.get(_CHAR)), node, SpanKind.CHAR, flags)
             else:
                 frame.add(_CHAR_OF[tag], node, SpanKind.CHAR, flags)
 
-    def finish(self, revision: str) -> DocumentView:
+    def finish(self, revision: str, nodes: NodeMap | None = None) -> DocumentView:
+        if nodes is not None:
+            for para in self.paragraphs:
+                para.nodes = nodes
         return DocumentView(
             "".join(self.chunks),
             self.paragraphs,
             revision,
             self.span_starts,
-            self.span_nodes,
+            self.span_nodes if nodes is None else nodes,
             self.span_kinds,
             self.span_flags,
         )
+
+
+def _too_many(part: str) -> PackageError:
+    return PackageError(
+        "too_complex",
+        f"The document has more than {MAX_PARAGRAPHS:,} paragraphs; no real contract comes "
+        "close, and a file like this is built to cost time and memory, so it is refused.",
+        part,
+    )
 
 
 def _track_field(field_stack: list[bool], fld_char: etree._Element) -> None:
@@ -462,19 +528,6 @@ def _marks_paragraph(deletion: etree._Element) -> bool:
     return grand is not None and grand.tag == _PPR
 
 
-def _symbol(node: etree._Element) -> str:
-    raw = node.get(w("char")) or ""
-    try:
-        code = int(raw, 16)
-    except ValueError:
-        return "\ufffc"
-    if 0xF000 <= code <= 0xF0FF:
-        return _SYMBOL_FONT.get(code - 0xF000, chr(code))
-    if 0x20 <= code < 0xD800 or 0xE000 <= code <= 0xFFFD or 0x10000 <= code <= 0x10FFFF:
-        return chr(code)
-    return "\ufffc"  # out of range, a surrogate or a non-character: chr() would raise or lie
-
-
 def flatten(stories: list[Story], revision: str = "", numbering: Numbering | None = None) -> DocumentView:
     """Flatten ``stories`` into one view; label body paragraphs with ``numbering``."""
     builder = _Builder()
@@ -485,8 +538,9 @@ def flatten(stories: list[Story], revision: str = "", numbering: Numbering | Non
     return view
 
 
-def _label(view: DocumentView, numbering: Numbering) -> None:
-    """Give each body paragraph its displayed label and every paragraph its enclosing section."""
+def _label(view: DocumentView, numbering: Numbering, props: list[ParagraphProps] | None = None) -> None:
+    """Give each body paragraph its displayed label and every paragraph its enclosing section
+    (from the scanned ``props`` of each paragraph, else from its element)."""
     open_heads: list[Paragraph] = []
     story = None
     for para in view.paragraphs:
@@ -494,9 +548,14 @@ def _label(view: DocumentView, numbering: Numbering) -> None:
             open_heads = []
             story = para.story
         if para.story == "body":
-            number = numbering.number(para.element)  # one read of the paragraph's properties
+            if props is not None:
+                own = props[para.index]
+                number = numbering.number_of(own)
+                outline = numbering.outline_level_of(own)
+            else:
+                number = numbering.number(para.element)  # one read of the paragraph's properties
+                outline = numbering.outline_level(para.element)
             para.label = number.label if number is not None else None
-            outline = numbering.outline_level(para.element)
             if outline is not None or para.label:
                 level = outline if outline is not None else (number.ilvl if number else None)
                 para.level = level if level is not None else 0
@@ -512,11 +571,12 @@ def _title(label: str | None, text: str, is_heading: bool) -> str:
     if is_heading:
         head = text if len(text) <= 80 else text[:79].rstrip() + "…"
     else:
-        cut = min((i for i in (text.find(". "), text.find(": ")) if i > 0), default=-1)
-        if 0 < cut <= 60:
-            head = text[:cut]
+        # up to the first ". " or ": " when that comes within 60 characters, else 8 words
+        stops = [i for i in (text.find(". ", 1, 62), text.find(": ", 1, 62)) if i > 0]
+        if stops:
+            head = text[: min(stops)]
         else:
-            words = text.split(" ")
+            words = text.split(" ", 8)
             head = " ".join(words[:8]) + ("…" if len(words) > 8 else "")
     return f"{label} {head}".strip() if label else head
 
@@ -568,8 +628,9 @@ def stories_of(package: Package) -> list[Story]:
         for part in package.related(main, rel_type):
             if part == main:
                 continue
-            template = _story(package, part, kind, package.xml(part))
-            for note in template.root.iterchildren(w(note_tag)):
+            notes = package.xml(part)
+            template = _story(package, part, kind, notes)
+            for note in notes.iterchildren(w(note_tag)):
                 if note.get(w("type")) in (None, "normal"):
                     stories.append(Story(part, kind, note, template.flat, template.checks))
     return stories
@@ -586,5 +647,134 @@ def numbering_of(package: Package) -> Numbering:
 
 
 def build_view(package: Package) -> DocumentView:
-    """Load every story of ``package`` into one offset-mapped view."""
+    """Load every story of ``package`` into one offset-mapped view: scanned from the XML text
+    when every story part allows it (the usual case), else walked as trees."""
+    scanned = _scanned_view(package)
+    if scanned is not None:
+        return scanned
     return flatten(stories_of(package), package.revision, numbering_of(package))
+
+
+# -------------------------------------------------------------------------------------------
+# The fast path: scanned stories, elements found on demand
+
+
+class NodeMap(Sequence[etree._Element]):
+    """The elements of a scanned view's spans, found when first asked for.
+
+    A scanned span names its node by part and ordinal (see :mod:`redline.scan`); the first
+    request for a part parses it (the package's shared tree, the one the writer changes) and
+    lists its ``NODE_TAGS`` elements in document order, once.  A tree that does not have the
+    number of such elements the scanner counted is refused: the view and the tree would
+    disagree about which node a character came from.
+    """
+
+    def __init__(
+        self, package: Package, ordinals: list[int], runs: list[tuple[int, str]], totals: dict[str, int]
+    ) -> None:
+        self._package = package
+        self._ordinals = ordinals
+        self._run_starts = [start for start, _ in runs]
+        self._run_parts = [part for _, part in runs]
+        self._totals = totals
+        self._elements: dict[str, list[etree._Element]] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._ordinals)
+
+    @overload
+    def __getitem__(self, i: int) -> etree._Element: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[etree._Element]: ...
+    def __getitem__(self, i: int | slice) -> etree._Element | list[etree._Element]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        ordinal = self._ordinals[i]  # raises IndexError past the end, as a sequence must
+        if i < 0:
+            i += len(self._ordinals)
+        part = self._run_parts[bisect.bisect_right(self._run_starts, i) - 1]
+        return self.element(part, ordinal)
+
+    def check(self) -> None:
+        """Parse every scanned part now and check it against the scan (raises PackageError:
+        a part the tree parser refuses, or one that reads differently as a tree)."""
+        for part in self._totals:
+            self._nodes_of(part)
+
+    def element(self, part: str, ordinal: int) -> etree._Element:
+        """Element number ``ordinal`` of ``part`` (in ``NODE_TAGS`` document order)."""
+        return self._nodes_of(part)[ordinal]
+
+    def _nodes_of(self, part: str) -> list[etree._Element]:
+        found = self._elements.get(part)
+        if found is None:
+            with self._lock:
+                found = self._elements.get(part)
+                if found is None:
+                    found = self._elements[part] = self._list(part)
+        return found
+
+    def _list(self, part: str) -> list[etree._Element]:
+        found = list(self._package.xml(part).iter(*NODE_TAGS))
+        if len(found) != self._totals.get(part, -1):
+            raise PackageError(
+                "malformed_xml",
+                f"The part {part} reads differently as text and as an XML tree (an element "
+                "where Word allows none, such as markup inside w:t), so edits cannot be placed "
+                "in it safely.",
+                part,
+            )
+        return found
+
+
+def _scanned_view(package: Package) -> DocumentView | None:
+    """The view read by :mod:`redline.scan`, or None when a story part needs the tree walk."""
+    main = package.main_part
+    body_src = scan.prepare(package.read(main), main)
+    if body_src is None:
+        return None
+    body = body_src.element("body", body_src.root_end)
+    if body is None:
+        return None
+    plan: list[tuple[scan.Source, str, list[tuple[int, int, bool]]]] = [(body_src, "body", [(*body, True)])]
+    rels = {rel.id: rel for rel in package.rels(main)}
+    seen: set[str] = {main}
+    refs: dict[str, list[str]] = {"header": [], "footer": []}
+    wanted = {"header": REL_HEADER, "footer": REL_FOOTER}
+    for kind, rid in scan.references(body_src, *body):
+        rel = rels.get(rid)
+        if rel is None or rel.type != wanted[kind] or rel.external or rel.target in seen:
+            continue
+        seen.add(rel.target)
+        if rel.target in package:
+            refs[kind].append(rel.target)
+    for kind in ("header", "footer"):
+        for target in refs[kind]:
+            src = scan.prepare(package.read(target), target)
+            if src is None:
+                return None
+            plan.append((src, kind, [(src.root_end, len(src.text), True)]))
+    for kind, rel_type in (("footnote", REL_FOOTNOTES), ("endnote", REL_ENDNOTES)):
+        for part in package.related(main, rel_type):
+            if part == main:
+                continue
+            src = scan.prepare(package.read(part), part)
+            if src is None:
+                return None
+            plan.append((src, kind, scan.notes(src)))
+    builder = _Builder()
+    totals: dict[str, int] = {}
+    try:
+        for src, kind, ranges in plan:
+            scanner = scan.Scanner(src)
+            for start, end, real in ranges:
+                if real:
+                    builder.add_scanned(scanner.story(start, end), Story(src.part, kind, None))
+            totals[src.part] = scanner.total()
+    except scan.Unscannable:
+        return None
+    nodes = NodeMap(package, builder.span_nodes, builder.runs, totals)
+    view = builder.finish(package.revision, nodes)
+    _label(view, numbering_of(package), builder.props)
+    return view

@@ -1,0 +1,588 @@
+"""Read a story's text straight from its part's XML, with no tree: the view's fast path.
+
+Parsing ``word/document.xml`` into an lxml tree and walking it costs about three times the bare
+parse, and the view needs neither to read a document.  For a part written the way word
+processors write them -- UTF-8, the WordprocessingML prefix declared once on the root element,
+no comments, CDATA sections or processing instructions inside, no text boxes or
+``mc:AlternateContent`` -- the text can be read with a few regular expressions that run in C:
+the structural tokens one at a time (paragraphs, paragraph properties, one-character elements,
+deletions, moves, simple and complex fields), the ``w:t`` runs between them in bulk.  What the
+scanner reads is exactly what the tree walk in :mod:`redline.view` reads (a property test holds
+the two equal, node for node); a part the scanner cannot vouch for is left to the tree walk
+(:func:`prepare` returns None).
+
+Every text-producing node is named by its *ordinal*: its index among the part's elements whose
+tag is in :data:`NODE_TAGS`, in document order -- the order ``root.iter(*NODE_TAGS)`` yields -- so
+the view turns ordinals into elements only when the writer asks, from one parse.
+
+The part is still checked for well-formedness (expat, no callbacks: a tenth of an lxml parse's
+cost) and a DOCTYPE is refused, as with the tree: a malformed part falls back to the tree walk,
+whose parser refuses it with the usual typed error.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import IntEnum
+from functools import lru_cache
+from itertools import accumulate
+from typing import Any
+from xml.parsers import expat
+
+from .numbering import PLAIN, ParagraphProps
+from .ooxml import MC_NS, R_NS, W_NS
+from .xmlparse import dtd_refusal, find_doctype
+
+
+class SpanKind(IntEnum):
+    TEXT = 0  # a w:t: the span covers node.text
+    CHAR = 1  # a one-character element (w:tab, w:br, w:sym, ...)
+    MARK = 2  # the paragraph separator; node is the w:p whose mark it is
+
+
+class SpanFlag(IntEnum):
+    FIELD_RESULT = 1  # inside the result of a field (w:fldSimple or fldChar separate..end)
+    MOVE_TO = 2  # inside someone's tracked move
+
+
+_NODE_NAMES = ("p", "t", "tab", "ptab", "br", "cr", "noBreakHyphen", "softHyphen", "sym")
+NODE_TAGS: tuple[str, ...] = tuple(f"{{{W_NS}}}{name}" for name in _NODE_NAMES)
+"""The elements a scanned view's ordinals count, in Clark notation."""
+
+CHAR_OF = {
+    "tab": "\t", "ptab": "\t", "br": "\n", "cr": "\n", "noBreakHyphen": "\u2011", "softHyphen": "\u00ad",
+}  # fmt: skip
+
+# Symbol-font private-use code points (U+F0xx) that have a Unicode meaning.
+_SYMBOL_FONT = {
+    0xB7: "\u2022", 0xD3: "\u00a9", 0xD2: "\u00ae", 0xD4: "\u2122", 0xB0: "\u00b0",
+    0xB1: "\u00b1", 0xB4: "\u00d7", 0xB8: "\u00f7", 0xAE: "\u2192", 0xA3: "\u2264",
+    0xB3: "\u2265", 0xB9: "\u2260", 0xA7: "\u00a7", 0xBC: "\u2026",
+}  # fmt: skip
+
+
+def symbol(raw: str | None) -> str:
+    """The character a ``w:sym`` with ``w:char`` = ``raw`` shows (U+FFFC when it shows none)."""
+    try:
+        code = int(raw or "", 16)
+    except ValueError:
+        return "\ufffc"
+    if 0xF000 <= code <= 0xF0FF:
+        return _SYMBOL_FONT.get(code - 0xF000, chr(code))
+    if 0x20 <= code < 0xD800 or 0xE000 <= code <= 0xFFFD or 0x10000 <= code <= 0x10FFFF:
+        return chr(code)
+    return "\ufffc"  # out of range, a surrogate or a non-character: chr() would raise or lie
+
+
+# -------------------------------------------------------------------------------------------
+# Preparing a part
+
+_ATTRS = r"""(?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*"""
+_ATTR = re.compile(r"""([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+_PROLOG = re.compile(r"(?:[ \t\r\n]+|<\?.*?\?>)*", re.DOTALL)
+_ROOT = re.compile(rf"<([^\s/>]+)({_ATTRS})(/?)>")
+_ENCODING = re.compile(r"""<\?xml[^>]*?encoding\s*=\s*["']([^"']*)["']""")
+_ENTITY = re.compile(r"&(?:#[xX]([0-9a-fA-F]+)|#([0-9]+)|(amp|lt|gt|quot|apos));")
+_NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
+
+
+def _entity(m: re.Match[str]) -> str:
+    hexa, dec, name = m.groups()
+    if name:
+        return _NAMED[name]
+    try:
+        return chr(int(hexa, 16) if hexa else int(dec))
+    except (ValueError, OverflowError):
+        return "\ufffd"  # expat has refused such a reference already
+
+
+def unescape(text: str) -> str:
+    return _ENTITY.sub(_entity, text) if "&" in text else text
+
+
+def attributes(raw: str) -> dict[str, str]:
+    """The attributes of a start tag's attribute text, values unescaped and normalised."""
+    out: dict[str, str] = {}
+    for name, dq, sq in _ATTR.findall(raw):
+        value = dq or sq
+        if "\t" in value or "\n" in value:
+            value = value.replace("\t", " ").replace("\n", " ")
+        out[name] = unescape(value)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One XML part, decoded, that the scanner can read."""
+
+    part: str
+    text: str
+    w: str  # the prefix bound to WordprocessingML
+    r: str | None  # the prefix bound to relationships, if any
+    root: str  # the root element's qualified name
+    root_end: int  # where the root's start tag ends
+    patterns: Patterns
+    has_entities: bool
+
+    def element(self, local: str, start: int = 0) -> tuple[int, int] | None:
+        """The content range of the first ``w:<local>`` element at or after ``start``."""
+        m = re.compile(rf"<{re.escape(self.w)}:{local}(?=[\s/>]){_ATTRS}(/?)>").search(self.text, start)
+        if m is None:
+            return None
+        if m.group(1):
+            return m.end(), m.end()
+        close = self.text.find(f"</{self.w}:{local}", m.end())
+        return (m.end(), close) if close >= 0 else None
+
+
+def prepare(data: bytes, part: str) -> Source | None:
+    """``data`` as a :class:`Source`, or None when the part needs the tree walk.
+
+    Raises ``dtd_forbidden`` as the parser would; every other oddity (another encoding,
+    prefixes redeclared below the root, comments or CDATA, a malformed part) returns None so
+    that the tree walk decides, and refuses with its own typed errors.
+    """
+    if find_doctype(data):
+        raise dtd_refusal(part)
+    declared = _ENCODING.match(data[:200].decode("latin-1"))
+    if declared and declared.group(1).strip().lower().replace("_", "-") not in ("utf-8", "utf8"):
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    skip = 1 if text.startswith("\ufeff") else 0
+    prolog = _PROLOG.match(text, skip)
+    root = _ROOT.match(text, prolog.end() if prolog else skip)
+    if root is None or root.group(3):
+        return None
+    names = attributes(root.group(2))
+    prefixes = {k[6:]: v for k, v in names.items() if k.startswith("xmlns:")}
+    w = [p for p, uri in prefixes.items() if uri == W_NS]
+    if len(w) != 1 or names.get("xmlns") in _OWN_NAMESPACES:
+        return None
+    r = next((p for p, uri in prefixes.items() if uri == R_NS), None)
+    mc = next((p for p, uri in prefixes.items() if uri == MC_NS), None)
+    root_end = len(text[: root.end()].encode("utf-8")) + (3 if skip else 0)
+    if not _plain(data, root_end, {w[0], r, mc} - {None}):
+        return None
+    root_at = root.end()
+    if "\r" in text:  # what every XML parser does to line ends before anything else
+        root_at -= text.count("\r", 0, root_at)
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return Source(part, text, w[0], r, root.group(1), root_at, _patterns(w[0], mc), "&" in text)
+
+
+_OWN_NAMESPACES = (W_NS, R_NS, MC_NS)
+_XMLNS = re.compile(rb"""xmlns(?::([^\s=/>]+))?\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+
+
+def _plain(data: bytes, root_end: int, prefixes: set[str | None]) -> bool:
+    """Is ``data`` well-formed, with no comment, CDATA section or processing instruction after
+    the root's start tag, and no redeclaration of the prefixes (or namespaces) the scanner
+    reads by name?"""
+    own = {p.encode() for p in prefixes if p}
+    at = data.find(b"xmlns", root_end)
+    while at >= 0:
+        decl = _XMLNS.match(data, at)
+        if decl is not None:
+            uri = (decl.group(2) or decl.group(3) or b"").decode("utf-8", "replace")
+            if decl.group(1) in own or uri in _OWN_NAMESPACES:
+                return False
+        at = data.find(b"xmlns", at + 5)
+    odd = False
+
+    def inside(*_: object) -> None:
+        nonlocal odd
+        if parser.CurrentByteIndex >= root_end:
+            odd = True
+
+    parser = expat.ParserCreate()
+    parser.CommentHandler = inside
+    parser.ProcessingInstructionHandler = inside
+    parser.StartCdataSectionHandler = inside
+    try:
+        parser.Parse(data, True)
+    except expat.ExpatError:
+        return False
+    return not odd
+
+
+class Patterns:
+    """The regular expressions for one WordprocessingML prefix (and markup-compatibility one)."""
+
+    def __init__(self, w: str, mc: str | None) -> None:
+        W, A = re.escape(w), _ATTRS
+        self.w = w
+        # The tags that matter, found by name only (a few per paragraph, ~20 ms over 6 MB);
+        # the rest of a start tag (attributes, its end) is read only where needed.
+        # Groups: a w: end tag; an mc: end tag; a paragraph's start tag (whole: "/" when
+        # empty); paragraph properties without attributes (whole: their content); another w:
+        # start tag (its name: the rest is read where needed); an mc: start tag.
+        M = re.escape(mc) if mc else None
+        fallback = (rf"|/{M}:(Fallback)\s*>", rf"|{M}:(Fallback)(?=[\s/>])") if M else ("|()(?!)", "|()(?!)")
+        self.token = re.compile(
+            rf"<(?:/{W}:(p|del|moveFrom|moveTo|fldSimple)\s*>{fallback[0]}"
+            rf"|{W}:p(?=[\s/>]){A}(/?)>"
+            rf"|{W}:pPr>(.*?)</{W}:pPr\s*>"
+            rf"|{W}:(pPr|tab|ptab|br|cr|noBreakHyphen|softHyphen|sym|del|moveFrom|moveTo|fldSimple"
+            rf"|fldChar)(?=[\s/>]){fallback[1]})",
+            re.DOTALL,
+        )
+        self.tag_end = re.compile(rf"({A})(/?)>")
+        self.texts = re.compile(rf"<{W}:t(?=[\s/>]){A}(?:/>|>([^<]*)</{W}:t\s*>)")
+        names = "|".join(_NODE_NAMES)
+        self.nodes = re.compile(rf"<{W}:(?:{names})(?=[\s/>])")
+        self.ppr_items = re.compile(rf"<{W}:(pStyle|numId|ilvl|outlineLvl)(?=[\s/>])({A})/?>")
+        self.rpr = re.compile(rf"<{W}:rPr(?=[\s/>]){A}>(.*?)</{W}:rPr\s*>", re.DOTALL)
+        self.deleted = re.compile(rf"<{W}:(del|moveFrom)(?=[\s/>])")
+        self.content = re.compile(
+            rf"<{W}:(?:tab|ptab|sym|drawing|pict|object|br|cr)(?=[\s/>])|<{W}:t(?=[\s/>]){A}>[^<]"
+        )
+        self.refs = re.compile(rf"<{W}:(headerReference|footerReference)(?=[\s/>])({A})/?>")
+        self.notes = re.compile(rf"<{W}:(footnote|endnote)(?=[\s/>])({A})(/?)>")
+        self.ppr_close = f"</{w}:pPr"
+        self.ppr_change = f"<{w}:pPrChange"
+        self.tab = f"<{w}:tab"
+        self.sect = re.compile(rf"<{W}:sectPr(?=[\s/>])")
+        self.val = f"{w}:val"
+        self.char = f"{w}:char"
+        self.fld_type = f"{w}:fldCharType"
+
+
+@lru_cache(maxsize=16)
+def _patterns(w: str, mc: str | None) -> Patterns:
+    return Patterns(w, mc)
+
+
+# -------------------------------------------------------------------------------------------
+# Scanning
+
+
+class Unscannable(Exception):
+    """The part holds markup the scanner leaves to the tree walk (a text box, alternate
+    content, a paragraph inside another)."""
+
+
+@dataclass(slots=True)
+class ScannedStory:
+    """One story's text and spans, offsets from the story's start; its paragraphs are
+    separated (MARK spans) as in the view, so the view appends the whole story at once."""
+
+    pieces: list[str] = field(default_factory=list)
+    offsets: list[int] = field(default_factory=list)
+    nodes: list[int] = field(default_factory=list)  # ordinals
+    kinds: bytearray = field(default_factory=bytearray)
+    flags: bytearray = field(default_factory=bytearray)
+    paragraphs: list[tuple[int, int, int, ParagraphProps]] = field(default_factory=list)
+    size: int = 0
+
+
+class Scanner:
+    """Reads the stories of one :class:`Source`, in document order, keeping the ordinal count."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.pos = 0  # everything before has been counted
+        self.ordinal = 0  # NODE_TAGS elements before ``pos``
+        self._props: dict[str, tuple[ParagraphProps, bool]] = {}
+
+    def skip_to(self, pos: int) -> None:
+        """Count the nodes up to ``pos`` without reading them."""
+        if pos > self.pos:
+            self.ordinal += len(self.source.patterns.nodes.findall(self.source.text, self.pos, pos))
+            self.pos = pos
+
+    def total(self) -> int:
+        """The number of NODE_TAGS elements in the whole part."""
+        self.skip_to(len(self.source.text))
+        return self.ordinal
+
+    def story(self, start: int, end: int) -> ScannedStory:
+        """Read the paragraphs of ``text[start:end]`` (raises :class:`Unscannable`)."""
+        self.skip_to(start)
+        src, pt = self.source, self.source.patterns
+        x, texts_in, tag_end = src.text, pt.texts.findall, pt.tag_end.match
+        amp = src.has_entities
+        out = ScannedStory()
+        pieces, offsets, nodes, kinds, flags = out.pieces, out.offsets, out.nodes, out.kinds, out.flags
+        paragraphs = out.paragraphs
+        ordinal, size = self.ordinal, 0
+        fields: list[bool] = []  # per open complex field: past its separator?
+        skip = simple = move = 0  # depth in w:del/w:moveFrom, w:fldSimple, w:moveTo
+        # The open paragraph: its ordinal (-1: none), where its text starts, where its start
+        # tag ends, its properties, and whether its mark is deleted or a separator precedes it.
+        para, p_start, p_at, p_props, p_deleted, p_sep = -1, 0, 0, PLAIN, False, False
+        last, joined = -1, False  # the last paragraph kept; its mark deleted (joins the next)?
+        p_first = p_open = 0  # the open paragraph's first span and the size before it
+        outer: list[tuple[Any, ...]] = []  # paragraphs set aside while a text box is read
+        pos = start
+        for m in pt.token.finditer(x, start, end):
+            at = m.start()
+            if at < pos:
+                continue  # inside paragraph properties already read
+            if at > pos:
+                texts = texts_in(x, pos, at)
+                if texts:
+                    if para >= 0 and not skip and not (fields and not fields[-1]):
+                        if amp and x.find("&", pos, at) >= 0:
+                            texts = [unescape(t) for t in texts]
+                        bits = (1 if simple or fields else 0) | (2 if move else 0)
+                        if "" in texts:  # an empty w:t is a node but no span
+                            for i, text in enumerate(texts):
+                                if text:
+                                    offsets.append(size)
+                                    nodes.append(ordinal + i)
+                                    kinds.append(0)
+                                    flags.append(bits)
+                                    pieces.append(text)
+                                    size += len(text)
+                        else:
+                            n = len(texts)
+                            ends = list(accumulate(map(len, texts), initial=size))
+                            size = ends.pop()
+                            offsets.extend(ends)
+                            nodes.extend(range(ordinal, ordinal + n))
+                            kinds.extend(bytes(n))
+                            flags.extend(bytes((bits,)) * n)
+                            pieces.extend(texts)
+                    ordinal += len(texts)
+            closing, mc_closing, p_empty, blob, name, mc_name = m.groups()
+            if mc_closing is not None:  # </mc:Fallback>
+                pos = m.end()
+                skip -= 1
+                continue
+            if closing is not None:
+                pos = m.end()
+                if closing == "p":
+                    if skip:
+                        continue  # a paragraph inside something skipped (a fallback, a deletion)
+                    if para < 0:
+                        raise Unscannable("an unmatched paragraph end")
+                    close_at = at
+                elif closing in ("del", "moveFrom"):
+                    skip -= 1
+                    continue
+                elif skip:
+                    continue
+                elif closing == "moveTo":
+                    move -= 1
+                    continue
+                else:
+                    simple -= 1
+                    continue
+            else:
+                attrs = ""
+                if p_empty is not None:
+                    name, empty, pos = "p", p_empty, m.end()
+                elif blob is not None:
+                    name, empty, pos = "pPr", "", m.end()
+                    if pt.ppr_change in blob:  # its own w:pPr closed the match early
+                        close = x.find(pt.ppr_close, pos)
+                        blob = x[m.start(4) : close]
+                        pos = x.find(">", close) + 1
+                else:
+                    tail = tag_end(x, m.end())
+                    if tail is None:  # pragma: no cover - expat vouched for well-formedness
+                        raise Unscannable("a broken start tag")
+                    pos = tail.end()
+                    attrs, empty = tail.groups()
+                if mc_name is not None:  # <mc:Fallback>: Word's copy for older readers
+                    if not empty:
+                        skip += 1
+                    continue
+                if name == "p":
+                    if skip:
+                        ordinal += 1
+                        continue
+                    if para >= 0:
+                        # A paragraph inside another (a text box): the view puts it before the
+                        # paragraph that anchors it, so set the outer one's text aside.
+                        k = p_first
+                        cut = 1 if p_sep else 0
+                        outer.append(
+                            (
+                                para, p_at, p_props, p_deleted,
+                                [o - p_start for o in offsets[k + cut :]], nodes[k + cut :],
+                                kinds[k + cut :], flags[k + cut :], pieces[k + cut :], size - p_start,
+                            )
+                        )  # fmt: skip
+                        del offsets[k:], nodes[k:], kinds[k:], flags[k:], pieces[k:]
+                        size = p_open
+                    p_first, p_open = len(offsets), size
+                    para, p_start, p_at, p_props, p_deleted = ordinal, size, pos, PLAIN, False
+                    ordinal += 1
+                    p_sep = last >= 0 and not joined
+                    if p_sep:
+                        offsets.append(size)
+                        nodes.append(last)
+                        kinds.append(2)
+                        flags.append(0)
+                        pieces.append("\n")
+                        size += 1
+                        p_start = size
+                    if not empty:
+                        continue
+                    close_at = pos
+                elif name == "pPr":
+                    if empty:
+                        continue
+                    if blob is None:  # paragraph properties with attributes
+                        close = x.find(pt.ppr_close, pos)
+                        if close >= 0 and x.find(pt.ppr_change, pos, close) >= 0:
+                            close = x.find(pt.ppr_close, close + 1)  # its own w:pPr closed first
+                        if close < 0:  # pragma: no cover - expat vouched for well-formedness
+                            raise Unscannable("unclosed paragraph properties")
+                        blob = x[pos:close]
+                        pos = x.find(">", close) + 1
+                    if pt.tab in blob:
+                        ordinal += len(pt.nodes.findall(blob))
+                    if para >= 0 and not skip:
+                        p_props, p_deleted = self._read_ppr(blob)
+                    continue
+                elif name in CHAR_OF or name == "sym":
+                    if para >= 0 and not skip and not (fields and not fields[-1]):
+                        char = symbol(attributes(attrs).get(pt.char)) if name == "sym" else CHAR_OF[name]
+                        offsets.append(size)
+                        nodes.append(ordinal)
+                        kinds.append(1)
+                        flags.append((1 if simple or fields else 0) | (2 if move else 0))
+                        pieces.append(char)
+                        size += 1
+                    ordinal += 1
+                    continue
+                elif name == "fldChar":
+                    if not skip:
+                        what = attributes(attrs).get(pt.fld_type)
+                        if what == "begin":
+                            fields.append(False)
+                        elif what == "separate" and fields:
+                            fields[-1] = True
+                        elif what == "end" and fields:
+                            fields.pop()
+                    continue
+                elif name == "txbxContent":
+                    raise Unscannable(name)
+                elif empty:
+                    continue  # an empty container holds nothing
+                elif name in ("del", "moveFrom"):
+                    skip += 1
+                    continue
+                elif skip:
+                    continue
+                elif name == "moveTo":
+                    move += 1
+                    continue
+                else:  # fldSimple
+                    simple += 1
+                    continue
+            # the paragraph ends
+            if p_deleted and size == p_start:  # a deleted mark and no text: the paragraph goes
+                if p_sep:
+                    del offsets[-1], nodes[-1], kinds[-1], flags[-1], pieces[-1]
+                    size -= 1
+            else:
+                if p_props.section_break and not pt.content.search(x, p_at, close_at):
+                    p_props = p_props._replace(empty=True)
+                paragraphs.append((p_start, size, para, p_props))
+                last, joined = para, p_deleted
+            para = -1
+            if outer:  # back to the paragraph that holds the text box
+                para, p_at, p_props, p_deleted, h_offsets, h_nodes, h_kinds, h_flags, h_pieces, held = (
+                    outer.pop()
+                )
+                p_first, p_open = len(offsets), size
+                p_sep = last >= 0 and not joined
+                if p_sep:
+                    offsets.append(size)
+                    nodes.append(last)
+                    kinds.append(2)
+                    flags.append(0)
+                    pieces.append("\n")
+                    size += 1
+                p_start = size
+                offsets.extend(map(size.__add__, h_offsets))
+                nodes.extend(h_nodes)
+                kinds.extend(h_kinds)
+                flags.extend(h_flags)
+                pieces.extend(h_pieces)
+                size += held
+        if pos < end:
+            ordinal += len(texts_in(x, pos, end))
+        if para >= 0:
+            raise Unscannable("an unclosed paragraph")
+        out.size = size
+        self.pos, self.ordinal = end, ordinal
+        return out
+
+    def _read_ppr(self, blob: str) -> tuple[ParagraphProps, bool]:
+        """Numbering's view of a paragraph's properties, and whether its mark is deleted;
+        cached, since most paragraphs share their properties with many others."""
+        found = self._props.get(blob)
+        if found is not None:
+            return found
+        pt = self.source.patterns
+        own = blob.split(pt.ppr_change, 1)[0]
+        style: str | None = None
+        num_id = ilvl = outline = None
+        outline_set = False
+        for name, raw in pt.ppr_items.findall(own):
+            value = attributes(raw).get(pt.val)
+            if name == "pStyle":
+                style = value
+            elif name == "numId":
+                num_id = _int(value)
+            elif name == "ilvl":
+                ilvl = _int(value)
+            else:
+                outline_set, outline = True, _int(value)
+        deleted = moved = False
+        rpr = pt.rpr.search(own)
+        if rpr is not None:
+            for mark in pt.deleted.findall(rpr.group(1)):
+                deleted = deleted or mark == "del"
+                moved = moved or mark == "moveFrom"
+        section = pt.sect.search(own) is not None
+        props = ParagraphProps(style, num_id, ilvl, outline_set, outline, deleted or moved, section)
+        found = self._props[blob] = (props, deleted)
+        return found
+
+
+def _int(value: str | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        return int(value.strip())
+    except ValueError:
+        return None
+
+
+def notes(source: Source) -> list[tuple[int, int, bool]]:
+    """The footnotes or endnotes of a notes part, in order, as (start, end, is a real note);
+    separator and continuation notices are not real notes."""
+    out: list[tuple[int, int, bool]] = []
+    pt, x = source.patterns, source.text
+    for m in pt.notes.finditer(x, source.root_end):
+        if m.group(3):
+            continue
+        close = x.find(f"</{source.w}:{m.group(1)}", m.end())
+        if close < 0:  # pragma: no cover - expat vouched for well-formedness
+            break
+        kind = attributes(m.group(2)).get(f"{source.w}:type")
+        out.append((m.end(), close, kind in (None, "normal")))
+    return out
+
+
+def references(source: Source, start: int, end: int) -> list[tuple[str, str]]:
+    """The header and footer references of ``text[start:end]`` as (kind, relationship id), in
+    document order (they live in section properties)."""
+    if source.r is None:
+        return []
+    rid = f"{source.r}:id"
+    out: list[tuple[str, str]] = []
+    for name, raw in source.patterns.refs.findall(source.text, start, end):
+        value = attributes(raw).get(rid)
+        if value is not None:
+            out.append(("header" if name == "headerReference" else "footer", value))
+    return out
