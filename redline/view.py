@@ -122,10 +122,29 @@ class Paragraph:
     end: int
     ref: etree._Element | int  # the w:p, or its ordinal in a scanned part
     label: str | None = None
-    section: str | None = None
     level: int | None = None  # outline level when the paragraph heads a section
-    title: str | None = None  # the section title it heads ("4.2 Operating Expenses")
     nodes: NodeMap | None = field(default=None, repr=False, compare=False)
+    # Set by the labelling pass: whether the paragraph heads a section (True: an outline
+    # heading, False: a numbered clause, None: it heads none), the head of the section it is
+    # in, and the view's text, from which the title is made when first asked for.
+    heading: bool | None = field(default=None, repr=False, compare=False)
+    head: Paragraph | None = field(default=None, repr=False, compare=False)
+    text_of: str = field(default="", repr=False, compare=False)
+    _title: str | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def title(self) -> str | None:
+        """The section title the paragraph heads ("4.2 Operating Expenses"), else None."""
+        if self.heading is None:
+            return None
+        if self._title is None:
+            self._title = _title(self.label, self.text_of[self.start : self.end], self.heading)
+        return self._title
+
+    @property
+    def section(self) -> str | None:
+        """The title of the section the paragraph is in (its own, when it heads one)."""
+        return None if self.head is None else self.head.title
 
     @property
     def element(self) -> etree._Element:
@@ -543,6 +562,7 @@ def _label(view: DocumentView, numbering: Numbering, props: list[ParagraphProps]
     (from the scanned ``props`` of each paragraph, else from its element)."""
     open_heads: list[Paragraph] = []
     story = None
+    text = view.text
     for para in view.paragraphs:
         if para.story != story:
             open_heads = []
@@ -559,11 +579,12 @@ def _label(view: DocumentView, numbering: Numbering, props: list[ParagraphProps]
             if outline is not None or para.label:
                 level = outline if outline is not None else (number.ilvl if number else None)
                 para.level = level if level is not None else 0
-                para.title = _title(para.label, view.paragraph_text(para), outline is not None)
+                para.heading, para.text_of = outline is not None, text
                 while open_heads and (open_heads[-1].level or 0) >= para.level:
                     open_heads.pop()
                 open_heads.append(para)
-        para.section = open_heads[-1].title if open_heads else None
+        if open_heads:
+            para.head = open_heads[-1]
 
 
 def _title(label: str | None, text: str, is_heading: bool) -> str:
