@@ -25,10 +25,9 @@ Two readers give that same view.  :func:`build_view` first tries :mod:`redline.s
 reads each story part's XML text without building a tree (about a third of the cost) and names
 nodes by ordinal, resolved to elements of the package's tree only when the writer asks
 (:class:`NodeMap`); a part the scanner cannot vouch for (unusual prefixes, comments inside, ...)
-is read by the tree walk below, which is also the scanner's oracle in the tests.  One
-difference is deliberate: libxml2 refuses nesting deeper than 256 levels (``too_deep``); the
-scanner does not recurse, so such a document can be read, and :meth:`DocumentView.check_tree`
-refuses it before anything is written.
+is read by the tree walk below, which is also the scanner's oracle in the tests.  Before
+anything is written from a scanned view, :meth:`DocumentView.check_tree` parses its parts and
+checks them against the scan.
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ from __future__ import annotations
 import codecs
 import re
 import threading
+from typing import Any
 
 from lxml import etree
 
@@ -67,9 +68,11 @@ class PackageError(Exception):
         return f"PackageError(code={self.code!r}, message={self.message!r}, part={self.part!r})"
 
 
-def make_parser() -> etree.XMLParser:
-    """A new lxml parser with the project's safe settings (see the module docstring)."""
+def make_parser(target: Any = None) -> etree.XMLParser:
+    """A new lxml parser with the project's safe settings (see the module docstring), feeding
+    ``target`` (lxml's parser-target interface) when one is given instead of building a tree."""
     return etree.XMLParser(
+        target=target,
         resolve_entities=False,
         no_network=True,
         load_dtd=False,
