@@ -126,15 +126,15 @@ class Source:
     patterns: Patterns
     has_entities: bool
 
-    def element(self, local: str, start: int = 0) -> tuple[int, int] | None:
-        """The content range of the first ``w:<local>`` element at or after ``start``."""
-        m = re.compile(rf"<{re.escape(self.w)}:{local}(?=[\s/>]){_ATTRS}(/?)>").search(self.text, start)
+    def body(self) -> tuple[int, int] | None:
+        """The content range of the document's ``w:body`` (there is one)."""
+        m = re.compile(rf"<{re.escape(self.w)}:body(?=[\s/>]){_ATTRS}(/?)>").search(self.text, self.root_end)
         if m is None:
             return None
         if m.group(1):
             return m.end(), m.end()
-        close = self.text.find(f"</{self.w}:{local}", m.end())
-        return (m.end(), close) if close >= 0 else None
+        close = self.text.rfind(f"</{self.w}:body")
+        return (m.end(), close) if close >= m.end() else None
 
 
 def prepare(data: bytes, part: str) -> Source | None:
@@ -257,6 +257,7 @@ class Patterns:
         self.ppr_change = f"<{w}:pPrChange"
         self.tab = f"<{w}:tab"
         self.sect = re.compile(rf"<{W}:sectPr(?=[\s/>])")
+        self.sect_open = f"<{w}:sectPr"
         self.val = f"{w}:val"
         self.char = f"{w}:char"
         self.fld_type = f"{w}:fldCharType"
@@ -298,6 +299,9 @@ class Scanner:
         self.pos = 0  # everything before has been counted
         self.ordinal = 0  # NODE_TAGS elements before ``pos``
         self._props: dict[str, tuple[ParagraphProps, bool]] = {}
+        # Where section properties may be: paragraph properties holding a w:sectPr, and what
+        # follows a story's last paragraph (the body's own w:sectPr).
+        self._sections: list[tuple[int, int]] = []
 
     def skip_to(self, pos: int) -> None:
         """Count the nodes up to ``pos`` without reading them."""
@@ -395,7 +399,7 @@ class Scanner:
                         pos = x.find(">", close) + 1
                 else:
                     tail = tag_end(x, m.end())
-                    if tail is None:  # pragma: no cover - expat vouched for well-formedness
+                    if tail is None:  # pragma: no cover - libxml2 vouched for well-formedness
                         raise Unscannable("a broken start tag")
                     pos = tail.end()
                     attrs, empty = tail.groups()
@@ -439,16 +443,20 @@ class Scanner:
                 elif name == "pPr":
                     if empty:
                         continue
+                    blob_at = m.start(4)
                     if blob is None:  # paragraph properties with attributes
+                        blob_at = pos
                         close = x.find(pt.ppr_close, pos)
                         if close >= 0 and x.find(pt.ppr_change, pos, close) >= 0:
                             close = x.find(pt.ppr_close, close + 1)  # its own w:pPr closed first
-                        if close < 0:  # pragma: no cover - expat vouched for well-formedness
+                        if close < 0:  # pragma: no cover - libxml2 vouched for well-formedness
                             raise Unscannable("unclosed paragraph properties")
                         blob = x[pos:close]
                         pos = x.find(">", close) + 1
                     if pt.tab in blob:
                         ordinal += len(pt.nodes.findall(blob))
+                    if pt.sect_open in blob:
+                        self._sections.append((blob_at, pos))
                     if para >= 0 and not skip:
                         p_props, p_deleted = self._read_ppr(blob)
                     continue
@@ -521,10 +529,26 @@ class Scanner:
                 size += held
         if pos < end:
             ordinal += len(texts_in(x, pos, end))
+            self._sections.append((pos, end))
         if para >= 0:
             raise Unscannable("an unclosed paragraph")
         out.size = size
         self.pos, self.ordinal = end, ordinal
+        return out
+
+    def references(self) -> list[tuple[str, str]]:
+        """The header and footer references of the stories read so far, as (kind,
+        relationship id), in document order (they live in section properties)."""
+        src = self.source
+        if src.r is None:
+            return []
+        rid = f"{src.r}:id"
+        out: list[tuple[str, str]] = []
+        for start, end in self._sections:
+            for name, raw in src.patterns.refs.findall(src.text, start, end):
+                value = attributes(raw).get(rid)
+                if value is not None:
+                    out.append(("header" if name == "headerReference" else "footer", value))
         return out
 
     def _read_ppr(self, blob: str) -> tuple[ParagraphProps, bool]:
@@ -578,22 +602,10 @@ def notes(source: Source) -> list[tuple[int, int, bool]]:
         if m.group(3):
             continue
         close = x.find(f"</{source.w}:{m.group(1)}", m.end())
-        if close < 0:  # pragma: no cover - expat vouched for well-formedness
+        if close < 0:  # pragma: no cover - libxml2 vouched for well-formedness
             break
         kind = attributes(m.group(2)).get(f"{source.w}:type")
         out.append((m.end(), close, kind in (None, "normal")))
     return out
 
 
-def references(source: Source, start: int, end: int) -> list[tuple[str, str]]:
-    """The header and footer references of ``text[start:end]`` as (kind, relationship id), in
-    document order (they live in section properties)."""
-    if source.r is None:
-        return []
-    rid = f"{source.r}:id"
-    out: list[tuple[str, str]] = []
-    for name, raw in source.patterns.refs.findall(source.text, start, end):
-        value = attributes(raw).get(rid)
-        if value is not None:
-            out.append(("header" if name == "headerReference" else "footer", value))
-    return out

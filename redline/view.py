@@ -752,46 +752,40 @@ def _scanned_view(package: Package) -> DocumentView | None:
     """The view read by :mod:`redline.scan`, or None when a story part needs the tree walk."""
     main = package.main_part
     body_src = scan.prepare(package.read(main), main)
-    if body_src is None:
+    body = body_src.body() if body_src is not None else None
+    if body_src is None or body is None:
         return None
-    body = body_src.element("body", body_src.root_end)
-    if body is None:
-        return None
-    plan: list[tuple[scan.Source, str, list[tuple[int, int, bool]]]] = [(body_src, "body", [(*body, True)])]
-    rels = {rel.id: rel for rel in package.rels(main)}
-    seen: set[str] = {main}
-    refs: dict[str, list[str]] = {"header": [], "footer": []}
-    wanted = {"header": REL_HEADER, "footer": REL_FOOTER}
-    for kind, rid in scan.references(body_src, *body):
-        rel = rels.get(rid)
-        if rel is None or rel.type != wanted[kind] or rel.external or rel.target in seen:
-            continue
-        seen.add(rel.target)
-        if rel.target in package:
-            refs[kind].append(rel.target)
-    for kind in ("header", "footer"):
-        for target in refs[kind]:
-            src = scan.prepare(package.read(target), target)
-            if src is None:
-                return None
-            plan.append((src, kind, [(src.root_end, len(src.text), True)]))
-    for kind, rel_type in (("footnote", REL_FOOTNOTES), ("endnote", REL_ENDNOTES)):
-        for part in package.related(main, rel_type):
-            if part == main:
-                continue
-            src = scan.prepare(package.read(part), part)
-            if src is None:
-                return None
-            plan.append((src, kind, scan.notes(src)))
     builder = _Builder()
     totals: dict[str, int] = {}
     try:
-        for src, kind, ranges in plan:
+        scanner = scan.Scanner(body_src)
+        builder.add_scanned(scanner.story(*body), Story(main, "body", None))
+        totals[main] = scanner.total()
+        rels = {rel.id: rel for rel in package.rels(main)}
+        seen: set[str] = {main}
+        refs: dict[str, list[str]] = {"header": [], "footer": []}
+        wanted = {"header": REL_HEADER, "footer": REL_FOOTER}
+        for kind, rid in scanner.references():
+            rel = rels.get(rid)
+            if rel is None or rel.type != wanted[kind] or rel.external or rel.target in seen:
+                continue
+            seen.add(rel.target)
+            if rel.target in package:
+                refs[kind].append(rel.target)
+        plan = [(target, kind) for kind in ("header", "footer") for target in refs[kind]]
+        for kind, rel_type in (("footnote", REL_FOOTNOTES), ("endnote", REL_ENDNOTES)):
+            plan.extend((part, kind) for part in package.related(main, rel_type) if part != main)
+        for part, kind in plan:
+            src = scan.prepare(package.read(part), part)
+            if src is None:
+                return None
             scanner = scan.Scanner(src)
+            whole = [(src.root_end, len(src.text), True)]
+            ranges = scan.notes(src) if kind in ("footnote", "endnote") else whole
             for start, end, real in ranges:
                 if real:
-                    builder.add_scanned(scanner.story(start, end), Story(src.part, kind, None))
-            totals[src.part] = scanner.total()
+                    builder.add_scanned(scanner.story(start, end), Story(part, kind, None))
+            totals[part] = scanner.total()
     except scan.Unscannable:
         return None
     nodes = NodeMap(package, builder.span_nodes, builder.runs, totals)
