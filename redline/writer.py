@@ -33,6 +33,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import accumulate
 from typing import Literal
 
 from lxml import etree
@@ -52,6 +53,7 @@ _ID, _AUTHOR, _DATE = w("id"), w("author"), w("date")
 _W14 = "http://schemas.microsoft.com/office/word/2010/wordml"
 _PARA_IDS = (f"{{{_W14}}}paraId", f"{{{_W14}}}textId")
 _MARK_REVISIONS = (_INS, _DEL, _MOVE_FROM, _MOVE_TO)
+_NOT_COPIED = frozenset((_RPR_CHANGE, *_MARK_REVISIONS))  # revision records in a w:rPr
 # Inline containers a new paragraph mark or our revision may split in two (the second half
 # gets the same attributes and properties; a revision's half gets a new w:id).
 _SPLITTABLE = {
@@ -69,6 +71,7 @@ _RANGE_MARKUP = {
 # punctuation mark -- so an amount or a clause number changes whole, not digit group by group.
 _TOKEN = re.compile(r"\s+|\d[\d.,]*\d|\w+|[^\w\s]")
 _BREAKS = re.compile(r"\n|[^\n]+")
+_TAB_OR_BREAK = re.compile(r"(\t|\n)")
 _NSMAP = {"w": W_NS}
 
 Where = Literal["after", "before", "start", "end"]
@@ -128,13 +131,22 @@ class Writer:
         self.stamp = options.stamp()
         self._next_id = next_id
         self.result = WriteResult()
-        self.quotes = quote_style(view.text)
+        self._quotes: Literal["curly", "straight"] | None = None
+        self._quotes_known = False
         self._ours: set[etree._Element] = set()  # the w:ins / w:del wrappers we made
         self._doomed: list[etree._Element] = []  # untracked: runs removed once a range is done
         self._new_paras: set[etree._Element] = set()
         # view offset -> the first thing a later range inserted there (an earlier range's
         # text for the same offset goes before it)
         self._inserted_at: dict[int, etree._Element] = {}
+
+    @property
+    def quotes(self) -> Literal["curly", "straight"] | None:
+        """The document's quote convention (:func:`quote_style`), found when first needed."""
+        if not self._quotes_known:
+            self._quotes = quote_style(self.view.text)
+            self._quotes_known = True
+        return self._quotes
 
     def new_id(self) -> str:
         self._next_id += 1
@@ -151,7 +163,8 @@ class Writer:
         old = view.text[plan.start : plan.end]
         new = plan.replacement.replace("\r\n", "\n").replace("\r", "\n")
         before = view.text[plan.start - 1] if plan.start > 0 else ""
-        new = follow_quotes(new, self.quotes, before)
+        if not _QUOTES.isdisjoint(new):  # (without quotes, every convention leaves it as it is)
+            new = follow_quotes(new, self.quotes, before)
         # A line break the model wrote is a paragraph break; where the anchor only matched
         # tolerantly and the replacement has none, the document's breaks are not "changed".
         ops = word_diff(old, new, old_breaks=plan.exact or "\n" in new)
@@ -180,10 +193,11 @@ class Writer:
         self._doomed.clear()
         touched = self.result.touched_paragraphs.setdefault(plan.edit_index, [])
         for p in paras:
-            if p.element.getparent() is None:
+            element = p.element
+            if element.getparent() is None:
                 continue  # joined into the paragraph before (untracked mark deletion)
-            touched.append(p.element)
-            nxt = p.element.getnext()
+            touched.append(element)
+            nxt = element.getnext()
             while nxt is not None and nxt in self._new_paras:
                 touched.append(nxt)
                 nxt = nxt.getnext()
@@ -450,13 +464,14 @@ class Writer:
         rpr = _run_properties(fmt)
         if rpr is not None:
             run.append(rpr)
-        for i, part in enumerate(re.split(r"(\t|\n)", text)):
+        parts = _TAB_OR_BREAK.split(text) if "\t" in text or "\n" in text else [text]
+        for i, part in enumerate(parts):
             if i % 2:
                 etree.SubElement(run, _TAB if part == "\t" else _BR)
             elif part:
                 t = etree.SubElement(run, _T)
                 t.text = part
-                _preserve(t)
+                _preserve_text(t, part)
         if not self.options.track:
             return run
         wrapper = self._revision(_INS)
@@ -524,7 +539,7 @@ def _split_run_before(child: etree._Element) -> etree._Element:
     if i == 0:
         return run
     new = _shallow_copy(run)
-    rpr = run.find(_RPR)
+    rpr = _run_rpr(run)
     if rpr is not None:
         new.append(copy.deepcopy(rpr))
     new.extend(siblings[i:])
@@ -543,10 +558,10 @@ def _split_text(t: etree._Element, k: int) -> etree._Element:
     """Cut ``t`` after ``k`` characters; the rest goes to a new ``w:t`` just after it."""
     text = t.text or ""
     rest = t.makeelement(t.tag)
-    rest.text = text[k:]
-    _preserve(rest)
-    t.text = text[:k]
-    _preserve(t)
+    tail = rest.text = text[k:]
+    _preserve_text(rest, tail)
+    head = t.text = text[:k]
+    _preserve_text(t, head)
     t.addnext(rest)
     return rest
 
@@ -588,7 +603,11 @@ def _cut_before(piece: Piece) -> etree._Element:
 
 
 def _preserve(t: etree._Element) -> None:
-    text = t.text or ""
+    _preserve_text(t, t.text or "")
+
+
+def _preserve_text(t: etree._Element, text: str) -> None:
+    """:func:`_preserve` for a ``t`` whose text the caller has at hand (``t.text or ""``)."""
     if text != text.strip(" \t\r\n") or "  " in text:
         t.set(XML_SPACE, "preserve")
 
@@ -626,14 +645,22 @@ def _run_properties(fmt: etree._Element | None) -> etree._Element | None:
     without revision records."""
     if fmt is None:
         return None
-    rpr = fmt if fmt.tag == _RPR else fmt.find(_RPR)
+    rpr = fmt if fmt.tag == _RPR else _run_rpr(fmt)
     if rpr is None:
         return None
     rpr = copy.deepcopy(rpr)
     for child in list(rpr):
-        if child.tag in (_RPR_CHANGE, *_MARK_REVISIONS) or not isinstance(child.tag, str):
+        if child.tag in _NOT_COPIED or not isinstance(child.tag, str):
             rpr.remove(child)
     return rpr if len(rpr) else None
+
+
+def _run_rpr(run: etree._Element) -> etree._Element | None:
+    """``run.find(w:rPr)`` without ElementPath: a run's few children, w:rPr usually first."""
+    for child in run:
+        if child.tag == _RPR:
+            return child
+    return None
 
 
 def _remove(el: etree._Element) -> None:
@@ -709,9 +736,8 @@ def word_diff(old: str, new: str, *, old_breaks: bool = True) -> list[tuple[str,
     """
     a, a_keys = _tokens(old, breaks=old_breaks)
     b, b_keys = _tokens(new, breaks=True)
-    matcher = difflib.SequenceMatcher(None, a_keys, b_keys, autojunk=False)
     merged: list[tuple[str, int, int, int, int]] = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in diff_opcodes(a_keys, b_keys):
         if (
             tag == "replace"
             and len(merged) >= 2
@@ -732,6 +758,89 @@ def word_diff(old: str, new: str, *, old_breaks: bool = True) -> list[tuple[str,
         ns, ne = _span(b, len(new), m1, m2)
         ops.append((kind, s, e, new[ns:ne]))
     return ops
+
+
+def diff_opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """``difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()``, the same list,
+    about four times faster on the token lists of an edit.
+
+    difflib's algorithm, step for step: the longest matching block (the earliest in ``a`` of
+    the longest, then the earliest in ``b``), then the same on each side of it, adjacent blocks
+    joined.  Only the longest-block search differs: each distinct token becomes one character,
+    and :func:`_longest_match` asks ``str.find`` (C speed) whether a block one longer than the
+    best so far starts at each position, instead of difflib's per-pair Python loop.
+    """
+    distinct = dict.fromkeys(a)
+    distinct.update(dict.fromkeys(b))
+    if len(distinct) > _MAX_CODES:  # far beyond any anchor; difflib itself has no such limit
+        slow: list[tuple[str, int, int, int, int]] = [
+            *difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+        ]
+        return slow
+    codes = {key: chr(_CODE_BASE + n) for n, key in enumerate(distinct)}
+    sa = "".join(map(codes.__getitem__, a))
+    sb = "".join(map(codes.__getitem__, b))
+    la, lb = len(a), len(b)
+    queue = [(0, la, 0, lb)]
+    blocks: list[tuple[int, int, int]] = []
+    while queue:
+        alo, ahi, blo, bhi = queue.pop()
+        i, j, k = _longest_match(sa, sb, alo, ahi, blo, bhi)
+        if k:
+            blocks.append((i, j, k))
+            if alo < i and blo < j:
+                queue.append((alo, i, blo, j))
+            if i + k < ahi and j + k < bhi:
+                queue.append((i + k, ahi, j + k, bhi))
+    blocks.sort()
+    joined: list[tuple[int, int, int]] = []
+    i1 = j1 = k1 = 0
+    for i2, j2, k2 in blocks:
+        if i1 + k1 == i2 and j1 + k1 == j2:
+            k1 += k2
+        else:
+            if k1:
+                joined.append((i1, j1, k1))
+            i1, j1, k1 = i2, j2, k2
+    if k1:
+        joined.append((i1, j1, k1))
+    joined.append((la, lb, 0))
+    ops: list[tuple[str, int, int, int, int]] = []
+    i = j = 0
+    for ai, bj, size in joined:
+        if i < ai and j < bj:
+            ops.append(("replace", i, ai, j, bj))
+        elif i < ai:
+            ops.append(("delete", i, ai, j, bj))
+        elif j < bj:
+            ops.append(("insert", i, ai, j, bj))
+        i, j = ai + size, bj + size
+        if size:
+            ops.append(("equal", ai, i, bj, j))
+    return ops
+
+
+# The characters tokens are coded as (below the surrogates, above ASCII for readable dumps).
+_CODE_BASE = 0x100
+_MAX_CODES = 0xD800 - _CODE_BASE
+
+
+def _longest_match(a: str, b: str, alo: int, ahi: int, blo: int, bhi: int) -> tuple[int, int, int]:
+    """difflib's ``find_longest_match`` without junk: the longest block common to
+    ``a[alo:ahi]`` and ``b[blo:bhi]``, the earliest in ``a`` of those, the earliest in ``b``
+    for that; ``(alo, blo, 0)`` when there is none."""
+    best_i, best = alo, 0
+    i = alo
+    while i + best < ahi:
+        if b.find(a[i : i + best + 1], blo, bhi) >= 0:
+            k = best + 1
+            while i + k < ahi and b.find(a[i : i + k + 1], blo, bhi) >= 0:
+                k += 1
+            best_i, best = i, k
+        i += 1
+    if not best:
+        return alo, blo, 0
+    return best_i, b.find(a[best_i : best_i + best], blo, bhi), best
 
 
 def _slide(
@@ -764,8 +873,14 @@ def _tokens(text: str, *, breaks: bool) -> tuple[list[tuple[int, int]], list[str
     if len(norm._seg_kind) == 1:
         # One identity segment (nothing collapsed or expanded): normalised offsets are the
         # original's, and as the tokens cover every character they follow one another.
+        found = _TOKEN.findall(norm.text)
+        if not breaks or "\n" not in text:  # no break tokens: whole-list operations
+            ends = list(accumulate(map(len, found)))
+            starts = [0, *ends]  # one longer than ends: zip stops at the last token
+            spans = list(zip(starts, ends, strict=False))
+            return spans, [" " if k.isspace() else k for k in found]
         s = 0
-        for key in _TOKEN.findall(norm.text):
+        for key in found:
             e = s + len(key)
             if not key.isspace():
                 spans.append((s, e))
@@ -811,8 +926,10 @@ def _span(tokens: list[tuple[int, int]], size: int, i: int, j: int) -> tuple[int
 
 def quote_style(text: str) -> Literal["curly", "straight"] | None:
     """The document's quote convention, when it has a clear one (four to one, or only one)."""
-    curly = sum(text.count(c) for c in "\u201c\u201d\u2018\u2019")
     straight = text.count('"') + text.count("'")
+    if not straight:  # (four scans of a long text saved when there is no straight quote)
+        return "curly" if any(c in text for c in _CURLY_QUOTES) else None
+    curly = sum(text.count(c) for c in _CURLY_QUOTES)
     if curly > 4 * straight:
         return "curly"
     if straight > 4 * curly:
@@ -820,6 +937,8 @@ def quote_style(text: str) -> Literal["curly", "straight"] | None:
     return None
 
 
+_CURLY_QUOTES = "\u201c\u201d\u2018\u2019"
+_QUOTES = frozenset("\"'" + _CURLY_QUOTES)
 _STRAIGHT = re.compile("[\"']")
 _CURLY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})
 

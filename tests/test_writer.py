@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import io
 import itertools
@@ -57,7 +58,7 @@ from redline.apply import ApplyOptions, Outcome, apply_reply
 from redline.normalize import normalize
 from redline.package import Package, PackageError
 from redline.view import SpanFlag, build_view
-from redline.writer import max_revision_id, word_diff
+from redline.writer import diff_opcodes, max_revision_id, quote_style, word_diff
 from shared_schema import Edit, EditBatch
 
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
@@ -301,6 +302,41 @@ def test_minimal_diff_inserts_only_the_new_word() -> None:
     assert run_texts(c.xml.find(".//w:p", NS)) == [
         "The Tenant shall pay ", "+all ", "rent of ten dollars on the first day."
     ]  # fmt: skip
+
+
+# Token lists like an edit's: words, punctuation, single spaces, line breaks, a few repeats.
+_TOKENS = st.lists(
+    st.sampled_from(["the", "rent", "Tenant", " ", " ", "\n", ",", ".", "(", "10"]), max_size=40
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_TOKENS, _TOKENS)
+def test_diff_opcodes_are_difflibs(a: list[str], b: list[str]) -> None:
+    """The fast matcher gives exactly difflib's opcodes (ties broken the same way)."""
+    expected = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    assert diff_opcodes(a, b) == expected
+
+
+def test_diff_opcodes_are_difflibs_on_long_lists_and_many_distinct_tokens() -> None:
+    rng = random.Random(5)
+    for _ in range(200):
+        a = [str(rng.randrange(300)) for _ in range(rng.randrange(400))]
+        b = list(a)
+        for _ in range(rng.randrange(1, 20)):
+            at = rng.randrange(len(b) + 1)
+            b[at : at + rng.randrange(4)] = [str(rng.randrange(300)) for _ in range(rng.randrange(4))]
+        expected = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+        assert diff_opcodes(a, b) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="ab '\"\u201c\u201d\u2018\u2019", max_size=40))
+def test_quote_style_is_the_four_to_one_rule(text: str) -> None:
+    curly = sum(text.count(c) for c in "\u201c\u201d\u2018\u2019")
+    straight = text.count('"') + text.count("'")
+    expected = "curly" if curly > 4 * straight else "straight" if straight > 4 * curly else None
+    assert quote_style(text) == expected
 
 
 def test_word_diff_marks_words_and_punctuation_apart() -> None:
