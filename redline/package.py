@@ -83,6 +83,7 @@ import struct
 import threading
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -247,7 +248,10 @@ _FLAG_MASKED_HEADERS: Final = 0x2000
 
 _STORED: Final = 0
 _DEFLATED: Final = 8
-_LEVEL: Final = 3  # deflate level for re-written parts (see _encode_member)
+_LEVEL: Final = 3  # deflate level for re-written parts (see _deflate)
+_CHUNK: Final = 512 * 1024  # a long changed part is deflated in chunks this long, in parallel
+_WINDOW: Final = 32 * 1024  # deflate's window: what a chunk is primed with
+_THREADS: Final = min(2, os.cpu_count() or 1)
 _METHOD_NAMES: Final = {
     1: "shrink",
     6: "implode",
@@ -1141,13 +1145,10 @@ def _encode_member(
         flags = 0 if new_name.isascii() else _FLAG_UTF8
         method = _DEFLATED
         made, mtime, mdate, iattr, eattr, comment = 20, 0, _DOS_DATE_1980, 0, 0, b""
-    # level 3: about 2.5x faster than zlib's default on a long document.xml, ~15% larger
     if method == _DEFLATED:
-        packer = zlib.compressobj(_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS)
-        body = packer.compress(payload) + packer.flush()
+        body, crc = _deflate(payload)
     else:
-        body = payload
-    crc = zlib.crc32(payload)
+        body, crc = payload, zlib.crc32(payload)
     need = 20
     local = _LOCAL.pack(
         _LOCAL_SIG, need, flags, method, mtime, mdate, crc, len(body), len(payload),
@@ -1158,6 +1159,45 @@ def _encode_member(
         len(name_bytes), 0, len(comment), 0, iattr, eattr, offset,
     )  # fmt: skip
     return local + name_bytes + body, record + name_bytes + comment
+
+
+def _deflate(payload: bytes) -> tuple[bytes, int]:
+    """The raw deflate stream of ``payload`` (level :data:`_LEVEL`) and its CRC-32.
+
+    Level 3: about 2.5x faster than zlib's default on a long document.xml, ~15% larger.  A
+    part of two :data:`_CHUNK` or more is cut into chunks deflated on :data:`_THREADS`
+    threads, as pigz does (zlib releases the GIL): each chunk is primed with the 32 KiB before
+    it (so back-references cross the cut), every chunk but the last ends with a sync flush
+    (byte-aligned, not final) and the last with the final block, so the chunks' streams
+    joined are one valid deflate stream.  The cuts do not depend on the thread count: the
+    same payload always gives the same bytes.  The CRC is computed meanwhile.
+    """
+    size = len(payload)
+    if size < 2 * _CHUNK:
+        packer = zlib.compressobj(_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS)
+        return packer.compress(payload) + packer.flush(), zlib.crc32(payload)
+    view = memoryview(payload)
+    starts = range(0, size, _CHUNK)
+    if _THREADS < 2:
+        chunks = [_deflate_chunk(view, start) for start in starts]
+        return b"".join(chunks), zlib.crc32(payload)
+    with ThreadPoolExecutor(_THREADS, thread_name_prefix="redline-deflate") as pool:
+        futures = [pool.submit(_deflate_chunk, view, start) for start in starts]
+        crc = zlib.crc32(payload)
+        return b"".join([f.result() for f in futures]), crc
+
+
+def _deflate_chunk(view: memoryview, start: int) -> bytes:
+    """``view[start:start + _CHUNK]`` as deflate blocks that continue the stream of the bytes
+    before it (see :func:`_deflate`)."""
+    if start:
+        zdict = view[max(0, start - _WINDOW) : start]
+        packer = zlib.compressobj(_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS, zdict=zdict)
+    else:
+        packer = zlib.compressobj(_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS)
+    end = start + _CHUNK
+    body = packer.compress(view[start:end])
+    return body + packer.flush(zlib.Z_FINISH if end >= len(view) else zlib.Z_SYNC_FLUSH)
 
 
 def _namespace(tag: object) -> str | None:

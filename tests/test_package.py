@@ -530,6 +530,85 @@ def test_a_stored_part_stays_stored_when_changed() -> None:
         assert zf.read("word/styles.xml") == h.styles() + b"\r\n"
 
 
+def _long_document(paragraphs: int, first: str = "", last: str = "") -> bytes:
+    """A document.xml of ``paragraphs`` varied paragraphs (~170 bytes each), ``first`` and
+    ``last`` as its first and last words."""
+    rng = random.Random(paragraphs)
+    words = ["rent", "Tenant", "Landlord", "shall", "pay", "the", "premises", "notice", "within"]
+    texts = [f"{i}. " + " ".join(rng.choice(words) for _ in range(20)) for i in range(paragraphs)]
+    texts[0], texts[-1] = f"{first} {texts[0]}", f"{texts[-1]} {last}"
+    return h.document("".join(f"<w:p><w:r><w:t>{t}</w:t></w:r></w:p>" for t in texts))
+
+
+def test_a_long_changed_part_is_deflated_in_chunks_into_one_valid_stream(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    new_doc = _long_document(14_000)
+    assert len(new_doc) > 4 * package_module._CHUNK  # several chunks for each thread
+    pkg = Package.from_bytes(h.docx())
+    out = pkg.to_bytes({"word/document.xml": new_doc})
+    with zipfile.ZipFile(io.BytesIO(out)) as zf:
+        assert zf.testzip() is None  # every CRC checked
+        assert zf.read("word/document.xml") == new_doc
+    assert Package.from_bytes(out).read("word/document.xml") == new_doc
+    ((_, method, crc, size, body),) = [r for r in _records(out) if r[0] == "word/document.xml"]
+    assert (method, crc, size) == (zipfile.ZIP_DEFLATED, zlib.crc32(new_doc), len(new_doc))
+    inflater = zlib.decompressobj(-15)
+    assert inflater.decompress(body) == new_doc
+    assert inflater.eof and not inflater.unused_data  # one final block, at the very end
+    docx = pytest.importorskip("docx")
+    assert len(docx.Document(io.BytesIO(out)).paragraphs) == 14_000
+    # The cuts do not depend on the threads: one thread writes the same bytes.
+    monkeypatch.setattr(package_module, "_THREADS", 1)
+    assert pkg.to_bytes({"word/document.xml": new_doc}) == out
+
+
+@pytest.mark.parametrize("chunks", [1.5, 2, 2.001, 3, 4.7])
+def test_deflate_gives_the_payload_back_at_every_size(chunks: float) -> None:
+    size = int(chunks * package_module._CHUNK)
+    rng = random.Random(size)
+    # markup that compresses well, then random bytes that do not (stored blocks)
+    payload = ((b"<w:r><w:t>the rent</w:t></w:r>" * size)[: size // 2] + rng.randbytes(size))[:size]
+    body, crc = package_module._deflate(payload)
+    assert crc == zlib.crc32(payload)
+    inflater = zlib.decompressobj(-15)
+    assert inflater.decompress(body) == payload
+    assert inflater.eof and not inflater.unused_data
+    if size >= 2 * package_module._CHUNK:  # chunked: each chunk but the last ends in a sync flush
+        first = package_module._deflate_chunk(memoryview(payload), 0)
+        assert first.endswith(b"\x00\x00\xff\xff") and body.startswith(first)
+
+
+@pytest.mark.slow
+def test_pandoc_and_libreoffice_read_a_long_part_deflated_in_chunks(tmp_path: Path) -> None:
+    new_doc = _long_document(8_000, first="REDLINE-FIRST-MARKER", last="REDLINE-LAST-MARKER")
+    assert len(new_doc) > 2 * package_module._CHUNK
+    out = tmp_path / "long.docx"
+    write_atomic(out, Package.from_bytes(h.docx()).to_bytes({"word/document.xml": new_doc}))
+    readers = 0
+    pandoc = shutil.which("pandoc")
+    if pandoc is not None:
+        readers += 1
+        text = subprocess.run(
+            [pandoc, "-f", "docx", "-t", "plain", str(out)], capture_output=True, timeout=180, check=True
+        ).stdout.decode()
+        assert "REDLINE-FIRST-MARKER" in text and "REDLINE-LAST-MARKER" in text
+    soffice = shutil.which("soffice")
+    if soffice is not None:
+        readers += 1
+        result = subprocess.run(
+            [soffice, "--headless", f"-env:UserInstallation=file://{tmp_path}/lo", "--convert-to",
+             "txt:Text", "--outdir", str(tmp_path), str(out)],
+            capture_output=True, timeout=180, check=False,
+        )  # fmt: skip
+        text_file = tmp_path / "long.txt"
+        assert text_file.exists(), result.stderr.decode(errors="replace")
+        text = text_file.read_text(encoding="utf-8-sig", errors="replace")
+        assert "REDLINE-FIRST-MARKER" in text and "REDLINE-LAST-MARKER" in text
+    if not readers:
+        pytest.skip("neither pandoc nor LibreOffice is installed")
+
+
 def test_added_parts_go_after_the_last_member_in_the_order_given() -> None:
     pkg = Package.from_bytes(h.docx())
     comments = h.DECL + f'<w:comments xmlns:w="{W_NS}"/>'.encode()
