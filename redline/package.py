@@ -411,9 +411,12 @@ class Package:
     main_part: str
     """The main document part (``word/document.xml`` usually), from ``_rels/.rels``."""
 
-    def __init__(self, data: bytes, limits: Limits | None = None) -> None:
+    def __init__(self, data: bytes, limits: Limits | None = None, *, stream_main: bool = False) -> None:
         self.source_bytes = bytes(data)
         self.limits = limits or DEFAULT_LIMITS
+        # The main part is left in the zip at load, to be read with stream(): its DOCTYPE and
+        # tag-count checks are then the reader's to make (see redline.scan.BodyStream).
+        self._stream_main = stream_main
         self._lock = threading.RLock()
         self._inflated_total = 0
         self._bytes: dict[str, bytes] = {}
@@ -432,9 +435,10 @@ class Package:
     # --- construction -------------------------------------------------------------------------
 
     @classmethod
-    def from_bytes(cls, data: bytes, limits: Limits | None = None) -> Package:
-        """Load a package from its bytes, or raise :class:`PackageError`."""
-        return cls(data, limits)
+    def from_bytes(cls, data: bytes, limits: Limits | None = None, *, stream_main: bool = False) -> Package:
+        """Load a package from its bytes, or raise :class:`PackageError`.  With
+        ``stream_main`` the main part is not inflated at load (for :meth:`stream`)."""
+        return cls(data, limits, stream_main=stream_main)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], limits: Limits | None = None) -> Package:
@@ -821,12 +825,15 @@ class Package:
         parsing."""
         tags = 0
         for name in self.names:
-            if not self.is_xml(name):
+            if not self.is_xml(name) or (self._stream_main and name == self.main_part):
                 continue
             data = self.read(name)
             if find_doctype(data):
                 raise dtd_refusal(name)
             tags += data.count(b"<")
+            if self._stream_main:  # read for a lean view: keep nothing not asked for again
+                self._bytes.pop(name, None)
+                self._inflated_total -= len(data)
             if tags > self.limits.max_markup:
                 raise PackageError(
                     "too_complex",
@@ -872,6 +879,43 @@ class Package:
                 cached = self._inflate(self._members[found])
                 self._bytes[found] = cached
             return cached
+
+    def stream(self, name: str, chunk: int = 256 * 1024) -> Iterator[bytes]:
+        """The inflated bytes of part ``name`` in pieces of about ``chunk`` bytes, never held
+        whole (nor cached); the same budget, size and CRC checks as :meth:`read`, the last
+        ones made when the part ends (raise :class:`PackageError` as :meth:`read` does)."""
+        found = self.find(name)
+        if found is None:
+            raise PackageError("missing_part", f"The package has no part named {name}.", name.lstrip("/"))
+        cached = self._bytes.get(found)
+        if cached is not None:
+            yield cached
+            return
+        m = self._members[found]
+        budget = min(m.usize, self.limits.max_total_bytes - self._inflated_total)
+        raw = memoryview(self.source_bytes)[m.data_start : m.data_start + m.csize]
+        crc, produced = 0, 0
+        with _boundary(found):
+            if m.method == _STORED:
+                pieces: Iterator[bytes] = (bytes(raw[i : i + chunk]) for i in range(0, len(raw), chunk))
+            else:
+                pieces = _inflate_pieces(raw, chunk, m.name)
+            for piece in pieces:
+                produced += len(piece)
+                if produced > budget:
+                    if produced > self.limits.max_total_bytes - self._inflated_total:
+                        raise _budget_refusal(m.name, self.limits)
+                    break
+                crc = zlib.crc32(piece, crc)
+                yield piece
+            if produced != m.usize or crc != m.crc:
+                raise PackageError(
+                    "crc_mismatch",
+                    f"The part {m.name} is damaged or tampered with: its content does not match the "
+                    "checksum and size the zip declares for it.",
+                    m.name,
+                )
+            self._inflated_total += produced
 
     def _inflate(self, m: _Member) -> bytes:
         budget = self.limits.max_total_bytes - self._inflated_total
@@ -1219,6 +1263,27 @@ def _file_too_large(size: int, lim: Limits) -> PackageError:
         "too_large",
         f"The file is {_human(size)}, more than the limit of {_human(lim.max_file_bytes)}.",
     )
+
+
+def _inflate_pieces(raw: memoryview, chunk: int, name: str) -> Iterator[bytes]:
+    d = zlib.decompressobj(-zlib.MAX_WBITS)
+    data: memoryview | bytes = raw
+    try:
+        while not d.eof:
+            piece = d.decompress(data, chunk)
+            data = d.unconsumed_tail
+            if piece:
+                yield piece
+            elif not data:
+                break
+    except zlib.error:
+        raise PackageError(
+            "corrupt_member", f"The part {name} is damaged: its compressed data cannot be inflated.", name
+        ) from None
+    if not d.eof:
+        raise PackageError(
+            "corrupt_member", f"The part {name} is damaged: its compressed data ends too early.", name
+        )
 
 
 def _budget_refusal(name: str, lim: Limits) -> PackageError:

@@ -22,7 +22,9 @@ part falls back to the tree walk, whose parser refuses it with the usual typed e
 
 from __future__ import annotations
 
+import codecs
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import lru_cache
@@ -33,7 +35,7 @@ from lxml import etree
 
 from .numbering import PLAIN, ParagraphProps
 from .ooxml import MC_NS, R_NS, W_NS
-from .xmlparse import dtd_refusal, find_doctype, make_parser
+from .xmlparse import PackageError, dtd_refusal, find_doctype, make_parser, syntax_refusal
 
 
 class SpanKind(IntEnum):
@@ -302,6 +304,11 @@ class Scanner:
         # Where section properties may be: paragraph properties holding a w:sectPr, and what
         # follows a story's last paragraph (the body's own w:sectPr).
         self._sections: list[tuple[int, int]] = []
+        self._last, self._joined, self._fields = -1, False, list[bool]()  # see story(continued=)
+
+    def feed(self, source: Source) -> None:
+        """Read on in ``source``: the next stretch of the same part (see story(continued=))."""
+        self.source, self.pos = source, 0
 
     def skip_to(self, pos: int) -> None:
         """Count the nodes up to ``pos`` without reading them."""
@@ -314,8 +321,13 @@ class Scanner:
         self.skip_to(len(self.source.text))
         return self.ordinal
 
-    def story(self, start: int, end: int) -> ScannedStory:
-        """Read the paragraphs of ``text[start:end]`` (raises :class:`Unscannable`)."""
+    def story(self, start: int, end: int, continued: bool = False) -> ScannedStory:
+        """Read the paragraphs of ``text[start:end]`` (raises :class:`Unscannable`).
+
+        ``continued``: the text goes on the story the previous call read (from the previous
+        source given to :meth:`feed`), cut between two paragraphs: open fields carry over,
+        and the first paragraph is separated from the last one read.
+        """
         self.skip_to(start)
         src, pt = self.source, self.source.patterns
         x, texts_in, tag_end = src.text, pt.texts.findall, pt.tag_end.match
@@ -324,12 +336,13 @@ class Scanner:
         pieces, offsets, nodes, kinds, flags = out.pieces, out.offsets, out.nodes, out.kinds, out.flags
         paragraphs = out.paragraphs
         ordinal, size = self.ordinal, 0
-        fields: list[bool] = []  # per open complex field: past its separator?
+        fields: list[bool] = self._fields if continued else []  # per open complex field: past its separator?
         skip = simple = move = 0  # depth in w:del/w:moveFrom, w:fldSimple, w:moveTo
         # The open paragraph: its ordinal (-1: none), where its text starts, where its start
         # tag ends, its properties, and whether its mark is deleted or a separator precedes it.
         para, p_start, p_at, p_props, p_deleted, p_sep = -1, 0, 0, PLAIN, False, False
-        last, joined = -1, False  # the last paragraph kept; its mark deleted (joins the next)?
+        # the last paragraph kept; its mark deleted (joins the next)?
+        last, joined = (self._last, self._joined) if continued else (-1, False)
         p_first = p_open = 0  # the open paragraph's first span and the size before it
         outer: list[tuple[Any, ...]] = []  # paragraphs set aside while a text box is read
         pos = start
@@ -534,17 +547,20 @@ class Scanner:
             raise Unscannable("an unclosed paragraph")
         out.size = size
         self.pos, self.ordinal = end, ordinal
+        self._last, self._joined, self._fields = last, joined, fields
         return out
 
     def references(self) -> list[tuple[str, str]]:
-        """The header and footer references of the stories read so far, as (kind,
-        relationship id), in document order (they live in section properties)."""
-        src = self.source
+        """The header and footer references of the stories read since the last call (in the
+        current source), as (kind, relationship id), in document order (they live in section
+        properties)."""
+        src, sections = self.source, self._sections
+        self._sections = []
         if src.r is None:
             return []
         rid = f"{src.r}:id"
         out: list[tuple[str, str]] = []
-        for start, end in self._sections:
+        for start, end in sections:
             for name, raw in src.patterns.refs.findall(src.text, start, end):
                 value = attributes(raw).get(rid)
                 if value is not None:
@@ -591,6 +607,159 @@ def _int(value: str | None) -> int | None:
         return int(value.strip())
     except ValueError:
         return None
+
+
+# -------------------------------------------------------------------------------------------
+# Streaming
+
+
+class NotPlain(Exception):
+    """The streamed part turned out to need the tree walk (found only partway through)."""
+
+
+class BodyStream:
+    """The body of a main part, read from its inflated pieces in stretches of whole paragraphs.
+
+    For the verify-only view: neither the part's bytes, nor its decoded text, nor a tree is
+    ever held whole -- a stretch of about one piece at a time.  The checks :func:`prepare` and
+    the package's loader make on a part as a whole are made piece by piece: DOCTYPE refused,
+    libxml2 fed every byte (a malformed part is refused with the parser's own code), the tag
+    count bounded, comments, CDATA, processing instructions and redeclared prefixes send the
+    document to the other readers (:class:`NotPlain`, raised when met).
+    """
+
+    def __init__(self, part: str, pieces: Iterator[bytes], max_markup: int) -> None:
+        self.part = part
+        self._pieces = pieces
+        self._max_markup = max_markup
+        self._tags = 0
+        self._odd = _Odd()
+        self._parser = make_parser(self._odd)
+        self._decoder = codecs.getincrementaldecoder("utf-8")()
+        self._own: set[bytes] = set()
+        self._tail = b""
+        self.head: Source | None = None  # the prolog and root start tag, as a Source
+
+    def _next(self) -> str | None:
+        """The next piece, checked and decoded (None at the end)."""
+        piece = next(self._pieces, None)
+        if piece is None:
+            text = self._decoder.decode(b"", final=True)
+            try:
+                self._parser.close()
+            except etree.XMLSyntaxError as exc:
+                raise syntax_refusal(exc, self.part) from None
+            return text or None
+        self._tags += piece.count(b"<")
+        if self._tags > self._max_markup:
+            raise PackageError(
+                "too_complex",
+                f"The document's XML holds more than {self._max_markup:,} tags (at the part {self.part}); "
+                "no real contract comes close, and a file like this is built to cost time and memory, "
+                "so it is refused.",
+                self.part,
+            )
+        try:
+            self._parser.feed(piece)
+        except etree.XMLSyntaxError as exc:
+            raise syntax_refusal(exc, self.part) from None
+        if self._odd.odd:
+            raise NotPlain("a comment or processing instruction")
+        seam = self._tail + piece
+        self._tail = piece[-32:]
+        if seam.find(b"CDATA[") >= 0:
+            raise NotPlain("a CDATA section")
+        if self._own:
+            self._check_declarations(seam)
+        try:
+            text = self._decoder.decode(piece)
+        except UnicodeDecodeError:
+            raise NotPlain("not UTF-8") from None
+        return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+    def _check_declarations(self, data: bytes) -> None:
+        at = data.find(b"xmlns")
+        while at >= 0:
+            decl = _XMLNS.match(data, at)
+            if decl is not None:
+                uri = (decl.group(2) or decl.group(3) or b"").decode("utf-8", "replace")
+                if decl.group(1) in self._own or uri in _OWN_NAMESPACES:
+                    raise NotPlain("a redeclared prefix")
+            at = data.find(b"xmlns", at + 5)
+
+    def stretches(self) -> Iterator[Source]:
+        """The body's text in stretches that end between two top-level paragraphs, each a
+        :class:`Source` whose whole text is body content (raises NotPlain, PackageError)."""
+        buf = ""
+        while True:  # the prolog and the root's start tag
+            text = self._next()
+            if text is None:
+                raise NotPlain("no root element")
+            buf += text
+            if find_doctype(buf.encode("utf-8")):
+                raise dtd_refusal(self.part)
+            declared = _ENCODING.match(buf)
+            if declared and declared.group(1).strip().lower().replace("_", "-") not in ("utf-8", "utf8"):
+                raise NotPlain("another encoding")
+            skip = 1 if buf.startswith("\ufeff") else 0
+            prolog = _PROLOG.match(buf, skip)
+            root = _ROOT.match(buf, prolog.end() if prolog else skip)
+            if root is not None:
+                break
+            if len(buf) > 1 << 20:
+                raise NotPlain("no root start tag in the first MiB")
+        names = attributes(root.group(2))
+        prefixes = {k[6:]: v for k, v in names.items() if k.startswith("xmlns:")}
+        w = [p for p, uri in prefixes.items() if uri == W_NS]
+        if len(w) != 1 or names.get("xmlns") in _OWN_NAMESPACES or root.group(3):
+            raise NotPlain("an unusual root element")
+        r = next((p for p, uri in prefixes.items() if uri == R_NS), None)
+        mc = next((p for p, uri in prefixes.items() if uri == MC_NS), None)
+        self._own = {p.encode() for p in (w[0], r, mc) if p}
+        self._check_declarations(buf[root.end() :].encode("utf-8"))
+        pt = _patterns(w[0], mc)
+        self.head = Source(self.part, buf[: root.end()], w[0], r, root.group(1), root.end(), pt, False)
+        opener = re.compile(rf"<{re.escape(w[0])}:body(?=[\s/>]){_ATTRS}(/?)>")
+        closer, para_end = f"</{w[0]}:body", f"</{w[0]}:p>"
+        pairs = [(f"<{w[0]}:txbxContent", f"</{w[0]}:txbxContent")]
+        if mc:
+            pairs.append((f"<{mc}:Fallback", f"</{mc}:Fallback"))
+        buf = buf[root.end() :]
+        body = None
+        while body is None:
+            body = opener.search(buf)
+            if body is None:
+                text = self._next()
+                if text is None:
+                    raise NotPlain("no body")
+                buf += text
+        if body.group(1):  # an empty body
+            for _ in iter(self._next, None):
+                pass
+            return
+        buf = buf[body.end() :]
+        ended = False
+        while not ended:
+            close = buf.find(closer)
+            if close >= 0:
+                cut, ended = close, True
+            else:
+                cut = buf.rfind(para_end)
+                if cut >= 0:
+                    cut += len(para_end)
+                    stretch = buf[:cut]
+                    if any(stretch.count(a) != stretch.count(b) for a, b in pairs):
+                        cut = -1  # inside a text box: read on
+            if cut > 0:
+                stretch, buf = buf[:cut], buf[cut:]
+                yield Source(self.part, stretch, w[0], r, root.group(1), 0, pt, "&" in stretch)
+            if not ended:
+                text = self._next()
+                if text is None:
+                    raise NotPlain("the body does not end")
+                buf += text
+        for _ in iter(self._next, None):  # the rest, for the parser's and the zip's checks
+            pass
 
 
 def notes(source: Source) -> list[tuple[int, int, bool]]:

@@ -33,6 +33,7 @@ checks them against the scan.
 from __future__ import annotations
 
 import bisect
+import io
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -57,7 +58,7 @@ from .ooxml import (
 from .scan import NODE_TAGS, symbol
 from .scan import SpanFlag as SpanFlag  # re-exported: the view's spans carry them
 from .scan import SpanKind as SpanKind
-from .xmlparse import PackageError
+from .xmlparse import PackageError, syntax_refusal
 
 if TYPE_CHECKING:
     from .package import Package
@@ -123,6 +124,7 @@ class Paragraph:
     label: str | None = None
     level: int | None = None  # outline level when the paragraph heads a section
     nodes: NodeMap | None = field(default=None, repr=False, compare=False)
+    story_no: int = field(default=0, compare=False)  # which story of the view (each note is one)
     # Set by the labelling pass: whether the paragraph heads a section (True: an outline
     # heading, False: a numbered clause, None: it heads none), the head of the section it is
     # in, and the view's text, from which the title is made when first asked for.
@@ -150,7 +152,8 @@ class Paragraph:
         """The paragraph's ``w:p`` (a scanned view parses its part on first use)."""
         ref = self.ref
         if isinstance(ref, int):
-            assert self.nodes is not None
+            if self.nodes is None:
+                raise TypeError(_VERIFY_ONLY)
             return self.nodes.element(self.part, ref)
         return ref
 
@@ -222,10 +225,11 @@ class DocumentView:
 
     def check_tree(self) -> None:
         """Make sure the XML trees behind the view parse and agree with it, before anything is
-        written from them: a scanned view reads the XML text without building trees, so a part
-        the tree parser refuses (nesting too deep, say) is only found out here."""
+        written from them (a scanned view reads the XML text without building trees)."""
         if isinstance(self.span_nodes, NodeMap):
             self.span_nodes.check()
+        elif isinstance(self.span_nodes, _NoNodes):
+            raise TypeError(_VERIFY_ONLY)
 
     def flags_between(self, start: int, end: int) -> int:
         """The union of the flags of every span the range [start, end) touches."""
@@ -313,8 +317,12 @@ class Frame:
 
 
 class _Builder:
-    def __init__(self) -> None:
+    def __init__(self, lean: bool = False) -> None:
+        # lean: for a verify-only view -- no map back to the XML, flags kept as runs
+        # (span_starts: where the flags change), each stretch's text joined as it comes.
+        self.lean = lean
         self.chunks: list[str] = []
+        self._text = ""  # lean: the text so far, grown in place
         self.size = 0
         self.paragraphs: list[Paragraph] = []
         self.props: list[ParagraphProps] = []  # per paragraph, when stories are scanned
@@ -325,10 +333,17 @@ class _Builder:
         # Scanned stories: (first span index, part) wherever the part of the spans changes.
         self.runs: list[tuple[int, str]] = []
         self._join_next: Story | None = None  # the story whose last paragraph's mark was deleted
+        self._story: Story | None = None
+        self._story_no = -1  # stories begun so far, less one
 
     def _part_of_next_spans(self, part: str) -> None:
         if not self.runs or self.runs[-1][1] != part:
             self.runs.append((len(self.span_starts), part))
+
+    def _number_story(self, story: Story) -> int:
+        if story is not self._story:
+            self._story, self._story_no = story, self._story_no + 1
+        return self._story_no
 
     def emit(self, frame: Frame, story: Story) -> None:
         if frame.deleted_mark and frame.size == 0:
@@ -355,40 +370,70 @@ class _Builder:
         self.size += frame.size
         if len(self.paragraphs) >= MAX_PARAGRAPHS:
             raise _too_many(story.part)
-        index = len(self.paragraphs)
-        self.paragraphs.append(Paragraph(index, story.part, story.kind, start, self.size, frame.ref))
+        index, number = len(self.paragraphs), self._number_story(story)
+        self.paragraphs.append(
+            Paragraph(index, story.part, story.kind, start, self.size, frame.ref, story_no=number)
+        )
         self.props.append(PLAIN)
 
-    def add_scanned(self, scanned: scan.ScannedStory, story: Story) -> None:
-        """Append a whole scanned story (its own paragraphs are separated already)."""
+    def add_scanned(self, scanned: scan.ScannedStory, story: Story, continued: bool = False) -> None:
+        """Append a scanned story, or (``continued``) the next stretch of the story last added:
+        its paragraphs come separated from each other and from those before already."""
         if not scanned.paragraphs:
             return
-        if self.paragraphs:
+        if self.paragraphs and not continued:
             last = self.paragraphs[-1]
-            self._part_of_next_spans(last.part)
-            self.span_starts.append(self.size)
-            self.span_nodes.append(last.ref)
-            self.span_kinds.append(SpanKind.MARK)
-            self.span_flags.append(0)
-            self.chunks.append(SEPARATOR)
+            if self.lean:
+                self._flag_run(self.size, 0)
+                self._grow(SEPARATOR)
+            else:
+                self._part_of_next_spans(last.part)
+                self.span_starts.append(self.size)
+                self.span_nodes.append(last.ref)
+                self.span_kinds.append(SpanKind.MARK)
+                self.span_flags.append(0)
+                self.chunks.append(SEPARATOR)
             self.size += 1
         base = self.size
-        self._part_of_next_spans(story.part)
-        self.span_starts.extend(map(base.__add__, scanned.offsets))
-        self.span_nodes.extend(scanned.nodes)
-        self.span_kinds.extend(scanned.kinds)
-        self.span_flags.extend(scanned.flags)
-        self.chunks.extend(scanned.pieces)
+        if self.lean:
+            self._grow("".join(scanned.pieces))
+            if not scanned.flags:
+                pass
+            elif scanned.flags.count(0) == len(scanned.flags):
+                self._flag_run(base, 0)
+            else:
+                for offset, flag in zip(scanned.offsets, scanned.flags, strict=True):
+                    self._flag_run(base + offset, flag)
+        else:
+            self._part_of_next_spans(story.part)
+            self.span_starts.extend(map(base.__add__, scanned.offsets))
+            self.span_nodes.extend(scanned.nodes)
+            self.span_kinds.extend(scanned.kinds)
+            self.span_flags.extend(scanned.flags)
+            self.chunks.extend(scanned.pieces)
         self.size += scanned.size
         if len(self.paragraphs) + len(scanned.paragraphs) > MAX_PARAGRAPHS:
             raise _too_many(story.part)
-        part, kind, index = story.part, story.kind, len(self.paragraphs)
+        part, kind, index, number = story.part, story.kind, len(self.paragraphs), self._number_story(story)
         append, props = self.paragraphs.append, self.props.append
         for start, end, ref, own in scanned.paragraphs:
-            append(Paragraph(index, part, kind, base + start, base + end, ref))
+            append(Paragraph(index, part, kind, base + start, base + end, ref, story_no=number))
             props(own)
             index += 1
         self._join_next = None
+
+    def _grow(self, more: str) -> None:
+        # With the only reference in a local, CPython extends the string in place (realloc)
+        # rather than copying it: the text is never held twice, as a final join would.
+        text, self._text = self._text, ""
+        text += more
+        self._text = text
+
+    def _flag_run(self, at: int, flag: int) -> None:
+        if (self.span_flags[-1] if self.span_flags else 0) != flag or not self.span_starts:
+            self.span_starts.append(at)
+            self.span_flags.append(flag)
+            self.span_kinds.append(SpanKind.TEXT)
 
     def walk(self, story: Story) -> None:
         if story.flat:
@@ -507,12 +552,14 @@ class _Builder:
         if nodes is not None:
             for para in self.paragraphs:
                 para.nodes = nodes
+        text = self._text if self.lean else "".join(self.chunks)
+        self.chunks, self._text = [], ""
         return DocumentView(
-            "".join(self.chunks),
+            text,
             self.paragraphs,
             revision,
             self.span_starts,
-            self.span_nodes if nodes is None else nodes,
+            _NoNodes() if self.lean else self.span_nodes if nodes is None else nodes,
             self.span_kinds,
             self.span_flags,
         )
@@ -656,14 +703,46 @@ def stories_of(package: Package) -> list[Story]:
     return stories
 
 
-def numbering_of(package: Package) -> Numbering:
+def numbering_of(package: Package, lean: bool = False) -> Numbering:
+    """The document's numbering definitions.  ``lean``: read ``styles.xml`` keeping only its
+    paragraph styles (a 350 KB styles part is a 3-4 MB tree, mostly latent styles), and keep
+    no tree in the package's cache."""
     main = package.main_part
     numbering = package.related(main, REL_NUMBERING)
     styles = package.related(main, REL_STYLES)
+    if not lean:
+        return Numbering.from_parts(
+            package.xml(numbering[0]) if numbering else None,
+            package.xml(styles[0]) if styles else None,
+        )
     return Numbering.from_parts(
-        package.xml(numbering[0]) if numbering else None,
-        package.xml(styles[0]) if styles else None,
+        package.fresh_xml(numbering[0]) if numbering else None,
+        _paragraph_styles(package, styles[0]) if styles else None,
     )
+
+
+def _paragraph_styles(package: Package, part: str) -> etree._Element | None:
+    """``part``'s root with only its paragraph and numbering ``w:style`` children, read as a stream."""
+    wanted = w("style")
+    try:
+        events = etree.iterparse(
+            io.BytesIO(package.read(part)), events=("start", "end"), resolve_entities=False,
+            no_network=True, load_dtd=False, huge_tree=False,
+        )  # fmt: skip
+        root: etree._Element | None = None
+        for event, el in events:
+            if event == "start":
+                if root is None:
+                    root = el
+                continue
+            if root is None or el.getparent() is not root:
+                continue
+            if el.tag != wanted or el.get(w("type"), "paragraph") not in ("paragraph", "numbering"):
+                el.clear()
+                root.remove(el)
+        return root
+    except etree.XMLSyntaxError as exc:
+        raise syntax_refusal(exc, part) from None
 
 
 def build_view(package: Package) -> DocumentView:
@@ -677,6 +756,23 @@ def build_view(package: Package) -> DocumentView:
 
 # -------------------------------------------------------------------------------------------
 # The fast path: scanned stories, elements found on demand
+
+
+_VERIFY_ONLY = "a verify-only view has no map back to the XML: build the view with build_view() to write"
+
+
+class _NoNodes(Sequence[etree._Element]):
+    """The span nodes of a verify-only view: there are none to give."""
+
+    def __len__(self) -> int:
+        return 0
+
+    @overload
+    def __getitem__(self, i: int) -> etree._Element: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[etree._Element]: ...
+    def __getitem__(self, i: int | slice) -> etree._Element | list[etree._Element]:
+        raise TypeError(_VERIFY_ONLY)
 
 
 class NodeMap(Sequence[etree._Element]):
@@ -761,34 +857,78 @@ def _scanned_view(package: Package) -> DocumentView | None:
         scanner = scan.Scanner(body_src)
         builder.add_scanned(scanner.story(*body), Story(main, "body", None))
         totals[main] = scanner.total()
-        rels = {rel.id: rel for rel in package.rels(main)}
-        seen: set[str] = {main}
-        refs: dict[str, list[str]] = {"header": [], "footer": []}
-        wanted = {"header": REL_HEADER, "footer": REL_FOOTER}
-        for kind, rid in scanner.references():
-            rel = rels.get(rid)
-            if rel is None or rel.type != wanted[kind] or rel.external or rel.target in seen:
-                continue
-            seen.add(rel.target)
-            if rel.target in package:
-                refs[kind].append(rel.target)
-        plan = [(target, kind) for kind in ("header", "footer") for target in refs[kind]]
-        for kind, rel_type in (("footnote", REL_FOOTNOTES), ("endnote", REL_ENDNOTES)):
-            plan.extend((part, kind) for part in package.related(main, rel_type) if part != main)
-        for part, kind in plan:
-            src = scan.prepare(package.read(part), part)
-            if src is None:
-                return None
-            scanner = scan.Scanner(src)
-            whole = [(src.root_end, len(src.text), True)]
-            ranges = scan.notes(src) if kind in ("footnote", "endnote") else whole
-            for start, end, real in ranges:
-                if real:
-                    builder.add_scanned(scanner.story(start, end), Story(part, kind, None))
-            totals[part] = scanner.total()
+        if not _scan_other_stories(package, builder, scanner.references(), totals):
+            return None
     except scan.Unscannable:
         return None
     nodes = NodeMap(package, builder.span_nodes, builder.runs, totals)
     view = builder.finish(package.revision, nodes)
     _label(view, numbering_of(package), builder.props)
     return view
+
+
+def verify_only_view(package: Package, piece: int = 64 * 1024) -> DocumentView:
+    """A view to verify quotes against, with no map back to the XML (nothing can be written
+    from it), read without ever holding the main part whole: load the package with
+    ``Package.from_bytes(data, stream_main=True)`` and the body is inflated, checked and
+    scanned a stretch at a time (:class:`redline.scan.BodyStream`).  Its text, paragraphs,
+    labels, sections and field/move flags are those :func:`build_view` gives.  A document
+    the stream cannot read plainly (see the scanner's conditions) is read by
+    :func:`build_view` instead.  ``piece``: bytes inflated at a time.
+    """
+    main = package.main_part
+    builder = _Builder(lean=True)
+    body = Story(main, "body", None)
+    refs: list[tuple[str, str]] = []
+    stream = scan.BodyStream(main, package.stream(main, piece), package.limits.max_markup)
+    scanner: scan.Scanner | None = None
+    try:
+        for stretch in stream.stretches():
+            continued = scanner is not None
+            if scanner is None:
+                scanner = scan.Scanner(stretch)
+            else:
+                scanner.feed(stretch)
+            builder.add_scanned(scanner.story(0, len(stretch.text), continued), body, continued)
+            refs.extend(scanner.references())
+        if not _scan_other_stories(package, builder, refs, {}):
+            return build_view(package)
+    except (scan.NotPlain, scan.Unscannable):
+        return build_view(package)
+    view = builder.finish(package.revision)
+    _label(view, numbering_of(package, lean=True), builder.props)
+    return view
+
+
+def _scan_other_stories(
+    package: Package, builder: _Builder, refs: list[tuple[str, str]], totals: dict[str, int]
+) -> bool:
+    """Scan the headers and footers ``refs`` name, then the notes, into ``builder`` (False when
+    one of their parts needs the tree walk)."""
+    main = package.main_part
+    rels = {rel.id: rel for rel in package.rels(main)}
+    seen: set[str] = {main}
+    found: dict[str, list[str]] = {"header": [], "footer": []}
+    wanted = {"header": REL_HEADER, "footer": REL_FOOTER}
+    for kind, rid in refs:
+        rel = rels.get(rid)
+        if rel is None or rel.type != wanted[kind] or rel.external or rel.target in seen:
+            continue
+        seen.add(rel.target)
+        if rel.target in package:
+            found[kind].append(rel.target)
+    plan = [(target, kind) for kind in ("header", "footer") for target in found[kind]]
+    for kind, rel_type in (("footnote", REL_FOOTNOTES), ("endnote", REL_ENDNOTES)):
+        plan.extend((part, kind) for part in package.related(main, rel_type) if part != main)
+    for part, kind in plan:
+        src = scan.prepare(package.read(part), part)
+        if src is None:
+            return False
+        scanner = scan.Scanner(src)
+        whole = [(src.root_end, len(src.text), True)]
+        ranges = scan.notes(src) if kind in ("footnote", "endnote") else whole
+        for start, end, real in ranges:
+            if real:
+                builder.add_scanned(scanner.story(start, end), Story(part, kind, None))
+        totals[part] = scanner.total()
+    return True

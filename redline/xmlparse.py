@@ -166,7 +166,7 @@ def parse_xml(data: bytes, part: str) -> etree._Element:
     try:
         root = etree.fromstring(data, parser())
     except etree.XMLSyntaxError as exc:
-        raise _syntax_refusal(exc, part) from None
+        raise syntax_refusal(exc, part) from None
     except (etree.LxmlError, ValueError) as exc:
         raise PackageError(
             "malformed_xml", f"The part {part} is not well-formed XML ({exc}).", part
@@ -179,7 +179,7 @@ def parse_xml(data: bytes, part: str) -> etree._Element:
     return root
 
 
-def _syntax_refusal(exc: etree.XMLSyntaxError, part: str) -> PackageError:
+def syntax_refusal(exc: etree.XMLSyntaxError, part: str) -> PackageError:
     msg = str(exc.msg or exc).strip()
     if "Excessive depth" in msg:
         return PackageError(

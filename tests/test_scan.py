@@ -20,7 +20,15 @@ from hypothesis import strategies as st
 from redline import scan
 from redline.contractgen import generate_contract
 from redline.package import Package, PackageError
-from redline.view import DocumentView, _scanned_view, build_view, flatten, numbering_of, stories_of
+from redline.view import (
+    DocumentView,
+    _scanned_view,
+    build_view,
+    flatten,
+    numbering_of,
+    stories_of,
+    verify_only_view,
+)
 
 
 def _both(data: bytes) -> tuple[DocumentView, DocumentView | None]:
@@ -281,3 +289,105 @@ def test_every_corpus_document_scans_as_the_tree_reads_it_or_is_left_to_the_tree
         assert_same(tree, view)
         scanned += 1
     assert scanned >= declined, (scanned, declined)
+
+
+# -- the verify-only view, streamed ------------------------------------------------------------
+
+
+def assert_same_for_verifying(full: DocumentView, lean: DocumentView) -> None:
+    assert lean.text == full.text
+    assert lean.revision == full.revision
+
+    def shape(view: DocumentView) -> list[tuple[object, ...]]:
+        return [
+            (p.start, p.end, p.part, p.story, p.story_no, p.label, p.section, p.level)
+            for p in view.paragraphs
+        ]
+
+    assert shape(lean) == shape(full)
+    for p in full.paragraphs:
+        for s, e in ((p.start, p.end + 1), (p.start, p.start + 1), (max(p.end - 1, p.start), p.end)):
+            assert lean.flags_between(s, e) == full.flags_between(s, e), (s, e)
+
+
+def _lean(data: bytes, piece: int) -> DocumentView:
+    return verify_only_view(Package.from_bytes(data, stream_main=True), piece)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_body(), st.sampled_from([7, 64, 500, 1 << 16]))
+def test_the_streamed_verify_only_view_reads_as_the_full_view(body: str, piece: int) -> None:
+    data = _package(body)
+    assert_same_for_verifying(build_view(Package.from_bytes(data)), _lean(data, piece))
+
+
+@pytest.mark.parametrize("kind", ["lease", "nda", "msa"])
+def test_generated_contracts_stream_as_they_read(kind: str) -> None:
+    data = generate_contract(kind, seed=5)  # type: ignore[arg-type]
+    for piece in (61, 4096, 1 << 16):
+        assert_same_for_verifying(build_view(Package.from_bytes(data)), _lean(data, piece))
+
+
+def test_a_verify_only_view_cannot_be_written_from() -> None:
+    view = _lean(_package("<w:p><w:r><w:t>The Tenant shall pay rent.</w:t></w:r></w:p>"), 16)
+    assert view.text == "The Tenant shall pay rent."
+    with pytest.raises(TypeError):
+        list(view.pieces(0, 3))
+    with pytest.raises(TypeError):
+        view.check_tree()
+    with pytest.raises(TypeError):
+        _ = view.paragraphs[0].element
+
+
+def test_the_stream_refuses_a_malformed_part_as_the_parser_does() -> None:
+    with pytest.raises(PackageError) as caught:
+        _lean(_package("<w:p><w:r><w:t>a</w:r></w:t></w:p>"), 64)
+    assert caught.value.code == "malformed_xml"
+
+
+def test_deep_nesting_is_read_by_the_stream_and_refused_by_the_tree() -> None:
+    # libxml2's 256-level limit guards tree building; fed as a stream to a target that builds
+    # nothing it does not apply, and a verify-only view writes nothing: the text is read.
+    data = _package("<w:p><w:r><w:t>deep</w:t></w:r></w:p>" + "<w:sdt>" * 300 + "</w:sdt>" * 300)
+    assert _lean(data, 64).text == "deep"
+    with pytest.raises(PackageError) as caught:
+        build_view(Package.from_bytes(data))
+    assert caught.value.code == "too_deep"
+
+
+def test_the_stream_refuses_a_doctype_and_leaves_odd_markup_to_the_full_readers() -> None:
+    head, rest = document("<w:p><w:r><w:t>a</w:t></w:r></w:p>").split(b"<w:document", 1)
+    part = head + b"<!DOCTYPE x><w:document" + rest
+    with pytest.raises(PackageError) as caught:
+        _lean(raw_zip([Entry(n, d) for n, d in docx_parts({"word/document.xml": part})]), 64)
+    assert caught.value.code == "dtd_forbidden"
+    odd = _package("<w:p><w:r><w:t>a</w:t></w:r><!-- note --></w:p><w:p><w:r><w:t>b</w:t></w:r></w:p>")
+    assert _lean(odd, 16).text == build_view(Package.from_bytes(odd)).text == "a\nb"
+
+
+def test_package_stream_gives_the_part_in_pieces_and_checks_the_crc() -> None:
+    data = generate_contract("nda", seed=1)
+    package = Package.from_bytes(data)
+    whole = package.read("word/document.xml")
+    fresh = Package.from_bytes(data, stream_main=True)
+    assert b"".join(fresh.stream("word/document.xml", 1000)) == whole
+    damaged = bytearray(data)
+    at = bytes(damaged).find(b"word/document.xml")  # the local header's name; data follows
+    damaged[at + 200] ^= 0xFF
+    with pytest.raises(PackageError) as caught:
+        b"".join(Package.from_bytes(bytes(damaged), stream_main=True).stream("word/document.xml", 1000))
+    assert caught.value.code in ("crc_mismatch", "corrupt_member")
+
+
+@pytest.mark.corpus
+def test_every_corpus_document_streams_as_it_reads() -> None:
+    folder = os.environ.get("REDLINE_CORPUS")
+    if not folder:
+        pytest.skip("REDLINE_CORPUS is not set")
+    for path in sorted(Path(folder).glob("*.docx")):
+        data = path.read_bytes()
+        try:
+            full = build_view(Package.from_bytes(data))
+        except PackageError:
+            continue
+        assert_same_for_verifying(full, _lean(data, 4096))
