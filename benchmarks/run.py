@@ -43,7 +43,7 @@ from redline.package import Package
 from redline.review import InProcess, LocalPool, run_review
 from redline.storage import LocalStorage
 from redline.verify import Planned, verify
-from redline.view import DocumentView, build_view, flatten, numbering_of, stories_of
+from redline.view import DocumentView, build_view, flatten, numbering_of, stories_of, verify_only_view
 from redline.writer import WriteOptions, Writer
 from redline.xmlparse import serialize
 from shared_schema import Edit, EditBatch
@@ -378,6 +378,11 @@ if mode == "bare":
     xml = zipfile.ZipFile(io.BytesIO(data)).read("word/document.xml")
     reset_peak(); before = status("VmRSS")
     root = etree.fromstring(xml)
+elif mode == "stream":
+    from redline.package import Package
+    from redline.view import verify_only_view
+    reset_peak(); before = status("VmRSS")
+    view = verify_only_view(Package.from_bytes(data, stream_main=True))
 else:
     from redline.package import Package
     from redline.view import build_view
@@ -586,16 +591,29 @@ def run(config: Config, out: Callable[[str], None] = print) -> Table:
             "peak RSS growth (VmHWM), child process",
         )
     )
-    ratio = m_ours * 1024 / len(xml)
+    m_stream = peak_kib("stream", big_path, config.mem_repeats)
+    ratio = m_stream * 1024 / len(xml)
     table.add(
         Row(
-            "2. peak memory vs size of document.xml",
-            f"{m_ours / 1024:.1f} MiB",
+            "2. peak memory, verify-only view streamed, vs document.xml",
+            f"{m_stream / 1024:.1f} MiB",
             f"document.xml {len(xml) / 2**20:.1f} MiB",
             ratio,
             "≤ 1× (verify-only streaming)",
             ratio <= 1.0,
-            "no streaming mode exists; the full view's peak",
+            "verify_only_view, main part streamed in 64 KiB pieces",
+        )
+    )
+    t_stream = median_time(lambda: verify_only_view(Package.from_bytes(big, stream_main=True)), r)
+    table.add(
+        Row(
+            "2. time of the streamed verify-only view",
+            ms(t_stream),
+            f"(a) {ms(t_bare)}",
+            t_stream / t_bare,
+            "—",
+            None,
+            "same text, paragraphs, labels and flags as the full view",
         )
     )
 
