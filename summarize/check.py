@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from redline.locate import Locator
 from redline.package import Package, PackageError
-from redline.view import DocumentView, build_view
+from redline.view import DocumentView, build_view, verify_only_view
 from shared_schema import (
     ParseLimits,
     QuoteCheck,
@@ -143,10 +143,18 @@ def check_reply(
     *,
     document_name: str = "document.docx",
     parse_limits: ParseLimits | None = None,
+    stream: bool = False,
 ) -> SummaryReport:
-    """The whole summary flow on bytes: load, view, parse, verify. Never raises on bad input."""
+    """The whole summary flow on bytes: load, view, parse, verify. Never raises on bad input.
+
+    ``stream``: read the document with :func:`redline.view.verify_only_view` (the main part
+    streamed, never held whole: for very large documents on small machines; slower).
+    """
     try:
-        view = build_view(Package.from_bytes(document))
+        if stream:
+            view = verify_only_view(Package.from_bytes(document, stream_main=True))
+        else:
+            view = build_view(Package.from_bytes(document))
     except PackageError as exc:
         return _refused(document_name, exc.code, exc.message)
     parsed = reply if isinstance(reply, SummaryReply) else parse_summary_reply(reply, parse_limits)

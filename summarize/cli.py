@@ -29,6 +29,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--format", choices=["text", "md", "json"], default="text",
         help="what to print: a one-line-per-quote text (default), Markdown, or the JSON report",
     )  # fmt: skip
+    check.add_argument(
+        "--stream", action="store_true",
+        help="read the document a piece at a time, never whole (low memory; slower)",
+    )  # fmt: skip
     return parser
 
 
@@ -51,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 3
-    report = check_reply(data, reply, document_name=doc.name)
+    report = check_reply(data, reply, document_name=doc.name, stream=args.stream)
     if args.report == "-":
         sys.stdout.write(report.to_json())
     elif args.report:

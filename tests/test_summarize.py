@@ -195,3 +195,13 @@ def test_corpus_quotes_verify_at_the_right_paragraph_and_altered_ones_do_not(cor
             assert q.status == "not_found", (path.name, q.quote)
         checked += 1
     assert checked >= 20
+
+
+def test_a_streamed_check_reports_exactly_what_the_full_check_reports(tmp_path: Path) -> None:
+    samples = Path(__file__).resolve().parent.parent / "sample_contracts"
+    doc, reply = samples / "commercial-lease.docx", samples / "commercial-lease.summary.json"
+    full, streamed = tmp_path / "full.json", tmp_path / "streamed.json"
+    code = summarize_main(["check", str(doc), str(reply), "--report", str(full)])
+    assert summarize_main(["check", str(doc), str(reply), "--report", str(streamed), "--stream"]) == code
+    assert json.loads(streamed.read_text()) == json.loads(full.read_text())
+    assert json.loads(full.read_text())["totals"]["quotes"] > 0
