@@ -12,13 +12,16 @@ ROOT = Path(__file__).resolve().parent.parent
 
 ROWS = [
     r"1\. load \+ flatten all stories",
+    r"1\. load \+ flatten, tree walk",
     r"1\. load \+ flatten vs python-docx text",
     r"2\. peak memory of load \+ flatten",
-    r"2\. peak memory vs size of document\.xml",
+    r"2\. peak memory, verify-only view streamed",
+    r"2\. time of the streamed verify-only view",
     r"3\. verify anchors",
     r"4\. near-miss hint per absent anchor",
     r"5\. write back \d+ edits",
     r"5\. save \(serialise touched parts \+ zip\)",
+    r"5\. parse the trees a scanned view defers",
     r"6\. end to end in process",
     r"6\. end to end vs python-docx open\+text\+save",
     r"6\. end to end, [\d.]+-page contract",
