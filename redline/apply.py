@@ -14,7 +14,7 @@ from .locate import Locator
 from .package import Limits, Package, PackageError
 from .report import ReplyInfo, Report, invalid_results, reply_positions, totals
 from .verify import Planned, verify
-from .view import DocumentView, build_view
+from .view import DocumentView, build_view, verify_only_view
 from .writer import WriteOptions, Writer, WriteResult, max_revision_id
 from .xmlparse import serialize
 
@@ -29,6 +29,7 @@ class ApplyOptions:
     author: str = "redline"
     date: str | None = None
     dry_run: bool = False
+    stream: bool = False  # with dry_run: the streamed verify-only view (never holds the document)
     track: bool = True
     comments: bool = True
     limits: Limits | None = None
@@ -78,9 +79,10 @@ def apply_reply(
 ) -> Outcome:
     """Verify every edit of ``reply`` against ``document`` and write the tracked changes."""
     options = options or ApplyOptions()
+    streamed = options.dry_run and options.stream
     try:
-        package = Package.from_bytes(document, options.limits)
-        view = build_view(package)
+        package = Package.from_bytes(document, options.limits, stream_main=streamed)
+        view = verify_only_view(package) if streamed else build_view(package)
     except PackageError as exc:
         return refused(document_name, Refusal(code=exc.code, message=exc.message))
     if isinstance(reply, EditBatch):

@@ -42,6 +42,10 @@ def build_parser() -> argparse.ArgumentParser:
     apply.add_argument("--author", default="redline", help="revision author (default: redline)")
     apply.add_argument("--date", help="revision date, ISO 8601 (default: now)")
     apply.add_argument("--dry-run", action="store_true", help="verify only; write no document")
+    apply.add_argument(
+        "--stream", action="store_true",
+        help="with --dry-run: read the document a piece at a time, never whole (low memory; slower)",
+    )  # fmt: skip
     apply.add_argument("--no-track", action="store_true", help="write plain (accepted) changes")
     apply.add_argument("--no-comments", action="store_true", help="no rationale comments")
 
@@ -180,12 +184,16 @@ def apply_options(args: argparse.Namespace) -> ApplyOptions:
         author=args.author,
         date=args.date,
         dry_run=args.dry_run,
+        stream=getattr(args, "stream", False),
         track=not args.no_track,
         comments=not args.no_comments,
     )
 
 
 def _apply(args: argparse.Namespace) -> int:
+    if args.stream and not args.dry_run:
+        print("redline apply: --stream needs --dry-run (a streamed view writes nothing)", file=sys.stderr)
+        return EXIT_USAGE
     doc = Path(args.doc)
     out = Path(args.output) if args.output else default_output(doc)
     check_targets(args, doc, out)

@@ -8,6 +8,7 @@ scanner declines must still load through the tree walk.
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 
@@ -391,3 +392,41 @@ def test_every_corpus_document_streams_as_it_reads() -> None:
         except PackageError:
             continue
         assert_same_for_verifying(full, _lean(data, 4096))
+
+
+def test_a_streamed_dry_run_reports_what_a_dry_run_reports(tmp_path: Path) -> None:
+    import json
+
+    from redline.cli import main as redline_main
+
+    samples = Path(__file__).resolve().parent.parent / "sample_contracts"
+    for doc in sorted(samples.glob("*.docx")):
+        reply = next(p for p in samples.glob(f"{doc.stem}.reply.*"))
+        reports = []
+        for extra in ([], ["--stream"]):
+            report = tmp_path / f"{doc.stem}{len(extra)}.json"
+            code = redline_main(["apply", str(doc), str(reply), "--dry-run", "--report", str(report), *extra])
+            reports.append((code, json.loads(report.read_text())))
+        assert reports[0] == reports[1]
+        assert reports[0][1]["edits"]
+    assert redline_main(["apply", str(doc), str(reply), "--stream"]) == 2
+
+
+def test_an_anchor_across_two_footnotes_is_refused_by_the_streamed_view_too() -> None:
+    from redline.apply import ApplyOptions, apply_reply
+    from shared_schema import Edit, EditBatch
+
+    data = generate_contract("msa", seed=4, pages=12)  # four footnotes
+    view = build_view(Package.from_bytes(data))
+    notes = [p for p in view.paragraphs if p.story == "footnote"]
+    first, second = next((a, b) for a, b in itertools.pairwise(notes) if a.story_no != b.story_no)
+    anchor = view.text[first.start : second.end]
+    probe_batch = EditBatch(edits=[Edit(anchor=anchor, replacement="x")])
+    probe = apply_reply(data, probe_batch, ApplyOptions(dry_run=True))
+    error = probe.report.edits[0].error
+    count = (error.actual_matches if error else None) or 1  # the generator repeats its notes
+    batch = EditBatch(edits=[Edit(anchor=anchor, replacement=anchor.upper(), expected_matches=count)])
+    for stream in (False, True):
+        outcome = apply_reply(data, batch, ApplyOptions(dry_run=True, stream=stream))
+        (result,) = outcome.report.edits
+        assert result.status.value == "unsupported", result
