@@ -3,30 +3,34 @@
 :class:`Locator` answers "where does this quote occur?" for anchors and summary quotes alike.
 The document is normalised once per view (:class:`NormalizedText`) and, once a few quotes have
 been asked for, indexed once: every space-separated token of the normalised text with the
-ordinals where it occurs.  A quote is then found by checking only the places where its rarest
-inner token occurs, so every occurrence in the whole document is counted without scanning the
-whole text per quote.
+offsets where it occurs.  A quote is then found by checking, at C speed, only the places where
+its rarest inner token occurs, so every occurrence in the whole document is counted without
+scanning the whole text per quote.
 
-A quote that is not found gets the nearest passage: the same token index votes for where the
-quote's tokens line up (a shingle prefilter), then a handful of candidate windows are aligned
-word by word and scored with rapidfuzz; the result says what differs.  A hint is only ever
-shown, never applied.
+A quote that is not found gets the nearest passage: the quote's rarest tokens propose where it
+may start (a shingle prefilter), every proposal is scored against the whole quote with
+rapidfuzz, and the best few windows are aligned word by word; the result says what differs.
+A hint is only ever shown, never applied.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
+from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, compress, repeat
+from operator import add
+from typing import cast
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
+from rapidfuzz.distance import LCSseq
 
 from shared_schema import Location, MatchKind, Refusal
 
-from .normalize import NormalizedText, normalize, tolerances_needed
+from .normalize import ELLIPSIS, NormalizedText, normalize, tolerances_needed
 from .view import DocumentView
 
 MAX_MATCHES = 1000  # occurrences counted before a quote is called hopelessly ambiguous
@@ -37,7 +41,11 @@ _EDGE_PUNCTUATION = "\"'.,;:!?()[]"
 _HINT_MIN_SCORE = 60.0
 _SCANS_BEFORE_INDEX = 8  # full-text scans answered before the token index is built
 _NEAR_CANDIDATES = 4  # windows aligned with rapidfuzz per near-miss
-_NEAR_MAX_POSTINGS = 4_000  # votes cast per near-miss (the rarest tokens first)
+_NEAR_MIN_VOTERS = 2  # the rarest tokens of a near miss that always propose starts
+_NEAR_MAX_PROPOSALS = 100  # starts proposed per near miss, more tokens proposing while fewer
+_NEAR_MAX_SCORED = 3_000  # starts scored at most (quotes of nothing but common words)
+_NEAR_SAME = 32  # characters between two proposals that are one place
+_NEAR_SLACK = 24  # characters either side of a proposed start that its window includes
 _NEAR_PAD = 4  # tokens of slack either side of a candidate window
 # Location(**fields), validated the same, without keyword-argument handling (half the cost).
 _new_location: Callable[[dict[str, object]], Location] = Location.__pydantic_validator__.validate_python
@@ -64,57 +72,86 @@ class NearMiss:
     differences: list[str]
 
 
-class _TokenIndex:
-    """Every space-separated token of the normalised text and the ordinals where it occurs.
+_SLICE = 1 << 13  # characters of the normalised text split at a time while indexing
+_OTHER_LINE_BREAKS = "\x1c\x1d\x1e"  # what splitlines() breaks at besides whitespace
 
-    The normalised text has single spaces only, so ``text.split(" ")`` gives every token, and
-    a token of a quote with a space on both sides is a whole token wherever the quote occurs:
-    every occurrence of a quote lies at one of the places where its rarest inner token does.
-    The index is built by C-level iterators, with no Python loop over the tokens; token ``k``
-    starts at offset ``ends[k] + k``.
+
+def _keys(text: str) -> Iterator[tuple[int, list[str]]]:
+    """The text's tokens, each followed by ``"\\n"`` (its space, or the end of the text), a slice
+    at a time: (offset of the slice, its keys).
+
+    ``piece.replace(" ", "\\n").splitlines(True)`` keeps each token's separator, so the lengths
+    of the keys add up to the offsets directly; the text has been normalised, so its only line
+    breaks are those spaces (else the tokens are split on spaces and given their "\\n").
+    Splitting a few kilobytes at a time keeps the pieces and their tokens in the cache while
+    they are indexed, and allocates no copy of the whole text.
+    """
+    if any(c in text for c in _OTHER_LINE_BREAKS):
+        yield 0, list(map(add, text.split(" "), repeat("\n")))
+        return
+    base, size = 0, len(text)
+    while base < size:
+        cut = text.find(" ", base + _SLICE) + 1 or size  # just past a space, or the end
+        keys = text[base:cut].replace(" ", "\n").splitlines(True)
+        if cut == size and not text.endswith(" "):
+            keys[-1] += "\n"  # the last token
+        yield base, keys
+        base = cut
+
+
+class _TokenIndex:
+    """Every space-separated token of the normalised text and the offsets where it occurs.
+
+    The normalised text has single spaces only, so its tokens are what ``text.split(" ")``
+    gives, and a token of a quote with a space on both sides is a whole token wherever the quote
+    occurs: every occurrence of a quote lies at one of the places where its rarest inner token
+    does.  The postings are keyed by the token with a line break after it (see :func:`_keys`)
+    and hold offsets rather than ordinals, so that a quote's candidates are checked, and a
+    near miss's proposed, without converting them.  The index is built by C-level iterators, a
+    slice of the text at a time, with no Python loop over the tokens.
     """
 
     def __init__(self, text: str) -> None:
-        tokens = text.split(" ")
-        self.tokens = tokens
-        self.ends = list(accumulate(map(len, tokens), initial=0))  # length of tokens[:k]
         postings: defaultdict[str, list[int]] = defaultdict(list)
-        # postings[token].append(k) for every token, in C
-        deque(map(list.append, map(postings.__getitem__, tokens), range(len(tokens))), maxlen=0)
+        get = postings.__getitem__
+        for base, keys in _keys(text):
+            # postings[key].append(offset) for every token of the slice, in C
+            deque(map(list.append, map(get, keys), accumulate(map(len, keys), initial=base)), maxlen=0)
         self.postings: dict[str, list[int]] = postings  # read with .get only: no insertions
         self.scan_limit = max(64, len(text) // 1000)  # candidates worth checking rather than a scan
 
-    def start(self, k: int) -> int:
-        """Offset of token ``k`` in the normalised text."""
-        return self.ends[k] + k
+    def get(self, token: str) -> list[int] | None:
+        """The offsets where ``token`` occurs (None: nowhere)."""
+        return self.postings.get(token + "\n")
 
     def occurrences(self, needle: str, hay: str, limit: int) -> list[int] | None:
         """Offsets of the first ``limit`` occurrences of ``needle`` in ``hay``, ascending; None
-        when the needle has no inner token or its rarest is so common that a scan is cheaper."""
+        when the needle has no inner token or its rarest is so common that a scan is cheaper.
+
+        Every candidate is checked at C speed: where the rarest inner token occurs, the needle
+        from that token on must follow (``startswith``); only those few are checked in full.
+        """
         tokens = needle.split(" ")
         if len(tokens) < 3:
             return None
-        get = self.postings.get
-        best: list[int] | None = None
-        best_offset = offset = len(tokens[0]) + 1
-        for token in tokens[1:-1]:
-            ordinals = get(token)
-            if ordinals is None:
-                return []
-            if best is None or len(ordinals) < len(best):
-                best, best_offset = ordinals, offset
-            offset += len(token) + 1
-        if best is None or len(best) > self.scan_limit:
+        lists = list(map(self.postings.get, map(add, tokens[1:-1], repeat("\n"))))
+        if None in lists:
+            return []  # an inner token the document does not have
+        sizes = list(map(len, lists))  # type: ignore[arg-type]
+        fewest = min(sizes)
+        if fewest > self.scan_limit:
             return None
-        ends, found = self.ends, hay.startswith
-        out: list[int] = []
-        for k in best:
-            pos = ends[k] + k - best_offset
-            if pos >= 0 and found(needle, pos):
-                out.append(pos)
-                if len(out) >= limit:
-                    break
-        return out
+        j = sizes.index(fewest) + 1  # the rarest inner token is tokens[j]
+        places = cast(list[int], lists[j - 1])  # where tokens[j] starts
+        offset = sum(map(len, tokens[:j])) + j  # of tokens[j] in the needle
+        tail = needle[offset:]
+        found = hay.startswith
+        out = [
+            p - offset
+            for p in compress(places, map(found, repeat(tail), places))
+            if p >= offset and found(needle, p - offset)
+        ]
+        return out if len(out) <= limit else out[:limit]
 
 
 class Locator:
@@ -154,8 +191,21 @@ class Locator:
         norm = self.normalized
         starts = self._occurrences(needle, MAX_MATCHES + 1)
         truncated = len(starts) > MAX_MATCHES
+        del starts[MAX_MATCHES:]
         text = self.view.text
-        ranges = [_tighten(text, quote, *norm.orig_span(p, p + len(needle))) for p in starts[:MAX_MATCHES]]
+        size = len(needle)
+        if size == len(quote) and ELLIPSIS not in quote and not (quote[0].isspace() or quote[-1].isspace()):
+            # A quote whose normalisation only substitutes characters one for one (nothing
+            # collapsed, dropped or expanded), with no edge whitespace, found verbatim where its
+            # normalised occurrence begins: that is the whole range -- the map is the identity
+            # across it and there is no edge whitespace to give back.
+            at = list(map(norm.orig_start, starts))
+            if all(map(text.startswith, repeat(quote), at)):
+                kind = MatchKind.EXACT if at else None
+                found = Found([(s, s + size) for s in at], kind, truncated=truncated)
+                self._found[quote] = found
+                return found
+        ranges = [_tighten(text, quote, *norm.orig_span(p, p + size)) for p in starts]
         found = self._classify(quote, ranges, truncated)
         self._found[quote] = found
         return found
@@ -183,7 +233,7 @@ class Locator:
             while pos >= 0 and len(out) < limit:
                 out.append(pos)
                 pos = hay.find(needle, pos + 1)
-        if "." in needle:  # a match must not begin or end inside an expanded ellipsis
+        if "." in needle and norm.expands:  # a match must not begin or end inside an expanded ellipsis
             size = len(needle)
             out = [p for p in out if not (norm.splits_expansion(p) or norm.splits_expansion(p + size))]
         return out
@@ -292,14 +342,10 @@ class Locator:
         if not needle:
             return None
         qtokens = needle.split(" ")
-        index = self._token_index()
-        votes = _votes(index, qtokens)
-        if not votes:
-            return None
         hay = self.normalized.text
         best: tuple[float, int, int] | None = None
-        for first in _candidates(votes, _NEAR_CANDIDATES):
-            span = _passage(index, qtokens, max(0, first - _NEAR_PAD), first + len(qtokens) + _NEAR_PAD)
+        for first in _candidates(self._token_index(), hay, needle, qtokens, _NEAR_CANDIDATES):
+            span = _passage(hay, qtokens, first)
             if span is not None:
                 score = fuzz.ratio(needle, hay[span[0] : span[1]])
                 if best is None or score > best[0]:
@@ -313,48 +359,76 @@ class Locator:
         return NearMiss(found, vs, ve, score, describe_difference(quote, found))
 
 
-def _votes(index: _TokenIndex, qtokens: list[str]) -> Counter[int]:
-    """For each token ordinal, how many of the quote's tokens line up if the quote starts there
-    (a shingle prefilter).
+def _candidates(index: _TokenIndex, hay: str, needle: str, qtokens: list[str], n: int) -> list[int]:
+    """Up to ``n`` separate places where the quote may have come from: normalised offsets of
+    token starts, the likeliest first.
 
-    The rarest tokens vote first; common ones stop voting once enough votes are cast, but the
-    three rarest always vote.
+    The quote's rarest tokens propose a start each place they occur (a shingle prefilter: the
+    three rarest always, more while few places are proposed, so the work does not grow with
+    the document's common words); every proposed start is then scored against the whole quote
+    at C speed (rapidfuzz, over the text around it), so every token of the quote counts without
+    casting the common tokens' postings.  A word added or dropped before a token only shifts
+    its proposal; the others still propose the true start.
     """
-    get = index.postings.get
-    usable = [(ordinals, j) for j, t in enumerate(qtokens) if (ordinals := get(t)) is not None]
-    usable.sort(key=lambda oj: len(oj[0]))
+    # token j of the quote starts at qoffs[j] + j
+    qoffs = accumulate(map(len, qtokens), initial=0)
+    usable = [
+        (offsets, q + j)
+        for j, (t, q) in enumerate(zip(qtokens, qoffs, strict=False))
+        if (offsets := index.get(t)) is not None
+    ]
+    usable.sort(key=lambda oq: len(oq[0]))
     votes: Counter[int] = Counter()
-    cast = 0
-    for n, (ordinals, j) in enumerate(usable):
-        if n >= 3 and cast + len(ordinals) > _NEAR_MAX_POSTINGS:
+    for k, (offsets, q) in enumerate(usable):
+        if k >= _NEAR_MIN_VOTERS and len(votes) + len(offsets) > _NEAR_MAX_PROPOSALS:
             break
-        votes.update(map((-j).__add__, ordinals))
-        cast += len(ordinals)
-    return votes
-
-
-def _candidates(votes: Counter[int], n: int) -> list[int]:
-    """The ``n`` best start ordinals, counting a neighbour's votes (after a word added or
-    dropped, the quote's later tokens vote one ordinal off)."""
-    top = votes.most_common(8 * n)
-    scored = sorted(((votes[k - 1] + 2 * v + votes[k + 1], k) for k, v in top), key=lambda sk: -sk[0])
+        votes.update(map((-q).__add__, offsets))
+        if len(votes) > _NEAR_MAX_SCORED:
+            break
+    if not votes:
+        return []
+    starts = sorted(votes)
+    # How much of the quote a window holds (the longest common subsequence) does not depend on
+    # where in the window the passage lies, nor on the window's length, so a window with slack
+    # either side scores a start proposed a word off as well as the true one; the start is then
+    # the one most tokens proposed around there.
+    size, slack = len(needle), _NEAR_SLACK
+    lows = map(max, repeat(0), map(add, starts, repeat(-slack)))
+    windows = list(map(hay.__getitem__, map(slice, lows, map(add, starts, repeat(size + slack)))))
+    scored = process.extract(needle, windows, scorer=LCSseq.similarity, limit=8 * n)
     out: list[int] = []
-    for _, k in scored:
-        if all(abs(k - o) > 2 for o in out):
-            out.append(k)
+    for _, _, i in scored:
+        near = starts[bisect_left(starts, starts[i] - slack) : bisect_right(starts, starts[i] + slack)]
+        start = max(near, key=votes.__getitem__)
+        start = hay.rfind(" ", 0, max(0, start) + 1) + 1  # the start of the token it falls in
+        if all(abs(start - o) > _NEAR_SAME for o in out):
+            out.append(start)
             if len(out) == n:
                 break
     return out
 
 
-def _passage(index: _TokenIndex, qtokens: list[str], lo: int, hi: int) -> tuple[int, int] | None:
-    """The tokens of ordinals [lo, hi) that line up with the quote, as a normalised range."""
-    window = index.tokens[lo:hi]
+def _passage(hay: str, qtokens: list[str], first: int) -> tuple[int, int] | None:
+    """The tokens around the one at ``first`` that line up with the quote, as a normalised
+    range (the window: _NEAR_PAD tokens before it, the quote's length and _NEAR_PAD after)."""
+    lo = first
+    for _ in range(_NEAR_PAD):
+        if lo <= 0:
+            break
+        lo = hay.rfind(" ", 0, lo - 1) + 1
+    hi = first
+    for _ in range(len(qtokens) + _NEAR_PAD):
+        hi = hay.find(" ", hi) + 1
+        if hi <= 0:
+            hi = len(hay) + 1
+            break
+    window = hay[lo : hi - 1].split(" ")
     span = _aligned_span(qtokens, window)
     if span is None:
         return None
     first_token, last_token = window[span[0]], window[span[1] - 1]
-    ns, ne = index.start(lo + span[0]), index.start(lo + span[1] - 1) + len(last_token)
+    offsets = list(accumulate(map(len, window[: span[1]]), initial=0))
+    ns, ne = lo + offsets[span[0]] + span[0], lo + offsets[span[1] - 1] + span[1] - 1 + len(last_token)
     # Where the quote's edge token is part of the document's ("month" of "month,"), the
     # passage ends (begins) where the quote does.
     if len(qtokens[0]) < len(first_token) and first_token.endswith(qtokens[0]):

@@ -24,7 +24,7 @@ import bisect
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from shared_schema import Tolerance
 
@@ -195,6 +195,11 @@ class NormalizedText:
             last = e
         chunks.append(translated[last:])
         return cls("".join(chunks), seg_norm, seg_orig, seg_kind, seg_width)
+
+    @cached_property
+    def expands(self) -> bool:
+        """Whether any ellipsis was expanded (else no boundary can split one)."""
+        return _EXPAND in self._seg_kind
 
     def _segment(self, n: int) -> int:
         return bisect.bisect_right(self._seg_norm, n) - 1

@@ -15,19 +15,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from lxml import etree
-
 from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, MatchKind, Refusal
 
 from .locate import Found, Locator
 from .normalize import normalize
-from .ooxml import w
-from .view import Paragraph, SpanFlag
+from .view import SpanFlag
 
 HINTED_CANDIDATES = 20  # candidates of an ambiguous anchor that get a unique extension in the hint
-_NOTES = (w("footnote"), w("endnote"))
-# EditResult(**fields), validated the same, without keyword-argument handling.
+# EditResult(**fields) and Refusal(**fields), validated the same, without keyword-argument handling.
 _new_result: Callable[[dict[str, object]], EditResult] = EditResult.__pydantic_validator__.validate_python
+_new_refusal: Callable[[dict[str, object]], Refusal] = Refusal.__pydantic_validator__.validate_python
 
 
 @dataclass(frozen=True)
@@ -201,13 +198,15 @@ def _refuse(
     **extra: object,
 ) -> None:
     result.status = status
-    result.error = Refusal(
-        code=status.value,
-        message=message,
-        hint=hint,
-        candidates=candidates or [],
-        tolerances=list(result.tolerances),
-        **extra,
+    result.error = _new_refusal(
+        {
+            "code": status.value,
+            "message": message,
+            "hint": hint,
+            "candidates": candidates or [],
+            "tolerances": list(result.tolerances),
+            **extra,
+        }
     )
 
 
@@ -223,6 +222,8 @@ def _not_found(locator: Locator, edit: Edit, result: EditResult, hints: bool) ->
 
 def _same_text(a: str, b: str) -> bool:
     """Equal up to the tolerated typography -- but a paragraph break is a change."""
+    if a == b:
+        return True
     pa, pb = a.split("\n"), b.split("\n")
     return len(pa) == len(pb) and all(normalize(x) == normalize(y) for x, y in zip(pa, pb, strict=True))
 
@@ -296,19 +297,12 @@ def _unsupported(locator: Locator, found: Found) -> str | None:
         if bisect.bisect_right(para_starts, s) == bisect.bisect_right(para_starts, max(s, e - 1)):
             continue  # within one paragraph
         first, last = view.paragraph_at(s), view.paragraph_at(max(s, e - 1))
-        if first.part != last.part or first.story != last.story or _note(first) is not _note(last):
+        if first.story_no != last.story_no:  # another part, or another footnote or endnote
             return (
                 "The anchor runs from one part of the document into another (e.g. body into "
                 "header, or one footnote into the next)."
             )
     return None
-
-
-def _note(para: Paragraph) -> etree._Element | None:
-    """The footnote or endnote a paragraph belongs to (None in other stories)."""
-    if para.story not in ("footnote", "endnote"):
-        return None
-    return next(para.element.iterancestors(_NOTES), None)
 
 
 def _refuse_overlaps(results: list[EditResult], found_of: dict[int, Found]) -> None:
