@@ -62,9 +62,10 @@ def _scanned(data: bytes) -> DocumentView:
 
 # -- random bodies ---------------------------------------------------------------------------
 
-_text = st.text(
-    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=0, max_size=6
-)
+# characters XML 1.0 allows in text (no surrogates, controls or the U+FFFE/U+FFFF non-characters)
+_XML_CHARS = st.characters(codec="utf-8", exclude_categories=("Cs", "Cc"), exclude_characters="\ufffe\uffff")
+
+_text = st.text(alphabet=_XML_CHARS, min_size=0, max_size=6)
 
 
 def _esc(s: str) -> str:
