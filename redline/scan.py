@@ -2,14 +2,18 @@
 
 Parsing ``word/document.xml`` into an lxml tree and walking it costs about three times the bare
 parse, and the view needs neither to read a document.  For a part written the way word
-processors write them -- UTF-8, the WordprocessingML prefix declared once on the root element,
-no comments, CDATA sections or processing instructions inside, no text boxes or
-``mc:AlternateContent`` -- the text can be read with a few regular expressions that run in C:
-the structural tokens one at a time (paragraphs, paragraph properties, one-character elements,
-deletions, moves, simple and complex fields), the ``w:t`` runs between them in bulk.  What the
-scanner reads is exactly what the tree walk in :mod:`redline.view` reads (a property test holds
-the two equal, node for node); a part the scanner cannot vouch for is left to the tree walk
-(:func:`prepare` returns None).
+processors write them -- UTF-8, the WordprocessingML prefix declared once on the root element
+and never redeclared, no comments, CDATA sections or processing instructions inside -- the text
+can be read with a few regular expressions that run in C: the structural tokens one at a time
+(paragraphs, paragraph properties, one-character elements, deletions, moves, simple and complex
+fields, ``mc:Fallback``), the ``w:t`` runs between them in bulk.  Text boxes (a paragraph inside
+another) come out before the paragraph that anchors them, as the tree walk puts them.  What the
+scanner reads is exactly what the tree walk in :mod:`redline.view` reads (property and corpus
+tests hold the two equal, node for node); a part the scanner cannot vouch for is left to the
+tree walk (:func:`prepare` returns None, or :class:`Unscannable` is raised).
+
+:class:`BodyStream` reads a main part's body from its inflated pieces instead, for the
+verify-only view that never holds the part whole.
 
 Every text-producing node is named by its *ordinal*: its index among the part's elements whose
 tag is in :data:`NODE_TAGS`, in document order -- the order ``root.iter(*NODE_TAGS)`` yields -- so
@@ -97,7 +101,7 @@ def _entity(m: re.Match[str]) -> str:
     try:
         return chr(int(hexa, 16) if hexa else int(dec))
     except (ValueError, OverflowError):
-        return "\ufffd"  # expat has refused such a reference already
+        return "\ufffd"  # pragma: no cover - the parser has refused such a reference already
 
 
 def unescape(text: str) -> str:
@@ -275,8 +279,8 @@ def _patterns(w: str, mc: str | None) -> Patterns:
 
 
 class Unscannable(Exception):
-    """The part holds markup the scanner leaves to the tree walk (a text box, alternate
-    content, a paragraph inside another)."""
+    """The part holds markup the scanner leaves to the tree walk (a paragraph end with no
+    start, a paragraph left open at the story's end)."""
 
 
 @dataclass(slots=True)
@@ -494,8 +498,6 @@ class Scanner:
                         elif what == "end" and fields:
                             fields.pop()
                     continue
-                elif name == "txbxContent":
-                    raise Unscannable(name)
                 elif empty:
                     continue  # an empty container holds nothing
                 elif name in ("del", "moveFrom"):
