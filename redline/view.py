@@ -847,20 +847,24 @@ class NodeMap(Sequence[etree._Element]):
 def _scanned_view(package: Package) -> DocumentView | None:
     """The view read by :mod:`redline.scan`, or None when a story part needs the tree walk."""
     main = package.main_part
-    body_src = scan.prepare(package.read(main), main)
+    data = package.read(main)
+    body_src = scan.prepare(data, main, check=False)
     body = body_src.body() if body_src is not None else None
     if body_src is None or body is None:
         return None
+    check = scan.Check(data)  # on another core while the body is scanned
     builder = _Builder()
     totals: dict[str, int] = {}
     try:
         scanner = scan.Scanner(body_src)
         builder.add_scanned(scanner.story(*body), Story(main, "body", None))
         totals[main] = scanner.total()
-        if not _scan_other_stories(package, builder, scanner.references(), totals):
+        if not check.passed() or not _scan_other_stories(package, builder, scanner.references(), totals):
             return None
     except scan.Unscannable:
         return None
+    finally:
+        check.passed()  # never leave the check running
     nodes = NodeMap(package, builder.span_nodes, builder.runs, totals)
     view = builder.finish(package.revision, nodes)
     _label(view, numbering_of(package), builder.props)

@@ -431,3 +431,18 @@ def test_an_anchor_across_two_footnotes_is_refused_by_the_streamed_view_too() ->
         outcome = apply_reply(data, batch, ApplyOptions(dry_run=True, stream=stream))
         (result,) = outcome.report.edits
         assert result.status.value == "unsupported", result
+
+
+def test_the_parser_check_on_its_own_thread_gives_the_same_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scan.Check, "THREADED", 0)  # every part checked on a thread
+    _scanned(generate_contract("lease", seed=6))
+    for body, code in (
+        ("<w:p><w:r><w:t>a</w:r></w:t></w:p>", "malformed_xml"),
+        ("<w:p><w:r><w:t>a</w:t></w:r></w:p>" + "<w:sdt>" * 300 + "</w:sdt>" * 300, "too_deep"),
+    ):
+        with pytest.raises(PackageError) as caught:
+            build_view(Package.from_bytes(_package(body)))
+        assert caught.value.code == code
+    commented = _package("<w:p><w:r><w:t>a</w:t></w:r><!-- x --></w:p>")
+    tree, scanned = _both(commented)
+    assert scanned is None and tree.text == "a"
