@@ -12,6 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 ROWS = [
     r"1\. load \+ flatten all stories",
+    r"1\. load \+ flatten, CPU time",
     r"1\. load \+ flatten, tree walk",
     r"1\. load \+ flatten vs python-docx text",
     r"2\. peak memory of load \+ flatten",
