@@ -114,7 +114,7 @@ def _names_for(root: etree._Element | None) -> _Names:
     return _TRANSITIONAL
 
 
-def _int(value: str | None) -> int | None:
+def int_value(value: str | None) -> int | None:
     """An integer attribute value, or None when absent or malformed."""
     if value is None:
         return None
@@ -372,7 +372,7 @@ _HEADING_NAME = re.compile(r"heading\s*([1-9])", re.IGNORECASE)
 
 
 def _parse_level(lvl: etree._Element, n: _Names) -> Level:
-    start = _int(_child_val(lvl, f"{{{n.ns}}}start", n))
+    start = int_value(_child_val(lvl, f"{{{n.ns}}}start", n))
     fmt_el = _child(lvl, f"{{{n.ns}}}numFmt")
     fmt = None if fmt_el is None else fmt_el.get(n.val)
     if fmt_el is None:
@@ -382,7 +382,7 @@ def _parse_level(lvl: etree._Element, n: _Names) -> Level:
         fmt = f"custom:{pattern}" if pattern else "decimal"
     text_el = _child(lvl, f"{{{n.ns}}}lvlText")
     text = "" if text_el is None else (text_el.get(n.val) or "")
-    restart = _int(_child_val(lvl, f"{{{n.ns}}}lvlRestart", n))
+    restart = int_value(_child_val(lvl, f"{{{n.ns}}}lvlRestart", n))
     return Level(
         start=start if start is not None else 0,
         # Every numbered paragraph renders these: a hostile megabyte here costs a megabyte (and
@@ -423,7 +423,7 @@ def _levels_of(parent: etree._Element, n: _Names) -> dict[int, Level]:
     for lvl in parent:
         if lvl.tag != f"{{{n.ns}}}lvl":
             continue
-        ilvl = _int(lvl.get(n.ilvl))
+        ilvl = int_value(lvl.get(n.ilvl))
         if ilvl is not None and 0 <= ilvl < MAX_LEVELS and ilvl not in levels:
             levels[ilvl] = _parse_level(lvl, n)
     return levels
@@ -700,9 +700,9 @@ def read_ppr(p: etree._Element) -> ParagraphProps:
             elif tag == numpr_tag:
                 for item in child:
                     if item.tag == n.numId:
-                        num_id = _int(item.get(n.val))
+                        num_id = int_value(item.get(n.val))
                     elif item.tag == n.ilvl:
-                        ilvl = _int(item.get(n.val))
+                        ilvl = int_value(item.get(n.val))
             elif tag == rpr_tag:
                 for mark in child:
                     if mark.tag == n.del_ or mark.tag == n.moveFrom:
@@ -710,7 +710,7 @@ def read_ppr(p: etree._Element) -> ParagraphProps:
             elif tag == n.sectPr:
                 section = True
             elif tag == n.outlineLvl:
-                outline_set, outline = True, _int(child.get(n.val))
+                outline_set, outline = True, int_value(child.get(n.val))
         break
     empty = section and _is_empty(p, n)
     return ParagraphProps(style_id, num_id, ilvl, outline_set, outline, deleted, section, empty)
@@ -774,7 +774,7 @@ def _build_instances(
             if key is not None and key.strip() not in abstracts:
                 abstracts[key.strip()] = el
         elif el.tag == f"{{{n.ns}}}num":
-            num_id = _int(el.get(n.numId))
+            num_id = int_value(el.get(n.numId))
             if num_id is not None and num_id not in nums:
                 nums[num_id] = el
 
@@ -792,7 +792,7 @@ def _build_instances(
                 return key
             style = style_els.get(link)
             numpr = _child(_child(style, f"{{{n.ns}}}pPr"), n.numPr)
-            target = nums.get(_int(_child_val(numpr, n.numId, n)) or -1)
+            target = nums.get(int_value(_child_val(numpr, n.numId, n)) or -1)
             next_key = abstract_of(target) if target is not None else None
             if next_key is None:
                 # A link to a style we cannot follow: keep this definition's own levels.
@@ -814,13 +814,13 @@ def _build_instances(
         for override in num:
             if override.tag != f"{{{n.ns}}}lvlOverride":
                 continue
-            ilvl = _int(override.get(n.ilvl))
+            ilvl = int_value(override.get(n.ilvl))
             if ilvl is None or not 0 <= ilvl < MAX_LEVELS:
                 continue
             lvl = _child(override, f"{{{n.ns}}}lvl")
             if lvl is not None:
                 levels[ilvl] = _parse_level(lvl, n)
-            start = _int(_child_val(override, f"{{{n.ns}}}startOverride", n))
+            start = int_value(_child_val(override, f"{{{n.ns}}}startOverride", n))
             if start is not None:
                 starts[ilvl] = start
         instances[num_id] = _Instance(
@@ -848,13 +848,13 @@ def _resolve_style(style_id: str, style_els: dict[str, etree._Element], n: _Name
         numpr = _child(ppr, n.numPr)
         if numpr is not None:
             if num_id is None:
-                num_id = _int(_child_val(numpr, n.numId, n))
+                num_id = int_value(_child_val(numpr, n.numId, n))
             if ilvl is None:
-                ilvl = _int(_child_val(numpr, n.ilvl, n))
+                ilvl = int_value(_child_val(numpr, n.ilvl, n))
         if not outline_found:
             direct = _child(ppr, n.outlineLvl)
             if direct is not None:
-                outline, outline_found = _outline(_int(direct.get(n.val))), True
+                outline, outline_found = _outline(int_value(direct.get(n.val))), True
             else:
                 match = _HEADING_NAME.fullmatch((_child_val(st, f"{{{n.ns}}}name", n) or "").strip())
                 if match:

@@ -38,7 +38,7 @@ from typing import Any
 
 from lxml import etree
 
-from .numbering import PLAIN, ParagraphProps
+from .numbering import PLAIN, ParagraphProps, int_value
 from .ooxml import MC_NS, R_NS, W_NS
 from .xmlparse import PackageError, dtd_refusal, find_doctype, make_parser, syntax_refusal
 
@@ -620,11 +620,11 @@ class Scanner:
             if name == "pStyle":
                 style = value
             elif name == "numId":
-                num_id = _int(value)
+                num_id = int_value(value)
             elif name == "ilvl":
-                ilvl = _int(value)
+                ilvl = int_value(value)
             else:
-                outline_set, outline = True, _int(value)
+                outline_set, outline = True, int_value(value)
         deleted = moved = False
         rpr = pt.rpr.search(own)
         if rpr is not None:
@@ -635,15 +635,6 @@ class Scanner:
         props = ParagraphProps(style, num_id, ilvl, outline_set, outline, deleted or moved, section)
         found = self._props[blob] = (props, deleted)
         return found
-
-
-def _int(value: str | None) -> int | None:
-    if value is None:
-        return None
-    try:
-        return int(value.strip())
-    except ValueError:
-        return None
 
 
 # -------------------------------------------------------------------------------------------

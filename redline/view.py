@@ -351,14 +351,7 @@ class _Builder:
         joined = self._join_next is story
         self._join_next = story if frame.deleted_mark else None
         if self.paragraphs and not joined:  # a deleted mark joins its paragraph to the next
-            last = self.paragraphs[-1]
-            self._part_of_next_spans(last.part)
-            self.span_starts.append(self.size)
-            self.span_nodes.append(last.ref)
-            self.span_kinds.append(SpanKind.MARK)
-            self.span_flags.append(0)
-            self.chunks.append(SEPARATOR)
-            self.size += 1
+            self._separate()
         start = self.size
         if frame.offsets:
             self._part_of_next_spans(story.part)
@@ -382,18 +375,7 @@ class _Builder:
         if not scanned.paragraphs:
             return
         if self.paragraphs and not continued:
-            last = self.paragraphs[-1]
-            if self.lean:
-                self._flag_run(self.size, 0)
-                self._grow(SEPARATOR)
-            else:
-                self._part_of_next_spans(last.part)
-                self.span_starts.append(self.size)
-                self.span_nodes.append(last.ref)
-                self.span_kinds.append(SpanKind.MARK)
-                self.span_flags.append(0)
-                self.chunks.append(SEPARATOR)
-            self.size += 1
+            self._separate()
         base = self.size
         if self.lean:
             self._grow("".join(scanned.pieces))
@@ -421,6 +403,21 @@ class _Builder:
             props(own)
             index += 1
         self._join_next = None
+
+    def _separate(self) -> None:
+        """The separator after the last paragraph: a MARK span whose node is that paragraph."""
+        last = self.paragraphs[-1]
+        if self.lean:
+            self._flag_run(self.size, 0)
+            self._grow(SEPARATOR)
+        else:
+            self._part_of_next_spans(last.part)
+            self.span_starts.append(self.size)
+            self.span_nodes.append(last.ref)
+            self.span_kinds.append(SpanKind.MARK)
+            self.span_flags.append(0)
+            self.chunks.append(SEPARATOR)
+        self.size += 1
 
     def _grow(self, more: str) -> None:
         # With the only reference in a local, CPython extends the string in place (realloc)
