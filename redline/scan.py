@@ -83,6 +83,18 @@ def symbol(raw: str | None) -> str:
     return "\ufffc"  # out of range, a surrogate or a non-character: chr() would raise or lie
 
 
+def track_field(fields: list[bool], kind: str | None) -> None:
+    """Follow a complex field (§17.16.18) through its ``w:fldChar`` of ``kind``: begin opens
+    it, separate ends its instructions (what follows is its result), end closes it.
+    ``fields[-1]``: is the innermost open field past its separator?"""
+    if kind == "begin":
+        fields.append(False)
+    elif kind == "separate" and fields:
+        fields[-1] = True
+    elif kind == "end" and fields:
+        fields.pop()
+
+
 # -------------------------------------------------------------------------------------------
 # Preparing a part
 
@@ -155,27 +167,19 @@ def prepare(data: bytes, part: str, check: bool = True) -> Source | None:
     """
     if find_doctype(data):
         raise dtd_refusal(part)
-    declared = _ENCODING.match(data[:200].decode("latin-1"))
-    if declared and declared.group(1).strip().lower().replace("_", "-") not in ("utf-8", "utf8"):
+    if _other_encoding(data[:200].decode("latin-1")):
         return None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    skip = 1 if text.startswith("\ufeff") else 0
-    prolog = _PROLOG.match(text, skip)
-    root = _ROOT.match(text, prolog.end() if prolog else skip)
-    if root is None or root.group(3):
+    root = _root(text)
+    found = _prefixes(root) if root is not None else None
+    if root is None or found is None:
         return None
-    names = attributes(root.group(2))
-    prefixes = {k[6:]: v for k, v in names.items() if k.startswith("xmlns:")}
-    w = [p for p, uri in prefixes.items() if uri == W_NS]
-    if len(w) != 1 or names.get("xmlns") in _OWN_NAMESPACES:
-        return None
-    r = next((p for p, uri in prefixes.items() if uri == R_NS), None)
-    mc = next((p for p, uri in prefixes.items() if uri == MC_NS), None)
-    root_end = len(text[: root.end()].encode("utf-8")) + (3 if skip else 0)
-    if not _plain(data, root_end, {w[0], r, mc} - {None}):
+    w, r, mc = found
+    root_end = len(text[: root.end()].encode("utf-8"))  # in bytes (a BOM is in the text too)
+    if _redeclares(data, root_end, _own(found)) or data.find(b"CDATA[", root_end) >= 0:
         return None
     if check and not Check(data).passed():
         return None
@@ -183,27 +187,57 @@ def prepare(data: bytes, part: str, check: bool = True) -> Source | None:
     if "\r" in text:  # what every XML parser does to line ends before anything else
         root_at -= text.count("\r", 0, root_at)
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return Source(part, text, w[0], r, root.group(1), root_at, _patterns(w[0], mc), "&" in text)
+    return Source(part, text, w, r, root.group(1), root_at, _patterns(w, mc), "&" in text)
 
 
 _OWN_NAMESPACES = (W_NS, R_NS, MC_NS)
 _XMLNS = re.compile(rb"""xmlns(?::([^\s=/>]+))?\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 
 
-def _plain(data: bytes, root_end: int, prefixes: set[str | None]) -> bool:
-    """Is ``data`` well-formed, with no comment, CDATA section or processing instruction after
-    the root's start tag, and no redeclaration of the prefixes (or namespaces) the scanner
-    reads by name?"""
-    own = {p.encode() for p in prefixes if p}
-    at = data.find(b"xmlns", root_end)
+def _other_encoding(head: str) -> bool:
+    """Does the XML declaration at the start of ``head`` name an encoding other than UTF-8?"""
+    declared = _ENCODING.match(head)
+    name = declared.group(1).strip().lower().replace("_", "-") if declared else "utf-8"
+    return name not in ("utf-8", "utf8")
+
+
+def _root(text: str) -> re.Match[str] | None:
+    """The root element's start tag after the prolog (None while it is not all there)."""
+    skip = 1 if text.startswith("\ufeff") else 0
+    prolog = _PROLOG.match(text, skip)
+    return _ROOT.match(text, prolog.end() if prolog else skip)
+
+
+def _prefixes(root: re.Match[str]) -> tuple[str, str | None, str | None] | None:
+    """The prefixes the root declares for WordprocessingML (exactly one), relationships and
+    markup compatibility; None for a root the scanner does not read (empty, or WordprocessingML
+    twice or as the default namespace)."""
+    names = attributes(root.group(2))
+    prefixes = {k[6:]: v for k, v in names.items() if k.startswith("xmlns:")}
+    w = [p for p, uri in prefixes.items() if uri == W_NS]
+    if len(w) != 1 or names.get("xmlns") in _OWN_NAMESPACES or root.group(3):
+        return None
+    r = next((p for p, uri in prefixes.items() if uri == R_NS), None)
+    mc = next((p for p, uri in prefixes.items() if uri == MC_NS), None)
+    return w[0], r, mc
+
+
+def _own(prefixes: tuple[str, str | None, str | None]) -> set[bytes]:
+    return {p.encode() for p in prefixes if p}
+
+
+def _redeclares(data: bytes, start: int, own: set[bytes]) -> bool:
+    """Does ``data`` from ``start`` rebind one of the ``own`` prefixes, or bind one of the
+    namespaces the scanner reads by prefix to another?"""
+    at = data.find(b"xmlns", start)
     while at >= 0:
         decl = _XMLNS.match(data, at)
         if decl is not None:
             uri = (decl.group(2) or decl.group(3) or b"").decode("utf-8", "replace")
             if decl.group(1) in own or uri in _OWN_NAMESPACES:
-                return False
+                return True
         at = data.find(b"xmlns", at + 5)
-    return data.find(b"CDATA[", root_end) < 0
+    return False
 
 
 class Check:
@@ -482,13 +516,7 @@ class Scanner:
                     ordinal += 1
                     p_sep = last >= 0 and not joined
                     if p_sep:
-                        offsets.append(size)
-                        nodes.append(last)
-                        kinds.append(2)
-                        flags.append(0)
-                        pieces.append("\n")
-                        size += 1
-                        p_start = size
+                        size = p_start = _separate(out, size, last)
                     if not empty:
                         continue
                     close_at = pos
@@ -525,13 +553,7 @@ class Scanner:
                     continue
                 elif name == "fldChar":
                     if not skip:
-                        what = attributes(attrs).get(pt.fld_type)
-                        if what == "begin":
-                            fields.append(False)
-                        elif what == "separate" and fields:
-                            fields[-1] = True
-                        elif what == "end" and fields:
-                            fields.pop()
+                        track_field(fields, attributes(attrs).get(pt.fld_type))
                     continue
                 elif empty:
                     continue  # an empty container holds nothing
@@ -564,12 +586,7 @@ class Scanner:
                 p_first, p_open = len(offsets), size
                 p_sep = last >= 0 and not joined
                 if p_sep:
-                    offsets.append(size)
-                    nodes.append(last)
-                    kinds.append(2)
-                    flags.append(0)
-                    pieces.append("\n")
-                    size += 1
+                    size = _separate(out, size, last)
                 p_start = size
                 offsets.extend(map(size.__add__, h_offsets))
                 nodes.extend(h_nodes)
@@ -637,6 +654,17 @@ class Scanner:
         return found
 
 
+def _separate(out: ScannedStory, size: int, last: int) -> int:
+    """Append the separator after paragraph ``last`` (a MARK span whose node is that
+    paragraph) at offset ``size``; the size after it."""
+    out.offsets.append(size)
+    out.nodes.append(last)
+    out.kinds.append(SpanKind.MARK)
+    out.flags.append(0)
+    out.pieces.append("\n")
+    return size + 1
+
+
 # -------------------------------------------------------------------------------------------
 # Streaming
 
@@ -697,23 +725,13 @@ class BodyStream:
         self._tail = piece[-32:]
         if seam.find(b"CDATA[") >= 0:
             raise NotPlain("a CDATA section")
-        if self._own:
-            self._check_declarations(seam)
+        if self._own and _redeclares(seam, 0, self._own):
+            raise NotPlain("a redeclared prefix")
         try:
             text = self._decoder.decode(piece)
         except UnicodeDecodeError:
             raise NotPlain("not UTF-8") from None
         return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
-
-    def _check_declarations(self, data: bytes) -> None:
-        at = data.find(b"xmlns")
-        while at >= 0:
-            decl = _XMLNS.match(data, at)
-            if decl is not None:
-                uri = (decl.group(2) or decl.group(3) or b"").decode("utf-8", "replace")
-                if decl.group(1) in self._own or uri in _OWN_NAMESPACES:
-                    raise NotPlain("a redeclared prefix")
-            at = data.find(b"xmlns", at + 5)
 
     def stretches(self) -> Iterator[Source]:
         """The body's text in stretches that end between two top-level paragraphs, each a
@@ -726,30 +744,25 @@ class BodyStream:
             buf += text
             if find_doctype(buf.encode("utf-8")):
                 raise dtd_refusal(self.part)
-            declared = _ENCODING.match(buf)
-            if declared and declared.group(1).strip().lower().replace("_", "-") not in ("utf-8", "utf8"):
+            if _other_encoding(buf):
                 raise NotPlain("another encoding")
-            skip = 1 if buf.startswith("\ufeff") else 0
-            prolog = _PROLOG.match(buf, skip)
-            root = _ROOT.match(buf, prolog.end() if prolog else skip)
+            root = _root(buf)
             if root is not None:
                 break
             if len(buf) > 1 << 20:
                 raise NotPlain("no root start tag in the first MiB")
-        names = attributes(root.group(2))
-        prefixes = {k[6:]: v for k, v in names.items() if k.startswith("xmlns:")}
-        w = [p for p, uri in prefixes.items() if uri == W_NS]
-        if len(w) != 1 or names.get("xmlns") in _OWN_NAMESPACES or root.group(3):
+        found = _prefixes(root)
+        if found is None:
             raise NotPlain("an unusual root element")
-        r = next((p for p, uri in prefixes.items() if uri == R_NS), None)
-        mc = next((p for p, uri in prefixes.items() if uri == MC_NS), None)
-        self._own = {p.encode() for p in (w[0], r, mc) if p}
-        self._check_declarations(buf[root.end() :].encode("utf-8"))
-        pt = _patterns(w[0], mc)
-        self.head = Source(self.part, buf[: root.end()], w[0], r, root.group(1), root.end(), pt, False)
-        opener = re.compile(rf"<{re.escape(w[0])}:body(?=[\s/>]){_ATTRS}(/?)>")
-        closer, para_end = f"</{w[0]}:body", f"</{w[0]}:p>"
-        pairs = [(f"<{w[0]}:txbxContent", f"</{w[0]}:txbxContent")]
+        w, r, mc = found
+        self._own = _own(found)
+        if _redeclares(buf[root.end() :].encode("utf-8"), 0, self._own):
+            raise NotPlain("a redeclared prefix")
+        pt = _patterns(w, mc)
+        self.head = Source(self.part, buf[: root.end()], w, r, root.group(1), root.end(), pt, False)
+        opener = re.compile(rf"<{re.escape(w)}:body(?=[\s/>]){_ATTRS}(/?)>")
+        closer, para_end = f"</{w}:body", f"</{w}:p>"
+        pairs = [(f"<{w}:txbxContent", f"</{w}:txbxContent")]
         if mc:
             pairs.append((f"<{mc}:Fallback", f"</{mc}:Fallback"))
         buf = buf[root.end() :]
@@ -780,7 +793,7 @@ class BodyStream:
                         cut = -1  # inside a text box: read on
             if cut > 0:
                 stretch, buf = buf[:cut], buf[cut:]
-                yield Source(self.part, stretch, w[0], r, root.group(1), 0, pt, "&" in stretch)
+                yield Source(self.part, stretch, w, r, root.group(1), 0, pt, "&" in stretch)
             if not ended:
                 text = self._next()
                 if text is None:

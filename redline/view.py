@@ -55,7 +55,7 @@ from .ooxml import (
     W_NS,
     w,
 )
-from .scan import NODE_TAGS, symbol
+from .scan import CHAR_OF, NODE_TAGS, symbol, track_field
 from .scan import SpanFlag as SpanFlag  # re-exported: the view's spans carry them
 from .scan import SpanKind as SpanKind
 from .xmlparse import PackageError, syntax_refusal
@@ -89,7 +89,7 @@ _WALK_TAGS = [
 _NS = {"w": W_NS}
 _FLAT_TAGS = [_P, _T, _TAB, _PTAB, _BR, _CR, _NBH, _SOFT, _SYM, _DEL, _FLD_CHAR]
 _FLD_CHAR_TYPE = w("fldCharType")
-_CHAR_OF = {_TAB: "\t", _PTAB: "\t", _BR: "\n", _CR: "\n", _NBH: "\u2011", _SOFT: "\u00ad"}
+_CHAR_OF = {w(name): char for name, char in CHAR_OF.items()}
 _CHAR = w("char")
 
 SEPARATOR = "\n"
@@ -443,7 +443,7 @@ class _Builder:
         assert story.root is not None
         frame: Frame | None = None
         field_stack: list[bool] = []
-        field_result, move_to = int(SpanFlag.FIELD_RESULT), int(SpanFlag.MOVE_TO)
+        field_result = int(SpanFlag.FIELD_RESULT)
         checks = story.checks
         for node in story.root.iter(_FLAT_TAGS):
             tag = node.tag
@@ -453,12 +453,10 @@ class _Builder:
                     continue
                 flags = field_result if field_stack else 0
                 if checks:
-                    if any(True for _ in node.iterancestors(_DEL)):
+                    around = _container_flags(node)
+                    if around is None:
                         continue
-                    if any(True for _ in node.iterancestors(_FLD_SIMPLE)):
-                        flags |= field_result
-                    if any(True for _ in node.iterancestors(_MOVE_TO)):
-                        flags |= move_to
+                    flags |= around
                 frame.add(text, node, 0, flags)
             elif tag in _CHAR_OF or tag == _SYM:
                 if frame is None or (field_stack and not field_stack[-1]):
@@ -466,13 +464,10 @@ class _Builder:
                 run = node.getparent()
                 if run is None or run.tag != _R:
                     continue  # e.g. w:tabs/w:tab in paragraph properties
-                if any(True for _ in node.iterancestors(_DEL)):
+                around = _container_flags(node)
+                if around is None:
                     continue
-                flags = field_result if field_stack else 0
-                if any(True for _ in node.iterancestors(_FLD_SIMPLE)):
-                    flags |= field_result
-                if any(True for _ in node.iterancestors(_MOVE_TO)):
-                    flags |= move_to
+                flags = around | (field_result if field_stack else 0)
                 text = symbol(node.get(_CHAR)) if tag == _SYM else _CHAR_OF[tag]
                 frame.add(text, node, 1, flags)
             elif tag == _P:
@@ -481,7 +476,7 @@ class _Builder:
                 frame = Frame(node)
             elif tag == _FLD_CHAR:
                 if not any(True for _ in node.iterancestors(_DEL)):
-                    _track_field(field_stack, node)
+                    track_field(field_stack, node.get(_FLD_CHAR_TYPE))
             elif tag == _DEL and frame is not None and _marks_paragraph(node):
                 frame.deleted_mark = True
         if frame is not None:
@@ -522,7 +517,7 @@ class _Builder:
                 walker.skip_subtree()
                 continue
             if tag == _FLD_CHAR:
-                _track_field(field_stack, node)
+                track_field(field_stack, node.get(_FLD_CHAR_TYPE))
                 continue
             if not stack:
                 continue
@@ -571,16 +566,15 @@ def _too_many(part: str) -> PackageError:
     )
 
 
-def _track_field(field_stack: list[bool], fld_char: etree._Element) -> None:
-    """Follow a complex field (§17.16.18): begin opens it, separate ends its instructions
-    (what follows is its result), end closes it.  ``field_stack[-1]``: past the separator?"""
-    kind = fld_char.get(_FLD_CHAR_TYPE)
-    if kind == "begin":
-        field_stack.append(False)
-    elif kind == "separate" and field_stack:
-        field_stack[-1] = True
-    elif kind == "end" and field_stack:
-        field_stack.pop()
+def _container_flags(node: etree._Element) -> int | None:
+    """None when ``node`` lies in a deletion; else the flags its enclosing simple fields and
+    tracked moves give it (one walk up the tree)."""
+    flags = 0
+    for container in node.iterancestors(_DEL, _FLD_SIMPLE, _MOVE_TO):
+        if container.tag == _DEL:
+            return None
+        flags |= SpanFlag.FIELD_RESULT if container.tag == _FLD_SIMPLE else SpanFlag.MOVE_TO
+    return flags
 
 
 def _marks_paragraph(deletion: etree._Element) -> bool:
