@@ -869,7 +869,7 @@ class Package:
         ``corrupt_member``)."""
         found = self.find(name)
         if found is None:
-            raise PackageError("missing_part", f"The package has no part named {name}.", name.lstrip("/"))
+            raise _missing(name)
         cached = self._bytes.get(found)
         if cached is not None:
             return cached
@@ -886,7 +886,7 @@ class Package:
         ones made when the part ends (raise :class:`PackageError` as :meth:`read` does)."""
         found = self.find(name)
         if found is None:
-            raise PackageError("missing_part", f"The package has no part named {name}.", name.lstrip("/"))
+            raise _missing(name)
         cached = self._bytes.get(found)
         if cached is not None:
             yield cached
@@ -909,12 +909,7 @@ class Package:
                 crc = zlib.crc32(piece, crc)
                 yield piece
             if produced != m.usize or crc != m.crc:
-                raise PackageError(
-                    "crc_mismatch",
-                    f"The part {m.name} is damaged or tampered with: its content does not match the "
-                    "checksum and size the zip declares for it.",
-                    m.name,
-                )
+                raise _damaged(m.name)
             self._inflated_total += produced
 
     def _inflate(self, m: _Member) -> bytes:
@@ -927,12 +922,7 @@ class Package:
         else:
             out = self._inflate_deflate(m, raw, budget)
         if len(out) != m.usize or zlib.crc32(out) != m.crc:
-            raise PackageError(
-                "crc_mismatch",
-                f"The part {m.name} is damaged or tampered with: its content does not match the "
-                "checksum and size the zip declares for it.",
-                m.name,
-            )
+            raise _damaged(m.name)
         self._inflated_total += len(out)
         return out
 
@@ -945,11 +935,7 @@ class Package:
             out = d.decompress(raw, cap + 1)
             if len(out) <= cap:
                 if not d.eof:
-                    raise PackageError(
-                        "corrupt_member",
-                        f"The part {m.name} is damaged: its compressed data ends too early.",
-                        m.name,
-                    )
+                    raise _corrupt(m.name, "ends too early")
                 return out
             # More than declared (a lie) or than the budget. Keep inflating, discarding the
             # output, only to say which: the budget bounds the work.
@@ -961,11 +947,7 @@ class Package:
                     break
                 produced += len(chunk)
         except zlib.error:
-            raise PackageError(
-                "corrupt_member",
-                f"The part {m.name} is damaged: its compressed data cannot be inflated.",
-                m.name,
-            ) from None
+            raise _corrupt(m.name, "cannot be inflated") from None
         if produced > budget:
             raise _budget_refusal(m.name, self.limits)
         raise PackageError(
@@ -1277,13 +1259,26 @@ def _inflate_pieces(raw: memoryview, chunk: int, name: str) -> Iterator[bytes]:
             elif not data:
                 break
     except zlib.error:
-        raise PackageError(
-            "corrupt_member", f"The part {name} is damaged: its compressed data cannot be inflated.", name
-        ) from None
+        raise _corrupt(name, "cannot be inflated") from None
     if not d.eof:
-        raise PackageError(
-            "corrupt_member", f"The part {name} is damaged: its compressed data ends too early.", name
-        )
+        raise _corrupt(name, "ends too early")
+
+
+def _missing(name: str) -> PackageError:
+    return PackageError("missing_part", f"The package has no part named {name}.", name.lstrip("/"))
+
+
+def _damaged(name: str) -> PackageError:
+    return PackageError(
+        "crc_mismatch",
+        f"The part {name} is damaged or tampered with: its content does not match the checksum and "
+        "size the zip declares for it.",
+        name,
+    )
+
+
+def _corrupt(name: str, why: str) -> PackageError:
+    return PackageError("corrupt_member", f"The part {name} is damaged: its compressed data {why}.", name)
 
 
 def _budget_refusal(name: str, lim: Limits) -> PackageError:
