@@ -34,11 +34,13 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
 from .models import Edit, EditBatch, InvalidEntry, SummaryPoint, SummaryReply, xml_unsafe_character
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -755,24 +757,40 @@ def _revision(obj: dict[str, Any], keys: list[str], notes: list[str]) -> str | N
     return None
 
 
-def _edit_batch(reading: _Reading, tally: _Tally, limits: ParseLimits) -> EditBatch:
-    edits: list[Edit] = []
+def _entries(
+    reading: _Reading,
+    tally: _Tally,
+    limit: int,
+    beyond: Callable[[int], str],
+    read: Callable[[Any, list[str]], T | str],
+) -> tuple[list[T], list[InvalidEntry]]:
+    """Every entry of ``reading`` read with ``read`` (which returns the shape, or the reason
+    it cannot); entries past ``limit`` and unusable ones become invalid entries, with why."""
+    kept: list[T] = []
     invalid: list[InvalidEntry] = []
     for index, entry in enumerate(reading.entries):
-        if index >= limits.max_edits:
-            reason = (
-                f"edit {index} is beyond the limit of {limits.max_edits} edits per reply; "
-                "send it in another batch"
-            )
-            invalid.append(InvalidEntry(index=index, reason=reason))
+        if index >= limit:
+            invalid.append(InvalidEntry(index=index, reason=beyond(index)))
             continue
         notes: list[str] = []
-        result = _read_edit(entry, notes)
-        if isinstance(result, Edit):
-            edits.append(result)
-            tally.count(notes)
-        else:
+        result = read(entry, notes)
+        if isinstance(result, str):
             invalid.append(InvalidEntry(index=index, reason=result, raw=_raw(entry)))
+        else:
+            kept.append(result)
+            tally.count(notes)
+    return kept, invalid
+
+
+def _edit_batch(reading: _Reading, tally: _Tally, limits: ParseLimits) -> EditBatch:
+    edits, invalid = _entries(
+        reading,
+        tally,
+        limits.max_edits,
+        lambda i: f"edit {i} is beyond the limit of {limits.max_edits} edits per reply; "
+        "send it in another batch",
+        _read_edit,
+    )
     return EditBatch(edits=edits, invalid=invalid, notes=tally.render(), revision=reading.extra)
 
 
@@ -1025,20 +1043,13 @@ def _summary_text(key: str, value: Any, notes: list[str]) -> str:
 
 
 def _summary_reply(reading: _Reading, tally: _Tally, limits: ParseLimits) -> SummaryReply:
-    points: list[SummaryPoint] = []
-    invalid: list[InvalidEntry] = []
-    for index, entry in enumerate(reading.entries):
-        if index >= limits.max_points:
-            reason = f"point {index} is beyond the limit of {limits.max_points} points per reply"
-            invalid.append(InvalidEntry(index=index, reason=reason))
-            continue
-        notes: list[str] = []
-        result = _read_point(entry, notes)
-        if isinstance(result, SummaryPoint):
-            points.append(result)
-            tally.count(notes)
-        else:
-            invalid.append(InvalidEntry(index=index, reason=result, raw=_raw(entry)))
+    points, invalid = _entries(
+        reading,
+        tally,
+        limits.max_points,
+        lambda i: f"point {i} is beyond the limit of {limits.max_points} points per reply",
+        _read_point,
+    )
     return SummaryReply(summary=reading.extra or "", points=points, invalid=invalid, notes=tally.render())
 
 
