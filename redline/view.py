@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, overload
 from lxml import etree
 
 from . import scan
-from .numbering import PLAIN, Numbering, ParagraphProps
+from .numbering import Numbering, ParagraphProps
 from .ooxml import (
     MC_NS,
     R_NS,
@@ -325,7 +325,7 @@ class _Builder:
         self._text = ""  # lean: the text so far, grown in place
         self.size = 0
         self.paragraphs: list[Paragraph] = []
-        self.props: list[ParagraphProps] = []  # per paragraph, when stories are scanned
+        self.props: list[ParagraphProps] = []  # per paragraph of scanned stories (add_scanned)
         self.span_starts: list[int] = []
         self.span_nodes: list[Any] = []
         self.span_kinds = bytearray()
@@ -354,7 +354,6 @@ class _Builder:
             self._separate()
         start = self.size
         if frame.offsets:
-            self._part_of_next_spans(story.part)
             self.span_starts.extend([start + o for o in frame.offsets])
             self.span_nodes.extend(frame.nodes)
             self.span_kinds.extend(frame.kinds)
@@ -367,7 +366,6 @@ class _Builder:
         self.paragraphs.append(
             Paragraph(index, story.part, story.kind, start, self.size, frame.ref, story_no=number)
         )
-        self.props.append(PLAIN)
 
     def add_scanned(self, scanned: scan.ScannedStory, story: Story, continued: bool = False) -> None:
         """Append a scanned story, or (``continued``) the next stretch of the story last added:
@@ -411,7 +409,7 @@ class _Builder:
             self._flag_run(self.size, 0)
             self._grow(SEPARATOR)
         else:
-            self._part_of_next_spans(last.part)
+            self._part_of_next_spans(last.part)  # (read only for a scanned view: NodeMap)
             self.span_starts.append(self.size)
             self.span_nodes.append(last.ref)
             self.span_kinds.append(SpanKind.MARK)
