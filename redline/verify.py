@@ -69,9 +69,12 @@ def _collector_paused() -> Iterator[None]:
     locator's index); every few hundred of them the collector would run, and now and then
     traverse every object alive -- each lxml proxy of the view -- to find no cycle.  On a
     300-page contract that was a third of the verification time.  Reference counting still
-    frees everything.  When the batch is done the collector resumes (if it was on) with the
-    survivors moved straight to the oldest generation (freeze, enable, unfreeze): otherwise
-    the first allocation after the batch would traverse all of them at once.
+    frees everything.  When the batch is done the collector resumes as it was.
+
+    (It once also froze the survivors into the oldest generation on resuming; objects moved
+    that way are not counted towards the next full collection, which then never came, so the
+    cycles of every document a long-running process had read were kept: 6 MB per document
+    in a batch, without end.)
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -79,12 +82,7 @@ def _collector_paused() -> Iterator[None]:
         yield
     finally:
         if enabled:
-            if gc.get_freeze_count() == 0:  # never unfreeze what the application froze itself
-                gc.freeze()
-                gc.enable()
-                gc.unfreeze()
-            else:
-                gc.enable()
+            gc.enable()
 
 
 def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hints: bool) -> Verification:

@@ -129,7 +129,7 @@ class Paragraph:
     # heading, False: a numbered clause, None: it heads none), the head of the section it is
     # in, and the view's text, from which the title is made when first asked for.
     heading: bool | None = field(default=None, repr=False, compare=False)
-    head: Paragraph | None = field(default=None, repr=False, compare=False)
+    head: Paragraph | None = field(default=None, repr=False, compare=False)  # never itself
     text_of: str = field(default="", repr=False, compare=False)
     _title: str | None = field(default=None, repr=False, compare=False)
 
@@ -145,6 +145,8 @@ class Paragraph:
     @property
     def section(self) -> str | None:
         """The title of the section the paragraph is in (its own, when it heads one)."""
+        if self.heading is not None:
+            return self.title
         return None if self.head is None else self.head.title
 
     @property
@@ -618,6 +620,7 @@ def _label(view: DocumentView, numbering: Numbering, props: list[ParagraphProps]
                 while open_heads and (open_heads[-1].level or 0) >= para.level:
                     open_heads.pop()
                 open_heads.append(para)
+                continue  # a section's head is its own section (no self-reference: no cycle)
         if open_heads:
             para.head = open_heads[-1]
 
