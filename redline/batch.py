@@ -8,12 +8,14 @@ and, for the summary flow, ``NAME.summary.json``.
 
 from __future__ import annotations
 
+import json
 import traceback
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
 from .apply import ApplyOptions, apply_reply
+from .html_report import report_details
 
 REPLY_SUFFIXES = (".reply.json", ".reply.txt", ".reply.md")
 SUMMARY_SUFFIX = ".summary.json"
@@ -39,16 +41,28 @@ class Job:
 
 @dataclass
 class JobResult:
-    """What one document produced; everything here is plain data (picklable, JSON-able)."""
+    """What one document produced; everything here is plain data (picklable).
+
+    The reports come back already encoded, the bytes their files hold, and with the
+    document's part of report.html: the worker that made a report encodes and renders it,
+    in parallel with the others, and the client that writes the files does neither.
+    """
 
     name: str
     outcome: str
     exit_code: int
-    report: dict[str, Any] | None = None
+    report_json: bytes | None = None  # NAME.report.json
     output: bytes | None = None
-    summary_report: dict[str, Any] | None = None
+    summary_report_json: bytes | None = None  # NAME.summary-report.json
     message: str | None = None
     totals: dict[str, Any] = field(default_factory=dict)
+    summary_totals: dict[str, Any] | None = None
+    report_html: str = ""  # html_report.report_details of the report
+
+
+def json_bytes(data: dict[str, Any]) -> bytes:
+    """A report file's bytes: indented JSON, UTF-8, a final newline."""
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def pair(names: list[str]) -> list[Job]:
@@ -118,23 +132,21 @@ def _run(
         from summarize.check import check_reply
 
         summary_report = check_reply(document, summary, document_name=f"{name}.docx").to_dict()
-    if report.error is not None:
-        return JobResult(
-            name,
-            REFUSED,
-            3,
-            report=report.to_dict(),
-            summary_report=summary_report,
-            message=f"{report.error.message} [{report.error.code}]",
-            totals=report.totals.model_dump(),
-        )
-    code = outcome.exit_code
-    return JobResult(
+    report_dict = report.to_dict()
+    result = JobResult(
         name,
-        OK if code == 0 else UNAPPLIED,
-        code,
-        report=report.to_dict(),
-        output=outcome.output,
-        summary_report=summary_report,
+        REFUSED,
+        3,
+        report_json=json_bytes(report_dict),
+        summary_report_json=None if summary_report is None else json_bytes(summary_report),
         totals=report.totals.model_dump(),
+        summary_totals=None if summary_report is None else summary_report.get("totals"),
+        report_html=report_details(report_dict),
     )
+    if report.error is not None:
+        result.message = f"{report.error.message} [{report.error.code}]"
+        return result
+    result.exit_code = outcome.exit_code
+    result.outcome = OK if outcome.exit_code == 0 else UNAPPLIED
+    result.output = outcome.output
+    return result

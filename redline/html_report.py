@@ -99,7 +99,26 @@ def _edit_row(edit: dict[str, Any]) -> str:
     )
 
 
-def _document(entry: dict[str, Any], report: dict[str, Any] | None) -> str:
+def report_details(report: dict[str, Any]) -> str:
+    """The part of a document's section that its report alone decides: the reply's notes and
+    the table of edits, unapplied first.  Made where the report is (a batch's worker), so the
+    batch's client only joins the sections."""
+    lines = []
+    notes = (report.get("reply") or {}).get("notes") or []
+    if notes:
+        lines.append(f'<div class="where">Reply: {escape("; ".join(notes))}</div>')
+    edits = sorted(
+        report.get("edits") or [],
+        key=lambda e: (e.get("status") in ("applied", "verified"), e.get("index", 0)),
+    )
+    if edits:
+        lines.append("<table><tr><th>#</th><th>status</th><th>edit</th></tr>")
+        lines.extend(_edit_row(e) for e in edits)
+        lines.append("</table>")
+    return "".join(lines)
+
+
+def _document(entry: dict[str, Any], details: str) -> str:
     outcome = entry["outcome"]
     t = entry.get("totals") or {}
     head = f'<h2>{escape(entry["name"])}<span class="badge b-{escape(outcome)}">{escape(outcome)}</span></h2>'
@@ -112,22 +131,13 @@ def _document(entry: dict[str, Any], report: dict[str, Any] | None) -> str:
         )
     if entry.get("message"):
         lines.append(f'<div class="why msg">{escape(entry["message"])}</div>')
-    if report:
-        notes = (report.get("reply") or {}).get("notes") or []
-        if notes:
-            lines.append(f'<div class="where">Reply: {escape("; ".join(notes))}</div>')
-        edits = sorted(
-            report.get("edits") or [],
-            key=lambda e: (e.get("status") in ("applied", "verified"), e.get("index", 0)),
-        )
-        if edits:
-            lines.append("<table><tr><th>#</th><th>status</th><th>edit</th></tr>")
-            lines.extend(_edit_row(e) for e in edits)
-            lines.append("</table>")
+    lines.append(details)
     return f'<section class="doc">{"".join(lines)}</section>'
 
 
-def render_batch(summary: dict[str, Any], reports: dict[str, dict[str, Any]]) -> str:
+def render_batch(summary: dict[str, Any], details: dict[str, str]) -> str:
+    """The batch page: ``summary`` as summary.json holds it, ``details`` each document's
+    :func:`report_details` by name (none for a document without a report)."""
     t = summary["totals"]
     docs = sorted(summary["documents"], key=lambda d: (_BAD_FIRST.get(d["outcome"], 2), d["name"]))
     stats = "".join(
@@ -139,7 +149,7 @@ def render_batch(summary: dict[str, Any], reports: dict[str, dict[str, Any]]) ->
             ("unapplied", t["unapplied"]),
         ]
     )
-    body = "".join(_document(d, reports.get(d["name"])) for d in docs)
+    body = "".join(_document(d, details.get(d["name"], "")) for d in docs)
     return (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         "<meta name=viewport content='width=device-width,initial-scale=1'>"

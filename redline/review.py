@@ -10,7 +10,6 @@ flow), then ``summary.json`` and ``report.html`` for the batch.  Executors diffe
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -19,7 +18,18 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .apply import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED, ApplyOptions
-from .batch import FAILED, MISSING_DOCUMENT, MISSING_REPLY, OK, REFUSED, Job, JobResult, pair, run_document
+from .batch import (
+    FAILED,
+    MISSING_DOCUMENT,
+    MISSING_REPLY,
+    OK,
+    REFUSED,
+    Job,
+    JobResult,
+    json_bytes,
+    pair,
+    run_document,
+)
 from .package import write_atomic
 from .storage import Storage, open_storage
 
@@ -108,25 +118,24 @@ def run_review(
             )
 
     by_name: dict[str, JobResult] = {}
-    reports: dict[str, dict[str, Any]] = {}
+    details: dict[str, str] = {}
     for result in executor.run(tasks()):
         _write_outputs(target, result)
         by_name[result.name] = result
-        if result.report is not None:
-            reports[result.name] = result.report
-        result.output = None  # written: do not keep documents in memory
+        details[result.name] = result.report_html
+        # written: keep no documents or reports in memory
+        result.output = result.report_json = result.summary_report_json = None
+        result.report_html = ""
         if progress is not None:
             progress(result)
     documents = [_summary_entry(job, by_name[job.name]) for job in jobs]
     outcomes = {d["outcome"] for d in documents}
     exit_code = EXIT_OK if outcomes <= {OK} else EXIT_UNAPPLIED
     summary = BatchSummary(documents, exit_code)
-    target.write(
-        "summary.json", (json.dumps(summary.to_dict(), indent=2, ensure_ascii=False) + "\n").encode()
-    )
+    target.write("summary.json", json_bytes(summary.to_dict()))
     from .html_report import render_batch
 
-    target.write("report.html", render_batch(summary.to_dict(), reports).encode("utf-8"))
+    target.write("report.html", render_batch(summary.to_dict(), details).encode("utf-8"))
     return summary
 
 
@@ -137,16 +146,10 @@ class NoDocuments(Exception):
 def _write_outputs(target: Storage, result: JobResult) -> None:
     if result.output is not None:
         target.write(f"{result.name}.redlined.docx", result.output)
-    if result.report is not None:
-        target.write(
-            f"{result.name}.report.json",
-            (json.dumps(result.report, indent=2, ensure_ascii=False) + "\n").encode("utf-8"),
-        )
-    if result.summary_report is not None:
-        target.write(
-            f"{result.name}.summary-report.json",
-            (json.dumps(result.summary_report, indent=2, ensure_ascii=False) + "\n").encode("utf-8"),
-        )
+    if result.report_json is not None:
+        target.write(f"{result.name}.report.json", result.report_json)
+    if result.summary_report_json is not None:
+        target.write(f"{result.name}.summary-report.json", result.summary_report_json)
 
 
 def _summary_entry(job: Job, result: JobResult) -> dict[str, Any]:
@@ -158,13 +161,12 @@ def _summary_entry(job: Job, result: JobResult) -> dict[str, Any]:
         "exit": result.exit_code,
         "totals": result.totals,
         "output": f"{job.name}.redlined.docx" if result.outcome in (OK, "unapplied") else None,
-        "report": f"{job.name}.report.json" if result.report is not None else None,
+        "report": f"{job.name}.report.json" if result.report_json is not None else None,
         "message": result.message,
     }
     if job.summary is not None:
         entry["summary"] = job.summary
-        sr = result.summary_report or {}
-        entry["summary_totals"] = sr.get("totals")
+        entry["summary_totals"] = result.summary_totals
     return entry
 
 
