@@ -757,6 +757,24 @@ def _joined(view: Any) -> list[int]:
     ]
 
 
+def _emptied_last(view: Any, spots: list[tuple[int, int, str]]) -> list[int]:
+    """The separator before a story's last paragraph whose mark is deleted and whose text the
+    ``spots`` delete whole: the paragraph is gone with every revision accepted (nothing follows
+    for it to join), and a view reads it so (as any emptied paragraph with a deleted mark)."""
+    gone = {i for start, end, replacement in spots if not replacement for i in range(start, end)}
+    paras = view.paragraphs
+    out = []
+    for k in range(1, len(paras)):
+        prev, p = paras[k - 1], paras[k]
+        nxt = paras[k + 1] if k + 1 < len(paras) else None
+        last = nxt is None or (nxt.part, nxt.story) != (p.part, p.story)
+        if not last or (prev.part, prev.story) != (p.part, p.story) or not p.start > prev.end:
+            continue
+        if gone.issuperset(range(p.start, p.end)) and _mark_deleted(p.element):
+            out.append(prev.end)
+    return out
+
+
 def _accepted(view: Any, spots: list[tuple[int, int, str]] | None = None) -> str:
     """The view's text with ``spots`` replaced and the paragraphs Word would join joined. A line
     break inside a paragraph (``w:br``) counts as whitespace: the writer keeps the document's own
@@ -765,7 +783,7 @@ def _accepted(view: Any, spots: list[tuple[int, int, str]] | None = None) -> str
         p.end for p, nxt in zip(view.paragraphs, view.paragraphs[1:], strict=False) if nxt.start > p.end
     }
     chars = [" " if c == "\n" and i not in separators else c for i, c in enumerate(view.text)]
-    for at in _joined(view):
+    for at in _joined(view) + _emptied_last(view, spots or []):
         chars[at] = ""
     for start, end, replacement in sorted(spots or [], reverse=True):
         chars[start:end] = [replacement]
