@@ -45,7 +45,6 @@ from redline.storage import LocalStorage
 from redline.verify import Planned, verify
 from redline.view import DocumentView, build_view, flatten, numbering_of, stories_of, verify_only_view
 from redline.writer import WriteOptions, Writer
-from redline.xmlparse import serialize
 from shared_schema import Edit, EditBatch
 
 S = TypeVar("S")
@@ -364,8 +363,8 @@ def write_revisions(ld: Loaded) -> Writer:
 
 
 def save(ld: Loaded, writer: Writer) -> bytes:
-    changed = {part: serialize(ld.package.xml(part)) for part in sorted(writer.result.touched_parts)}
-    return ld.package.to_bytes(changed)
+    assert writer.splice is not None
+    return ld.package.to_bytes(writer.splice.changed(writer.result.touched_parts))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,10 +13,10 @@ from shared_schema import EditBatch, ParseLimits, Refusal, parse_edit_reply
 from .locate import Locator
 from .package import Limits, Package, PackageError
 from .report import ReplyInfo, Report, invalid_results, reply_positions, totals
+from .splice import Splice
 from .verify import Planned, verify
 from .view import DocumentView, build_view, verify_only_view
 from .writer import WriteOptions, Writer, WriteResult, max_revision_id
-from .xmlparse import serialize
 
 EXIT_OK = 0
 EXIT_UNAPPLIED = 1
@@ -150,7 +150,8 @@ def _write(
         return package.to_bytes({}), WriteResult()
     writer = make_writer(package, view, options.write_options())
     result = writer.write(planned)
-    changed = {part: serialize(package.xml(part)) for part in sorted(result.touched_parts)}
+    assert writer.splice is not None
+    changed = writer.splice.changed(result.touched_parts)
     added: list[tuple[str, bytes]] = []
     if result.comments:
         c_changed, c_added = add_comments(package, result.comments, writer.options, writer.stamp)
@@ -160,9 +161,10 @@ def _write(
 
 
 def make_writer(package: Package, view: DocumentView, options: WriteOptions) -> Writer:
-    """A writer for ``view`` whose revision ids start above every id the package already uses."""
+    """A writer for ``view`` whose revision ids start above every id the package already uses,
+    and whose changed parts :attr:`Writer.splice` gives as bytes."""
     parts = (p for p in package.names if p.startswith("word/") and p.endswith(".xml") and _has_ids(p))
-    return Writer(view, options, max_revision_id(package.read(p) for p in parts))
+    return Writer(view, options, max_revision_id(package.read(p) for p in parts), Splice(package, view))
 
 
 def _has_ids(part: str) -> bool:

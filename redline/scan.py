@@ -144,6 +144,9 @@ class Source:
     root_end: int  # where the root's start tag ends
     patterns: Patterns
     has_entities: bool
+    # Where the root's start tag ends in the part's bytes, when everything after it in
+    # ``text`` is the part's own text (no line end was normalised there); else -1.
+    root_bytes: int = -1
 
     def body(self) -> tuple[int, int] | None:
         """The content range of the document's ``w:body`` (there is one)."""
@@ -183,11 +186,13 @@ def prepare(data: bytes, part: str, check: bool = True) -> Source | None:
         return None
     if check and not Check(data).passed():
         return None
-    root_at = root.end()
+    root_at, root_bytes = root.end(), root_end
     if "\r" in text:  # what every XML parser does to line ends before anything else
-        root_at -= text.count("\r", 0, root_at)
+        if text.find("\r", root_at) >= 0:
+            root_bytes = -1  # the text after the root no longer is the part's own
+        root_at -= text.count("\r\n", 0, root_at)  # (a lone CR becomes a LF: same length)
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return Source(part, text, w, r, root.group(1), root_at, _patterns(w, mc), "&" in text)
+    return Source(part, text, w, r, root.group(1), root_at, _patterns(w, mc), "&" in text, root_bytes)
 
 
 _OWN_NAMESPACES = (W_NS, R_NS, MC_NS)
@@ -366,6 +371,26 @@ class ScannedStory:
     size: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Where each outermost paragraph (one in no other paragraph) of a part lies in its XML.
+
+    Unit ``i`` is the paragraph of ordinal ``ordinals[i]``, at characters ``starts[i]`` (its
+    start tag) to ``ends[i]`` (after its end tag) of the decoded part; the paragraphs inside it
+    (text boxes) have the ordinals up to the next unit's.  From the root's start tag on, which
+    ends at character ``root_end`` and at byte ``root_bytes``, every character is the part's
+    own (no line end was normalised there), so a character offset maps onto the part's UTF-8
+    bytes.  What lets a writer splice the paragraphs it changed into the part's own bytes
+    (:mod:`redline.splice`).
+    """
+
+    root_end: int
+    root_bytes: int
+    ordinals: list[int]
+    starts: list[int]
+    ends: list[int]
+
+
 class Scanner:
     """Reads the stories of one :class:`Source`, in document order, keeping the ordinal count."""
 
@@ -378,6 +403,15 @@ class Scanner:
         # follows a story's last paragraph (the body's own w:sectPr).
         self._sections: list[tuple[int, int]] = []
         self._last, self._joined, self._fields = -1, False, list[bool]()  # see story(continued=)
+        self._units: tuple[list[int], list[int], list[int]] = ([], [], [])  # see layout()
+
+    def layout(self) -> Layout | None:
+        """The outermost paragraphs read so far in this source (None when its text is not the
+        part's own, see :attr:`Source.root_bytes`)."""
+        src = self.source
+        if src.root_bytes < 0:
+            return None
+        return Layout(src.root_end, src.root_bytes, *self._units)
 
     def feed(self, source: Source) -> None:
         """Read on in ``source``: the next stretch of the same part (see story(continued=))."""
@@ -418,6 +452,8 @@ class Scanner:
         last, joined = (self._last, self._joined) if continued else (-1, False)
         p_first = p_open = 0  # the open paragraph's first span and the size before it
         outer: list[tuple[Any, ...]] = []  # paragraphs set aside while a text box is read
+        u_ordinals, u_starts, u_ends = self._units
+        u_start = 0  # where the open outermost paragraph's start tag is
         pos = start
         for m in pt.token.finditer(x, start, end):
             at = m.start()
@@ -497,7 +533,9 @@ class Scanner:
                     if skip:
                         ordinal += 1
                         continue
-                    if para >= 0:
+                    if para < 0:
+                        u_start = at
+                    else:
                         # A paragraph inside another (a text box): the view puts it before the
                         # paragraph that anchors it, so set the outer one's text aside.
                         k = p_first
@@ -578,6 +616,10 @@ class Scanner:
                     p_props = p_props._replace(empty=True)
                 paragraphs.append((p_start, size, para, p_props))
                 last, joined = para, p_deleted
+            if not outer:
+                u_ordinals.append(para)
+                u_starts.append(u_start)
+                u_ends.append(pos)
             para = -1
             if outer:  # back to the paragraph that holds the text box
                 para, p_at, p_props, p_deleted, h_offsets, h_nodes, h_kinds, h_flags, h_pieces, held = (

@@ -778,9 +778,15 @@ class NodeMap(Sequence[etree._Element]):
     """
 
     def __init__(
-        self, package: Package, ordinals: list[int], runs: list[tuple[int, str]], totals: dict[str, int]
+        self,
+        package: Package,
+        ordinals: list[int],
+        runs: list[tuple[int, str]],
+        totals: dict[str, int],
+        layouts: dict[str, scan.Layout | None] | None = None,
     ) -> None:
         self._package = package
+        self._layouts = layouts or {}
         self._ordinals = ordinals
         self._run_starts = [start for start, _ in runs]
         self._run_parts = [part for _, part in runs]
@@ -813,6 +819,10 @@ class NodeMap(Sequence[etree._Element]):
     def element(self, part: str, ordinal: int) -> etree._Element:
         """Element number ``ordinal`` of ``part`` (in ``NODE_TAGS`` document order)."""
         return self._nodes_of(part)[ordinal]
+
+    def layout(self, part: str) -> scan.Layout | None:
+        """Where ``part``'s outermost paragraphs lie in its XML text (None: not known)."""
+        return self._layouts.get(part)
 
     def _nodes_of(self, part: str) -> list[etree._Element]:
         found = self._elements.get(part)
@@ -847,17 +857,20 @@ def _scanned_view(package: Package) -> DocumentView | None:
     check = scan.Check(data)  # on another core while the body is scanned
     builder = _Builder()
     totals: dict[str, int] = {}
+    layouts: dict[str, scan.Layout | None] = {}
     try:
         scanner = scan.Scanner(body_src)
         builder.add_scanned(scanner.story(*body), Story(main, "body", None))
         totals[main] = scanner.total()
-        if not check.passed() or not _scan_other_stories(package, builder, scanner.references(), totals):
+        layouts[main] = scanner.layout()
+        refs = scanner.references()
+        if not check.passed() or not _scan_other_stories(package, builder, refs, totals, layouts):
             return None
     except scan.Unscannable:
         return None
     finally:
         check.passed()  # never leave the check running
-    nodes = NodeMap(package, builder.span_nodes, builder.runs, totals)
+    nodes = NodeMap(package, builder.span_nodes, builder.runs, totals, layouts)
     view = builder.finish(package.revision, nodes)
     _label(view, numbering_of(package), builder.props)
     return view
@@ -897,10 +910,15 @@ def verify_only_view(package: Package, piece: int = 64 * 1024) -> DocumentView:
 
 
 def _scan_other_stories(
-    package: Package, builder: _Builder, refs: list[tuple[str, str]], totals: dict[str, int]
+    package: Package,
+    builder: _Builder,
+    refs: list[tuple[str, str]],
+    totals: dict[str, int],
+    layouts: dict[str, scan.Layout | None] | None = None,
 ) -> bool:
     """Scan the headers and footers ``refs`` name, then the notes, into ``builder`` (False when
-    one of their parts needs the tree walk)."""
+    one of their parts needs the tree walk); each part's node count goes into ``totals``, and
+    its paragraphs' places into ``layouts`` if given."""
     main = package.main_part
     rels = {rel.id: rel for rel in package.rels(main)}
     seen: set[str] = {main}
@@ -927,4 +945,6 @@ def _scan_other_stories(
             if real:
                 builder.add_scanned(scanner.story(start, end), Story(part, kind, None))
         totals[part] = scanner.total()
+        if layouts is not None:
+            layouts[part] = scanner.layout()
     return True

@@ -39,7 +39,8 @@ from typing import Literal
 from lxml import etree
 
 from .normalize import NormalizedText
-from .ooxml import W_NS, XML_SPACE, w
+from .ooxml import RANGE_MARKUP, W_NS, XML_SPACE, w
+from .splice import Splice
 from .verify import Planned
 from .view import DocumentView, Piece, SpanFlag, SpanKind
 
@@ -58,14 +59,6 @@ _NOT_COPIED = frozenset((_RPR_CHANGE, *_MARK_REVISIONS))  # revision records in 
 # gets the same attributes and properties; a revision's half gets a new w:id).
 _SPLITTABLE = {
     w("hyperlink"), w("smartTag"), w("customXml"), w("dir"), w("bdo"), _INS, _MOVE_TO,
-}  # fmt: skip
-# What may stand between two paragraphs without being one (bookmarks, comment ranges, ...).
-_RANGE_MARKUP = {
-    w(t)
-    for t in ("bookmarkStart", "bookmarkEnd", "commentRangeStart", "commentRangeEnd", "permStart",
-              "permEnd", "proofErr", "moveFromRangeStart", "moveFromRangeEnd", "moveToRangeStart",
-              "moveToRangeEnd", "customXmlInsRangeStart", "customXmlInsRangeEnd",
-              "customXmlDelRangeStart", "customXmlDelRangeEnd")
 }  # fmt: skip
 # A token: whitespace, a number with its separators ("433,594.07", "4.2"), a word, or one
 # punctuation mark -- so an amount or a clause number changes whole, not digit group by group.
@@ -125,9 +118,12 @@ class _Spot:
 class Writer:
     """Writes planned ranges into the trees the view was built from (mutating them)."""
 
-    def __init__(self, view: DocumentView, options: WriteOptions, next_id: int) -> None:
+    def __init__(
+        self, view: DocumentView, options: WriteOptions, next_id: int, splice: Splice | None = None
+    ) -> None:
         self.view = view
         self.options = options
+        self.splice = splice  # told what each write may change, before it changes anything
         self.stamp = options.stamp()
         self._next_id = next_id
         self.result = WriteResult()
@@ -153,7 +149,10 @@ class Writer:
         return str(self._next_id)
 
     def write(self, planned: Iterable[Planned]) -> WriteResult:
-        for plan in sorted(planned, key=lambda p: p.start, reverse=True):
+        ordered = sorted(planned, key=lambda p: p.start, reverse=True)
+        if self.splice is not None:
+            self.splice.plan(((p.start, p.end) for p in ordered), joins=not self.options.track)
+        for plan in ordered:
             self._write_one(plan)
         return self.result
 
@@ -334,7 +333,7 @@ class Writer:
         """Untracked deletion of ``p``'s mark: the next paragraph's content joins ``p``."""
         between: list[etree._Element] = []  # range markup between the two paragraphs
         nxt = p.getnext()
-        while nxt is not None and nxt.tag in _RANGE_MARKUP:
+        while nxt is not None and nxt.tag in RANGE_MARKUP:
             between.append(nxt)
             nxt = nxt.getnext()
         if nxt is None or nxt.tag != _P:
