@@ -29,6 +29,7 @@ from __future__ import annotations
 import codecs
 import re
 import threading
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -386,9 +387,9 @@ class Layout:
 
     root_end: int
     root_bytes: int
-    ordinals: list[int]
-    starts: list[int]
-    ends: list[int]
+    ordinals: array[int]
+    starts: array[int]
+    ends: array[int]
 
 
 class Scanner:
@@ -403,7 +404,9 @@ class Scanner:
         # follows a story's last paragraph (the body's own w:sectPr).
         self._sections: list[tuple[int, int]] = []
         self._last, self._joined, self._fields = -1, False, list[bool]()  # see story(continued=)
-        self._units: tuple[list[int], list[int], list[int]] = ([], [], [])  # see layout()
+        # see layout(): only for a part read whole (a stream's stretches are not the part's text)
+        self._units = (array("q"), array("q"), array("q"))
+        self._placing = source.root_bytes >= 0
 
     def layout(self) -> Layout | None:
         """The outermost paragraphs read so far in this source (None when its text is not the
@@ -453,7 +456,7 @@ class Scanner:
         p_first = p_open = 0  # the open paragraph's first span and the size before it
         outer: list[tuple[Any, ...]] = []  # paragraphs set aside while a text box is read
         u_ordinals, u_starts, u_ends = self._units
-        u_start = 0  # where the open outermost paragraph's start tag is
+        u_start, placing = 0, self._placing  # where the open outermost paragraph's start tag is
         pos = start
         for m in pt.token.finditer(x, start, end):
             at = m.start()
@@ -616,7 +619,7 @@ class Scanner:
                     p_props = p_props._replace(empty=True)
                 paragraphs.append((p_start, size, para, p_props))
                 last, joined = para, p_deleted
-            if not outer:
+            if placing and not outer:
                 u_ordinals.append(para)
                 u_starts.append(u_start)
                 u_ends.append(pos)
