@@ -188,9 +188,11 @@ def prepare(data: bytes, part: str, check: bool = True) -> Source | None:
     if check and not Check(data).passed():
         return None
     root_at, root_bytes = root.end(), root_end
-    if "\r" in text:  # what every XML parser does to line ends before anything else
-        if text.find("\r", root_at) >= 0:
-            root_bytes = -1  # the text after the root no longer is the part's own
+    # What every XML parser does to line ends before anything else; only what follows the
+    # root's start tag is ever read, so a line end in the prolog (Word writes a CRLF after the
+    # declaration) changes nothing, and the text stays the part's own.
+    if text.find("\r", root_at) >= 0:
+        root_bytes = -1  # the text after the root will not be the part's own
         root_at -= text.count("\r\n", 0, root_at)  # (a lone CR becomes a LF: same length)
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return Source(part, text, w, r, root.group(1), root_at, _patterns(w, mc), "&" in text, root_bytes)
