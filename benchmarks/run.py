@@ -697,7 +697,7 @@ def run(config: Config, out: Callable[[str], None] = print) -> Table:
     )
     table.add(
         Row(
-            "5. save (serialise touched parts + zip)",
+            "5. save (changed paragraphs spliced in + zip)",
             ms(s.save),
             f"python-docx save {ms(t_docx_save)}",
             s.save / t_docx_save,

@@ -21,7 +21,7 @@ ROWS = [
     r"3\. verify anchors",
     r"4\. near-miss hint per absent anchor",
     r"5\. write back \d+ edits",
-    r"5\. save \(serialise touched parts \+ zip\)",
+    r"5\. save \(changed paragraphs spliced in \+ zip\)",
     r"5\. parse the trees a scanned view defers",
     r"6\. end to end in process",
     r"6\. end to end vs python-docx open\+text\+save",
