@@ -30,7 +30,7 @@ from rapidfuzz.distance import LCSseq
 
 from shared_schema import Location, MatchKind, Refusal
 
-from .normalize import ELLIPSIS, NormalizedText, normalize, tolerances_needed
+from .normalize import ELLIPSIS, INVISIBLE, NormalizedText, normalize, tolerances_needed
 from .view import DocumentView
 
 MAX_MATCHES = 1000  # occurrences counted before a quote is called hopelessly ambiguous
@@ -463,7 +463,16 @@ def _tighten(text: str, quote: str, start: int, end: int) -> tuple[int, int]:
     may be (or end in) a paragraph mark: "rent. " against "rent.\\n" would take the mark, and the
     writer would delete it, joining two paragraphs. Keep at most as many edge characters as the
     quote has, and never a line break the quote's own edge whitespace does not contain.
+
+    An invisible character (a soft hyphen, a zero-width space) at an edge that the quote does
+    not begin or end with is given back first: normalisation drops it into the character next
+    to it, so "b\u00ad\n rent" matched by "\n rent" would start at the soft hyphen and read
+    as a tolerant match where the quote is there verbatim.
     """
+    while start < end and text[start] in INVISIBLE and not quote.startswith(text[start]):
+        start += 1
+    while end > start and text[end - 1] in INVISIBLE and not quote.endswith(text[end - 1]):
+        end -= 1
     span = text[start:end]
     q_lead = quote[: len(quote) - len(quote.lstrip())]
     q_trail = quote[len(quote.rstrip()) :]
