@@ -904,16 +904,21 @@ def _tokens(text: str, *, breaks: bool) -> tuple[list[tuple[int, int]], list[str
 
 def _break_tokens(text: str, s: int, e: int, spans: list[tuple[int, int]], keys: list[str]) -> None:
     """The tokens of whitespace ``text[s:e]`` holding a line break: each break one token, the
-    stretches around it others."""
+    stretches around it others.  Only invisible characters (a soft hyphen) next to a break are
+    not a space of their own -- a space in the new text would "keep" them instead of itself --
+    but part of the token before them (or of the break, when nothing comes before)."""
+    pending = -1  # where invisible characters that start the text wait for the next token
     for piece in _BREAKS.finditer(text, s, e):
         chunk = piece.group()
-        if chunk != "\n" and spans and not any(c.isspace() for c in chunk):
-            # only invisible characters (a soft hyphen) between the break and the next word:
-            # not a space of their own, or a space in the new text would "keep" them instead
-            spans[-1] = (spans[-1][0], piece.end())
+        if chunk != "\n" and not any(c.isspace() for c in chunk):
+            if spans:
+                spans[-1] = (spans[-1][0], piece.end())
+            elif pending < 0:
+                pending = piece.start()
             continue
-        spans.append(piece.span())
+        spans.append((piece.start() if pending < 0 else pending, piece.end()))
         keys.append("\n" if chunk == "\n" else " ")
+        pending = -1
 
 
 def _span(tokens: list[tuple[int, int]], size: int, i: int, j: int) -> tuple[int, int]:

@@ -352,6 +352,11 @@ def test_word_diff_marks_words_and_punctuation_apart() -> None:
     # a line break is a paragraph mark, not a space
     assert word_diff("one two", "one\ntwo") == [("replace", 3, 4, "\n")]
     assert word_diff("one\ntwo", "one two", old_breaks=False) == []
+    # an invisible character next to a break is not a space the new text's space can "keep"
+    # (the fuzz run's "\u00ad\n “q”p" -> "the fee" kept the soft hyphen and lost the space)
+    assert word_diff("\u00ad\n \u201cq\u201dp", "the fee") == [("replace", 0, 7, "the fee")]
+    assert word_diff("ab\u00ad\ncd", "ab cd") == [("replace", 3, 4, " ")]
+    assert word_diff("\u200b\nab", "\nab") == []
 
 
 # -- typography -------------------------------------------------------------------------------
