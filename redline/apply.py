@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from shared_schema import EditBatch, ParseLimits, Refusal, parse_edit_reply
 
+from .collector import paused
 from .locate import Locator
 from .package import Limits, Package, PackageError
 from .report import ReplyInfo, Report, invalid_results, reply_positions, totals
@@ -78,7 +79,17 @@ def apply_reply(
     output_name: str | None = None,
 ) -> Outcome:
     """Verify every edit of ``reply`` against ``document`` and write the tracked changes."""
-    options = options or ApplyOptions()
+    with paused():  # see redline.collector: nothing here makes cycles, refcounting frees it all
+        return _apply_reply(document, reply, options or ApplyOptions(), document_name, output_name)
+
+
+def _apply_reply(
+    document: bytes,
+    reply: str | bytes | EditBatch,
+    options: ApplyOptions,
+    document_name: str,
+    output_name: str | None,
+) -> Outcome:
     streamed = options.dry_run and options.stream
     try:
         package = Package.from_bytes(document, options.limits, stream_main=streamed)
@@ -99,7 +110,7 @@ def apply_reply(
             ),
             view.revision,
         )
-    return apply_batch(package, view, batch, options, document_name, output_name)
+    return _apply_batch(package, view, batch, options, document_name, output_name)
 
 
 def apply_batch(
@@ -111,6 +122,18 @@ def apply_batch(
     output_name: str | None = None,
 ) -> Outcome:
     """The verify-and-write half of :func:`apply_reply`, for callers that hold a loaded view."""
+    with paused():
+        return _apply_batch(package, view, batch, options, document_name, output_name)
+
+
+def _apply_batch(
+    package: Package,
+    view: DocumentView,
+    batch: EditBatch,
+    options: ApplyOptions,
+    document_name: str,
+    output_name: str | None,
+) -> Outcome:
     locator = Locator(view)
     verification = verify(locator, batch, dry_run=options.dry_run)
     positions = reply_positions(batch)

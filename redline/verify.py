@@ -10,13 +10,12 @@ writer.
 from __future__ import annotations
 
 import bisect
-import gc
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, MatchKind, Refusal
 
+from .collector import paused
 from .locate import Found, Locator
 from .normalize import normalize
 from .view import SpanFlag
@@ -57,32 +56,8 @@ def verify(
     With ``hints=False`` the refusals carry no near-miss passage and no unique extensions (the
     statuses, candidates and counts are the same): for callers that only need the verdicts.
     """
-    with _collector_paused():
+    with paused():
         return _verify(locator, batch, dry_run, hints)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector for one batch.
-
-    A batch allocates tens of thousands of small, acyclic objects (results, locations, the
-    locator's index); every few hundred of them the collector would run, and now and then
-    traverse every object alive -- each lxml proxy of the view -- to find no cycle.  On a
-    300-page contract that was a third of the verification time.  Reference counting still
-    frees everything.  When the batch is done the collector resumes as it was.
-
-    (It once also froze the survivors into the oldest generation on resuming; objects moved
-    that way are not counted towards the next full collection, which then never came, so the
-    cycles of every document a long-running process had read were kept: 6 MB per document
-    in a batch, without end.)
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hints: bool) -> Verification:
