@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, overload
 from lxml import etree
 
 from . import scan
+from .collector import paused
 from .numbering import Numbering, ParagraphProps
 from .ooxml import (
     MC_NS,
@@ -740,10 +741,11 @@ def _paragraph_styles(package: Package, part: str) -> etree._Element | None:
 def build_view(package: Package) -> DocumentView:
     """Load every story of ``package`` into one offset-mapped view: scanned from the XML text
     when every story part allows it (the usual case), else walked as trees."""
-    scanned = _scanned_view(package)
-    if scanned is not None:
-        return scanned
-    return flatten(stories_of(package), package.revision, numbering_of(package))
+    with paused():  # see redline.collector
+        scanned = _scanned_view(package)
+        if scanned is not None:
+            return scanned
+        return flatten(stories_of(package), package.revision, numbering_of(package))
 
 
 # -------------------------------------------------------------------------------------------
