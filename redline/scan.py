@@ -371,6 +371,7 @@ class ScannedStory:
     kinds: bytearray = field(default_factory=bytearray)
     flags: bytearray = field(default_factory=bytearray)
     paragraphs: list[tuple[int, int, int, ParagraphProps]] = field(default_factory=list)
+    field_code: list[int] = field(default_factory=list)  # paragraphs that begin in a field's code
     size: int = 0
 
 
@@ -453,6 +454,7 @@ class Scanner:
         # The open paragraph: its ordinal (-1: none), where its text starts, where its start
         # tag ends, its properties, and whether its mark is deleted or a separator precedes it.
         para, p_start, p_at, p_props, p_deleted, p_sep = -1, 0, 0, PLAIN, False, False
+        p_code = False  # the open paragraph begins inside a complex field's instructions
         # the last paragraph kept; its mark deleted (joins the next)?
         last, joined = (self._last, self._joined) if continued else (-1, False)
         p_first = p_open = 0  # the open paragraph's first span and the size before it
@@ -547,7 +549,7 @@ class Scanner:
                         cut = 1 if p_sep else 0
                         outer.append(
                             (
-                                para, p_at, p_props, p_deleted,
+                                para, p_at, p_props, p_deleted, p_code,
                                 [o - p_start for o in offsets[k + cut :]], nodes[k + cut :],
                                 kinds[k + cut :], flags[k + cut :], pieces[k + cut :], size - p_start,
                             )
@@ -556,6 +558,7 @@ class Scanner:
                         size = p_open
                     p_first, p_open = len(offsets), size
                     para, p_start, p_at, p_props, p_deleted = ordinal, size, pos, PLAIN, False
+                    p_code = bool(fields) and not fields[-1]
                     ordinal += 1
                     p_sep = last >= 0 and not joined
                     if p_sep:
@@ -619,6 +622,8 @@ class Scanner:
             else:
                 if p_props.section_break and not pt.content.search(x, p_at, close_at):
                     p_props = p_props._replace(empty=True)
+                if p_code:
+                    out.field_code.append(len(paragraphs))
                 paragraphs.append((p_start, size, para, p_props))
                 last, joined = para, p_deleted
             if placing and not outer:
@@ -627,9 +632,8 @@ class Scanner:
                 u_ends.append(pos)
             para = -1
             if outer:  # back to the paragraph that holds the text box
-                para, p_at, p_props, p_deleted, h_offsets, h_nodes, h_kinds, h_flags, h_pieces, held = (
-                    outer.pop()
-                )
+                (para, p_at, p_props, p_deleted, p_code,
+                 h_offsets, h_nodes, h_kinds, h_flags, h_pieces, held) = outer.pop()  # fmt: skip
                 p_first, p_open = len(offsets), size
                 p_sep = last >= 0 and not joined
                 if p_sep:
@@ -864,5 +868,3 @@ def notes(source: Source) -> list[tuple[int, int, bool]]:
         kind = attributes(m.group(2)).get(f"{source.w}:type")
         out.append((m.end(), close, kind in (None, "normal")))
     return out
-
-

@@ -117,7 +117,7 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
                 "Send the text as it should read after the change, or drop the edit.",
             )
             continue
-        reason = _unsupported(locator, found)
+        reason = _unsupported(locator, found, edit.replacement)
         if reason:
             _refuse(
                 result,
@@ -254,10 +254,19 @@ def _in_scope(locator: Locator, edit: Edit, result: EditResult, found: Found) ->
     return False
 
 
-def _unsupported(locator: Locator, found: Found) -> str | None:
+def _unsupported(locator: Locator, found: Found, replacement: str) -> str | None:
     view = locator.view
     starts, flags, para_starts = view.span_starts, view.span_flags, view.para_starts
     for s, e in found.ranges:
+        if replacement and any(
+            p.field_code and p.start == p.end and s <= p.start <= e for p in view.paragraphs_between(s, e + 1)
+        ):
+            # new text next to an empty paragraph goes into it, at its start: here, into the
+            # instructions of a field that runs on from an earlier paragraph, shown by no reader
+            return (
+                "The new text would land in an empty paragraph that lies inside a field's "
+                "instructions (a field whose code runs across paragraphs), where no reader shows it."
+            )
         covered = flags[max(0, bisect.bisect_right(starts, s) - 1) : bisect.bisect_left(starts, e)]
         if any(covered):
             if any(flag & SpanFlag.FIELD_RESULT for flag in covered):

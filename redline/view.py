@@ -124,6 +124,9 @@ class Paragraph:
     ref: etree._Element | int  # the w:p, or its ordinal in a scanned part
     label: str | None = None
     level: int | None = None  # outline level when the paragraph heads a section
+    # It begins inside a complex field's instructions (a field whose code runs on across
+    # paragraphs): text put at its start would be code, which no reader shows.
+    field_code: bool = False
     nodes: NodeMap | None = field(default=None, repr=False, compare=False)
     story_no: int = field(default=0, compare=False)  # which story of the view (each note is one)
     # Set by the labelling pass: whether the paragraph heads a section (True: an outline
@@ -298,10 +301,11 @@ def _section_key(name: str) -> str:
 class Frame:
     """One paragraph being collected by a tree walk: its text pieces and its spans."""
 
-    __slots__ = ("deleted_mark", "flags", "kinds", "nodes", "offsets", "pieces", "ref", "size")
+    __slots__ = ("code", "deleted_mark", "flags", "kinds", "nodes", "offsets", "pieces", "ref", "size")
 
-    def __init__(self, ref: etree._Element) -> None:
+    def __init__(self, ref: etree._Element, fields: list[bool]) -> None:
         self.ref = ref
+        self.code = bool(fields) and not fields[-1]  # begins inside a field's instructions
         self.pieces: list[str] = []
         self.offsets: list[int] = []
         self.nodes: list[etree._Element] = []
@@ -366,9 +370,9 @@ class _Builder:
         if len(self.paragraphs) >= MAX_PARAGRAPHS:
             raise _too_many(story.part)
         index, number = len(self.paragraphs), self._number_story(story)
-        self.paragraphs.append(
-            Paragraph(index, story.part, story.kind, start, self.size, frame.ref, story_no=number)
-        )
+        para = Paragraph(index, story.part, story.kind, start, self.size, frame.ref, story_no=number)
+        para.field_code = frame.code
+        self.paragraphs.append(para)
 
     def add_scanned(self, scanned: scan.ScannedStory, story: Story, continued: bool = False) -> None:
         """Append a scanned story, or (``continued``) the next stretch of the story last added:
@@ -399,10 +403,13 @@ class _Builder:
             raise _too_many(story.part)
         part, kind, index, number = story.part, story.kind, len(self.paragraphs), self._number_story(story)
         append, props = self.paragraphs.append, self.props.append
+        first = index
         for start, end, ref, own in scanned.paragraphs:
             append(Paragraph(index, part, kind, base + start, base + end, ref, story_no=number))
             props(own)
             index += 1
+        for k in scanned.field_code:
+            self.paragraphs[first + k].field_code = True
         self._join_next = None
 
     def _separate(self) -> None:
@@ -474,7 +481,7 @@ class _Builder:
             elif tag == _P:
                 if frame is not None:
                     self.emit(frame, story)
-                frame = Frame(node)
+                frame = Frame(node, field_stack)
             elif tag == _FLD_CHAR:
                 if not any(True for _ in node.iterancestors(_DEL)):
                     track_field(field_stack, node.get(_FLD_CHAR_TYPE))
@@ -501,7 +508,7 @@ class _Builder:
                     in_move -= 1
                 continue
             if tag == _P:
-                stack.append(Frame(node))
+                stack.append(Frame(node, field_stack))
                 continue
             if tag == _FLD_SIMPLE:
                 in_simple += 1

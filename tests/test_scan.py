@@ -13,12 +13,13 @@ import os
 from pathlib import Path
 
 import pytest
-from docbuild import docx
+from docbuild import P, Raw, docx
 from hostile_docs import Entry, document, docx_parts, raw_zip
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from redline import scan
+from redline.apply import ApplyOptions, apply_reply
 from redline.contractgen import generate_contract
 from redline.package import Package, PackageError
 from redline.view import (
@@ -50,6 +51,7 @@ def assert_same(tree: DocumentView, scanned: DocumentView) -> None:
     for a, b in zip(scanned.paragraphs, tree.paragraphs, strict=True):
         assert (a.index, a.part, a.story, a.start, a.end) == (b.index, b.part, b.story, b.start, b.end)
         assert (a.label, a.section, a.level, a.title) == (b.label, b.section, b.level, b.title)
+        assert a.field_code == b.field_code, a.index
         assert a.element is b.element
 
 
@@ -446,3 +448,32 @@ def test_the_parser_check_on_its_own_thread_gives_the_same_verdicts(monkeypatch:
     commented = _package("<w:p><w:r><w:t>a</w:t></w:r><!-- x --></w:p>")
     tree, scanned = _both(commented)
     assert scanned is None and tree.text == "a"
+
+
+def test_a_paragraph_inside_a_fields_instructions_is_flagged_and_never_written_into() -> None:
+    """A complex field whose code runs on across paragraphs (begin in one, separate in a later
+    one): the paragraphs that begin inside its instructions are flagged alike by the scanner
+    and the tree walk, and new text that would go into the empty one is refused, not written
+    where no reader shows it (found by the long fuzz run: reported applied, invisible)."""
+    begin = Raw(
+        '<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> TOC \\o </w:instrText></w:r>'
+    )
+    result = Raw(
+        '<w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>Result</w:t></w:r>'
+        '<w:r><w:fldChar w:fldCharType="end"/></w:r>'
+    )
+    data = docx(P("Intro text here."), P(begin), P(), P(result), P("After the field."))
+    tree, scanned = _both(data)
+    assert scanned is not None
+    for view in (tree, scanned):
+        assert [p.field_code for p in view.paragraphs] == [False, False, True, True, False]
+    assert scanned.text == "Intro text here.\n\n\nResult\nAfter the field."
+    outcome = apply_reply(
+        data,
+        '{"edits": [{"anchor": "here.\\n\\n", "replacement": "here.\\n\\nnew"},'
+        ' {"anchor": "After the field.", "replacement": "After the fields."}]}',
+        ApplyOptions(date="2026-01-01T00:00:00Z"),
+    )
+    refused, applied = outcome.report.edits
+    assert refused.status.value == "unsupported" and "instructions" in refused.error.message
+    assert applied.status.value == "applied"
