@@ -476,15 +476,34 @@ def _tighten(text: str, quote: str, start: int, end: int) -> tuple[int, int]:
     span = text[start:end]
     q_lead = quote[: len(quote) - len(quote.lstrip())]
     q_trail = quote[len(quote.rstrip()) :]
-    lead = span[: len(span) - len(span.lstrip())]
-    trail = span[len(span.rstrip()) :]
-    keep_lead = lead[len(lead) - len(q_lead) :] if len(lead) > len(q_lead) else lead
+    # The document's edge runs, invisible characters in them included: "\n  \u00ad \n" is one
+    # run that the quote's edge whitespace matched whole.
+    lead = span[: len(span) - len(span.lstrip(_BLANK))]
+    trail = span[len(span.rstrip(_BLANK)) :]
+    keep_lead = _as_many(lead[::-1], len(q_lead))[::-1]
     if "\n" in keep_lead and "\n" not in q_lead:
         keep_lead = keep_lead[keep_lead.rindex("\n") + 1 :]
-    keep_trail = trail[: len(q_trail)] if len(trail) > len(q_trail) else trail
+    keep_trail = _as_many(trail, len(q_trail))
     if "\n" in keep_trail and "\n" not in q_trail:
         keep_trail = keep_trail[: keep_trail.index("\n")]
     return start + len(lead) - len(keep_lead), end - (len(trail) - len(keep_trail))
+
+
+_BLANK = "".join(chr(c) for c in range(0x3001) if chr(c).isspace()) + INVISIBLE  # (U+3000 the last)
+
+
+def _as_many(run: str, spaces: int) -> str:
+    """The start of ``run`` (whitespace and invisible characters) that holds ``spaces``
+    whitespace characters, ending with the last of them (no invisible character after it)."""
+    if spaces <= 0:
+        return ""
+    seen = 0
+    for i, c in enumerate(run):
+        if c.isspace():
+            seen += 1
+            if seen == spaces:
+                return run[: i + 1]
+    return run.rstrip(INVISIBLE)
 
 
 def _key(token: str) -> str:

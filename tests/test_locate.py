@@ -91,6 +91,12 @@ def test_an_invisible_character_at_a_matchs_edge_is_not_taken_into_it(invisible:
         found = loc.find(quote)
         assert found.kind == MatchKind.EXACT, (quote, found)
         assert [text[s:e] for s, e in found.ranges] == [quote]
+    # one whitespace run split by an invisible character: the quote's trailing "\n " is the
+    # start of it, not the mark after the soft hyphen (which the writer would then delete)
+    split = Locator(view_of("Tenant pays rent.", f"  {invisible} ", "", "Next line"))
+    found = split.find("pays rent.\n ")
+    assert found.kind == MatchKind.EXACT
+    assert [split.view.text[s:e] for s, e in found.ranges] == ["pays rent.\n "]
     tolerant = loc.find("a\n rent")  # without the invisible character: tolerant, spanning it
     assert tolerant.kind == MatchKind.NORMALIZED
     assert text[slice(*tolerant.ranges[0])] == f"a{invisible}\n rent"
