@@ -474,22 +474,27 @@ def _tighten(text: str, quote: str, start: int, end: int) -> tuple[int, int]:
     while end > start and text[end - 1] in INVISIBLE and not quote.endswith(text[end - 1]):
         end -= 1
     span = text[start:end]
-    q_lead = quote[: len(quote) - len(quote.lstrip())]
-    q_trail = quote[len(quote.rstrip()) :]
-    # The document's edge runs, invisible characters in them included: "\n  \u00ad \n" is one
-    # run that the quote's edge whitespace matched whole.
+    # Edge runs, of the quote and of the document, invisible characters in them included:
+    # "\n  \u00ad \n" is one run that the quote's edge whitespace matched whole.
+    q_lead = quote[: len(quote) - len(quote.lstrip(_BLANK))]
+    q_trail = quote[len(quote.rstrip(_BLANK)) :]
     lead = span[: len(span) - len(span.lstrip(_BLANK))]
     trail = span[len(span.rstrip(_BLANK)) :]
-    keep_lead = _as_many(lead[::-1], len(q_lead))[::-1]
+    # the quote's own run where the document has it verbatim, else as many spaces
+    keep_lead = q_lead if lead.endswith(q_lead) else _as_many(lead[::-1], _spaces(q_lead))[::-1]
     if "\n" in keep_lead and "\n" not in q_lead:
         keep_lead = keep_lead[keep_lead.rindex("\n") + 1 :]
-    keep_trail = _as_many(trail, len(q_trail))
+    keep_trail = q_trail if trail.startswith(q_trail) else _as_many(trail, _spaces(q_trail))
     if "\n" in keep_trail and "\n" not in q_trail:
         keep_trail = keep_trail[: keep_trail.index("\n")]
     return start + len(lead) - len(keep_lead), end - (len(trail) - len(keep_trail))
 
 
 _BLANK = "".join(chr(c) for c in range(0x3001) if chr(c).isspace()) + INVISIBLE  # (U+3000 the last)
+
+
+def _spaces(run: str) -> int:
+    return sum(1 for c in run if c.isspace())
 
 
 def _as_many(run: str, spaces: int) -> str:

@@ -97,6 +97,12 @@ def test_an_invisible_character_at_a_matchs_edge_is_not_taken_into_it(invisible:
     found = split.find("pays rent.\n ")
     assert found.kind == MatchKind.EXACT
     assert [split.view.text[s:e] for s, e in found.ranges] == ["pays rent.\n "]
+    # a quote whose own edge run holds the invisible character is found as it is
+    own = Locator(view_of("a-b ", invisible, "\tThe fee", "x\t", invisible))
+    for quote in (f" \n{invisible}\n\tThe", f"fee\nx\t\n{invisible}"):
+        found = own.find(quote)
+        assert found.kind == MatchKind.EXACT, (quote, found)
+        assert [own.view.text[s:e] for s, e in found.ranges] == [quote]
     tolerant = loc.find("a\n rent")  # without the invisible character: tolerant, spanning it
     assert tolerant.kind == MatchKind.NORMALIZED
     assert text[slice(*tolerant.ranges[0])] == f"a{invisible}\n rent"
