@@ -469,6 +469,14 @@ def _tighten(text: str, quote: str, start: int, end: int) -> tuple[int, int]:
     to it, so "b\u00ad\n rent" matched by "\n rent" would start at the soft hyphen and read
     as a tolerant match where the quote is there verbatim.
     """
+    # invisible characters the quote itself begins or ends with have no normalised character
+    # to be found by: take them in where the document has them next to the match
+    own_lead = quote[: len(quote) - len(quote.lstrip(INVISIBLE))]
+    if own_lead and text.endswith(own_lead, 0, start):
+        start -= len(own_lead)
+    own_trail = quote[len(quote.rstrip(INVISIBLE)) :]
+    if own_trail and text.startswith(own_trail, end):
+        end += len(own_trail)
     while start < end and text[start] in INVISIBLE and not quote.startswith(text[start]):
         start += 1
     while end > start and text[end - 1] in INVISIBLE and not quote.endswith(text[end - 1]):

@@ -103,6 +103,12 @@ def test_an_invisible_character_at_a_matchs_edge_is_not_taken_into_it(invisible:
         found = own.find(quote)
         assert found.kind == MatchKind.EXACT, (quote, found)
         assert [own.view.text[s:e] for s, e in found.ranges] == [quote]
+    # and one that begins or ends with the invisible character itself, next to a word
+    inner = Locator(view_of(f"Pay {invisible}rent now and{invisible} then"))
+    for quote in (f"{invisible}rent now", f"now and{invisible}"):
+        found = inner.find(quote)
+        assert found.kind == MatchKind.EXACT, (quote, found)
+        assert [inner.view.text[s:e] for s, e in found.ranges] == [quote]
     tolerant = loc.find("a\n rent")  # without the invisible character: tolerant, spanning it
     assert tolerant.kind == MatchKind.NORMALIZED
     assert text[slice(*tolerant.ranges[0])] == f"a{invisible}\n rent"
