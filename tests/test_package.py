@@ -579,6 +579,18 @@ def test_deflate_gives_the_payload_back_at_every_size(chunks: float) -> None:
         assert first.endswith(b"\x00\x00\xff\xff") and body.startswith(first)
 
 
+def libreoffice_text(soffice: str, docx_path: Path, tmp_path: Path) -> str:
+    """``docx_path`` as LibreOffice reads it, converted to plain text in ``tmp_path``."""
+    result = subprocess.run(
+        [soffice, "--headless", f"-env:UserInstallation=file://{tmp_path}/lo", "--convert-to",
+         "txt:Text", "--outdir", str(tmp_path), str(docx_path)],
+        capture_output=True, timeout=180, check=False,
+    )  # fmt: skip
+    text_file = tmp_path / f"{docx_path.stem}.txt"
+    assert text_file.exists(), result.stderr.decode(errors="replace")
+    return text_file.read_text(encoding="utf-8-sig", errors="replace")
+
+
 @pytest.mark.slow
 def test_pandoc_and_libreoffice_read_a_long_part_deflated_in_chunks(tmp_path: Path) -> None:
     new_doc = _long_document(8_000, first="REDLINE-FIRST-MARKER", last="REDLINE-LAST-MARKER")
@@ -596,14 +608,7 @@ def test_pandoc_and_libreoffice_read_a_long_part_deflated_in_chunks(tmp_path: Pa
     soffice = shutil.which("soffice")
     if soffice is not None:
         readers += 1
-        result = subprocess.run(
-            [soffice, "--headless", f"-env:UserInstallation=file://{tmp_path}/lo", "--convert-to",
-             "txt:Text", "--outdir", str(tmp_path), str(out)],
-            capture_output=True, timeout=180, check=False,
-        )  # fmt: skip
-        text_file = tmp_path / "long.txt"
-        assert text_file.exists(), result.stderr.decode(errors="replace")
-        text = text_file.read_text(encoding="utf-8-sig", errors="replace")
+        text = libreoffice_text(soffice, out, tmp_path)
         assert "REDLINE-FIRST-MARKER" in text and "REDLINE-LAST-MARKER" in text
     if not readers:
         pytest.skip("neither pandoc nor LibreOffice is installed")
@@ -1011,11 +1016,4 @@ def test_libreoffice_opens_a_saved_corpus_document(tmp_path: Path) -> None:
     first_t.text = marker
     out = tmp_path / "saved.docx"
     write_atomic(out, pkg.to_bytes({pkg.main_part: serialize(root)}))
-    result = subprocess.run(
-        [soffice, "--headless", f"-env:UserInstallation=file://{tmp_path}/lo", "--convert-to",
-         "txt:Text", "--outdir", str(tmp_path), str(out)],
-        capture_output=True, timeout=180, check=False,
-    )  # fmt: skip
-    text_file = tmp_path / "saved.txt"
-    assert text_file.exists(), result.stderr.decode(errors="replace")
-    assert marker in text_file.read_text(encoding="utf-8-sig", errors="replace")
+    assert marker in libreoffice_text(soffice, out, tmp_path)
