@@ -464,9 +464,9 @@ def _tighten(text: str, quote: str, start: int, end: int) -> tuple[int, int]:
     writer would delete it, joining two paragraphs. Keep at most as many edge characters as the
     quote has, and never a line break the quote's own edge whitespace does not contain.
 
-    An invisible character (a soft hyphen, a zero-width space) at an edge that the quote does
-    not begin or end with is given back first: normalisation drops it into the character next
-    to it, so "b\u00ad\n rent" matched by "\n rent" would start at the soft hyphen and read
+    Invisible characters (a soft hyphen, a zero-width space) belong to the edge runs, the
+    quote's and the document's: normalisation drops them into the character next to them, so
+    "b\u00ad\n rent" matched by "\n rent" would otherwise start at the soft hyphen and read
     as a tolerant match where the quote is there verbatim.
     """
     # invisible characters the quote itself begins or ends with have no normalised character
@@ -477,10 +477,6 @@ def _tighten(text: str, quote: str, start: int, end: int) -> tuple[int, int]:
     own_trail = quote[len(quote.rstrip(INVISIBLE)) :]
     if own_trail and text.startswith(own_trail, end):
         end += len(own_trail)
-    while start < end and text[start] in INVISIBLE and not quote.startswith(text[start]):
-        start += 1
-    while end > start and text[end - 1] in INVISIBLE and not quote.endswith(text[end - 1]):
-        end -= 1
     span = text[start:end]
     # Edge runs, of the quote and of the document, invisible characters in them included:
     # "\n  \u00ad \n" is one run that the quote's edge whitespace matched whole.
