@@ -8,7 +8,6 @@ and, for the summary flow, ``NAME.summary.json``.
 
 from __future__ import annotations
 
-import json
 import traceback
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -16,6 +15,7 @@ from typing import Any
 
 from .apply import ApplyOptions, apply_reply
 from .html_report import report_details
+from .report import report_json
 
 REPLY_SUFFIXES = (".reply.json", ".reply.txt", ".reply.md")
 SUMMARY_SUFFIX = ".summary.json"
@@ -61,8 +61,8 @@ class JobResult:
 
 
 def json_bytes(data: dict[str, Any]) -> bytes:
-    """A report file's bytes: indented JSON, UTF-8, a final newline."""
-    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    """A report file's bytes (:func:`redline.report.report_json`, UTF-8)."""
+    return report_json(data).encode("utf-8")
 
 
 def pair(names: list[str]) -> list[Job]:

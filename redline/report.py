@@ -15,6 +15,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from shared_schema import EditBatch, EditResult, EditStatus, InvalidEntry, Refusal
 
 
+def report_json(data: dict[str, Any]) -> str:
+    """A report file's text (every report the project writes): indented JSON, non-ASCII as it
+    is, a final newline."""
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
 class ReplyInfo(BaseModel):
     model_config = ConfigDict(extra="forbid")
     parsed: bool
@@ -47,7 +52,7 @@ class Report(BaseModel):
         return self.error is None and self.totals.unapplied == 0
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2) + "\n"
+        return report_json(self.to_dict())
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from redline.locate import Locator
 from redline.package import Package, PackageError
+from redline.report import report_json
 from redline.view import DocumentView, build_view, verify_only_view
 from shared_schema import (
     ParseLimits,
@@ -66,7 +66,7 @@ class SummaryReport(BaseModel):
         return 0 if self.all_verified else 1
 
     def to_json(self) -> str:
-        return json.dumps(self.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n"
+        return report_json(self.model_dump(mode="json"))
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
