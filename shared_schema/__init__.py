@@ -1,6 +1,6 @@
 """The shapes a model is asked for, the shapes we report with, and the tolerant reply parser."""
 
-from .codes import EditStatus, MatchKind, QuoteStatus, Tolerance
+from .codes import MEANINGS, Code, EditStatus, MatchKind, QuoteStatus, Tolerance
 from .json_schema import json_schema
 from .models import (
     Edit,
@@ -17,6 +17,8 @@ from .models import (
 from .parse import ParseLimits, parse_edit_reply, parse_summary_reply
 
 __all__ = [
+    "MEANINGS",
+    "Code",
     "Edit",
     "EditBatch",
     "EditResult",

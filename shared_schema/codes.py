@@ -1,16 +1,156 @@
-"""Stable status and refusal codes shared by every flow.
+"""The one catalogue of codes a user, a script or a model can see, and the statuses built on it.
 
-These strings are public: reports, tool results and `redline stats` group by them.
-Add new codes freely; never rename or remove one.
+:class:`Code` lists every code -- a document refused, an edit not applied, a tool call refused,
+a command line used wrongly, a bug of ours -- with its one-line meaning in :data:`MEANINGS`
+(pydantic-core's single ``ErrorType`` list is the model).  :class:`EditStatus` and
+:class:`QuoteStatus` are the outcomes of one edit or quote; every refusal among them is a code
+of the catalogue too (the report's ``error.code`` is the status, or a finer code).
+
+These strings are public: reports, tool results and ``redline stats`` group by them.
+Add new codes freely (with a meaning); never rename or remove one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
+from types import MappingProxyType
+from typing import Final
+
+
+class Code(StrEnum):
+    """Every refusal and error code, in one list (meanings: :data:`MEANINGS`)."""
+
+    # -- a document refused (nothing written, exit 3) ------------------------------------------
+    EMPTY_FILE = "empty_file"
+    NOT_A_ZIP = "not_a_zip"
+    TRUNCATED = "truncated"
+    CORRUPT_ZIP = "corrupt_zip"
+    UNSUPPORTED_ZIP = "unsupported_zip"
+    OLE_FILE = "ole_file"
+    ENCRYPTED_MEMBER = "encrypted_member"
+    UNSUPPORTED_COMPRESSION = "unsupported_compression"
+    MACRO_ENABLED = "macro_enabled"
+    MISSING_CONTENT_TYPES = "missing_content_types"
+    NO_MAIN_DOCUMENT = "no_main_document"
+    STRICT_OOXML = "strict_ooxml"
+    NOT_WORDPROCESSING = "not_wordprocessing"
+    DUPLICATE_PART = "duplicate_part"
+    UNSAFE_PART_NAME = "unsafe_part_name"
+    MISSING_PART = "missing_part"
+    TOO_LARGE = "too_large"
+    COMPRESSION_RATIO = "compression_ratio"
+    TOO_MANY_MEMBERS = "too_many_members"
+    CRC_MISMATCH = "crc_mismatch"
+    CORRUPT_MEMBER = "corrupt_member"
+    INFLATE_BUDGET = "inflate_budget"
+    DTD_FORBIDDEN = "dtd_forbidden"
+    MALFORMED_XML = "malformed_xml"
+    TOO_DEEP = "too_deep"
+    XML_NODE_TOO_LARGE = "xml_node_too_large"
+    WRONG_PART_KIND = "wrong_part_kind"
+    TOO_COMPLEX = "too_complex"
+    IO_ERROR = "io_error"
+    OUTPUT_IS_INPUT = "output_is_input"
+    UNPARSEABLE_REPLY = "unparseable_reply"
+    # -- one edit or quote not applied / verified ----------------------------------------------
+    NOT_FOUND = "not_found"
+    AMBIGUOUS = "ambiguous"
+    COUNT_MISMATCH = "count_mismatch"
+    OUT_OF_SCOPE = "out_of_scope"
+    OVERLAP = "overlap"
+    NO_CHANGE = "no_change"
+    STALE = "stale"
+    INVALID = "invalid"
+    UNSUPPORTED = "unsupported"
+    # -- a tool call refused (redline mcp, redline.tools) --------------------------------------
+    UNKNOWN_TOOL = "unknown_tool"
+    INVALID_ARGUMENTS = "invalid_arguments"
+    INVALID_RANGE = "invalid_range"
+    INVALID_EDITS = "invalid_edits"
+    MISSING_REVISION = "missing_revision"
+    OUTSIDE_ROOT = "outside_root"
+    NOT_FOUND_FILE = "not_found_file"
+    NOT_FOUND_FOLDER = "not_found_folder"
+    NOT_A_FILE = "not_a_file"
+    REGION_TOO_LARGE = "region_too_large"
+    SECTION_NOT_FOUND = "section_not_found"
+    AMBIGUOUS_SECTION = "ambiguous_section"
+    LOCK_FAILED = "lock_failed"
+    # -- the command line and batches ----------------------------------------------------------
+    USAGE = "usage"
+    FAILED = "failed"
+    # -- ours ----------------------------------------------------------------------------------
+    INTERNAL_ERROR = "internal_error"
+
+
+MEANINGS: Final[Mapping[Code, str]] = MappingProxyType(
+    {
+        Code.EMPTY_FILE: "the file has no bytes",
+        Code.NOT_A_ZIP: "not a zip archive at all",
+        Code.TRUNCATED: "a zip archive whose end (central directory) is missing or cut",
+        Code.CORRUPT_ZIP: "the zip's own records disagree with each other",
+        Code.UNSUPPORTED_ZIP: "zip64 or a multi-volume archive",
+        Code.OLE_FILE: "an OLE compound file: an encrypted .docx or a legacy .doc",
+        Code.ENCRYPTED_MEMBER: "a zip member is encrypted",
+        Code.UNSUPPORTED_COMPRESSION: "a member uses a method other than stored or deflate",
+        Code.MACRO_ENABLED: "a macro-enabled document (content type or vbaProject.bin)",
+        Code.MISSING_CONTENT_TYPES: "a zip without [Content_Types].xml",
+        Code.NO_MAIN_DOCUMENT: "no package relationships, no officeDocument relationship, "
+        "or its target is missing",
+        Code.STRICT_OOXML: "an ISO 29500 Strict document (refused by name)",
+        Code.NOT_WORDPROCESSING: "an Office package whose main part is not a Word document",
+        Code.DUPLICATE_PART: "two members with the same name, or names equal ignoring case",
+        Code.UNSAFE_PART_NAME: "an empty, absolute, drive-letter, backslash, dot-segment or "
+        "control-character member name",
+        Code.MISSING_PART: "a part named by the caller is not in the package",
+        Code.TOO_LARGE: "the file, a declared member size or the total declared size is over the limits",
+        Code.COMPRESSION_RATIO: "a large member declares a compression ratio over the limit",
+        Code.TOO_MANY_MEMBERS: "more members than the limit",
+        Code.CRC_MISMATCH: "a member's inflated bytes disagree with its declared CRC or size",
+        Code.CORRUPT_MEMBER: "a member's compressed data cannot be inflated",
+        Code.INFLATE_BUDGET: "inflating produced more bytes than the budget",
+        Code.DTD_FORBIDDEN: "an XML part declares a DOCTYPE",
+        Code.MALFORMED_XML: "an XML part is not well-formed",
+        Code.TOO_DEEP: "an XML part nests elements deeper than the parser allows",
+        Code.XML_NODE_TOO_LARGE: "a single XML text node, attribute or comment over 10 MB",
+        Code.WRONG_PART_KIND: "a relationship points at a part of the wrong kind",
+        Code.TOO_COMPLEX: "more XML tags or paragraphs than any real document has",
+        Code.IO_ERROR: "the file cannot be read, or the output cannot be written",
+        Code.OUTPUT_IS_INPUT: "an output path is an input (the document, the reply) or another output",
+        Code.UNPARSEABLE_REPLY: "the reply holds no usable JSON list of edits (or summary)",
+        Code.NOT_FOUND: "the anchor or quote is not in the document, even tolerantly",
+        Code.AMBIGUOUS: "the anchor occurs more than once and no expected count was given",
+        Code.COUNT_MISMATCH: "the anchor occurs a number of times other than expected_matches",
+        Code.OUT_OF_SCOPE: "the anchor occurs, but not in the section the edit names",
+        Code.OVERLAP: "the edit's place overlaps another edit of the same reply",
+        Code.NO_CHANGE: "the replacement equals the text it would replace",
+        Code.STALE: "the reply was made for another revision of the document",
+        Code.INVALID: "the reply entry is not a usable edit (missing or wrong fields)",
+        Code.UNSUPPORTED: "the edit touches what cannot be edited safely (a field's result, a tracked move)",
+        Code.UNKNOWN_TOOL: "no tool has that name",
+        Code.INVALID_ARGUMENTS: "a tool's arguments are missing, unknown or of the wrong type",
+        Code.INVALID_RANGE: "a paragraph range that is malformed or outside the document",
+        Code.INVALID_EDITS: "the edits argument is not a list of edits",
+        Code.MISSING_REVISION: "apply_edits was called without the revision read_region gave",
+        Code.OUTSIDE_ROOT: "a path outside the folder the tools may open",
+        Code.NOT_FOUND_FILE: "no document at that path",
+        Code.NOT_FOUND_FOLDER: "the output's folder does not exist",
+        Code.NOT_A_FILE: "the path is a folder or another non-regular file",
+        Code.REGION_TOO_LARGE: "the region asked for is over the tool's size limit",
+        Code.SECTION_NOT_FOUND: "no section has that label or heading",
+        Code.AMBIGUOUS_SECTION: "several sections have that label or heading",
+        Code.LOCK_FAILED: "the document's lock file could not be taken",
+        Code.USAGE: "the command line was used wrongly (exit 2)",
+        Code.FAILED: "a batch job failed (a bug, or a worker lost twice)",
+        Code.INTERNAL_ERROR: "a bug in redline, not in the input: the traceback is in the log",
+    }
+)
 
 
 class EditStatus(StrEnum):
-    """What happened to one proposed edit (the report's ``status``)."""
+    """What happened to one proposed edit (the report's ``status``); every status but the two
+    successes is a :class:`Code` of the same name."""
 
     APPLIED = "applied"
     VERIFIED = "verified"  # --dry-run: located and would apply
@@ -30,7 +170,7 @@ class EditStatus(StrEnum):
 
 
 class QuoteStatus(StrEnum):
-    """What happened to one quote of a summary."""
+    """What happened to one quote of a summary (``not_found`` is :attr:`Code.NOT_FOUND`)."""
 
     VERIFIED = "verified"
     NOT_FOUND = "not_found"
