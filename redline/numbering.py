@@ -37,11 +37,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
 
 from lxml import etree
 
-from redline.ooxml import MC_NS, W14_NS, W_NS, W_STRICT_NS
+from .ooxml import MC_NS, W14_NS
+from .wordml import TRANSITIONAL, Names, ParagraphProps, int_value, names_for, read_ppr
 
 MAX_LEVELS = 9
 """Word lists have nine levels, ``ilvl`` 0..8 (§17.9.3)."""
@@ -54,77 +54,13 @@ _MAX_CHAIN = 64
 # Names
 
 
-@dataclass(frozen=True, slots=True)
-class _Names:
-    """Qualified names for one WordprocessingML namespace (transitional or strict)."""
-
-    ns: str
-    p: str
-    pPr: str
-    rPr: str
-    pStyle: str
-    numPr: str
-    numId: str
-    ilvl: str
-    outlineLvl: str
-    del_: str
-    moveFrom: str
-    sectPr: str
-    val: str
-    content: frozenset[str]
-    content_t: str
-
-    @classmethod
-    def of(cls, ns: str) -> _Names:
-        def q(tag: str) -> str:
-            return f"{{{ns}}}{tag}"
-
-        return cls(
-            ns=ns,
-            p=q("p"),
-            pPr=q("pPr"),
-            rPr=q("rPr"),
-            pStyle=q("pStyle"),
-            numPr=q("numPr"),
-            numId=q("numId"),
-            ilvl=q("ilvl"),
-            outlineLvl=q("outlineLvl"),
-            del_=q("del"),
-            moveFrom=q("moveFrom"),
-            sectPr=q("sectPr"),
-            val=q("val"),
-            content=frozenset(
-                q(tag) for tag in ("t", "tab", "ptab", "sym", "drawing", "pict", "object", "br", "cr")
-            ),
-            content_t=q("t"),
-        )
-
-
-_TRANSITIONAL = _Names.of(W_NS)
-_STRICT = _Names.of(W_STRICT_NS)
 _MC_ALTERNATE = f"{{{MC_NS}}}AlternateContent"
 _MC_CHOICE = f"{{{MC_NS}}}Choice"
 _MC_FALLBACK = f"{{{MC_NS}}}Fallback"
 _W14_FORMAT = f"{{{W14_NS}}}format"
 
 
-def _names_for(root: etree._Element | None) -> _Names:
-    if root is not None and isinstance(root.tag, str) and root.tag.startswith(f"{{{W_STRICT_NS}}}"):
-        return _STRICT
-    return _TRANSITIONAL
-
-
-def int_value(value: str | None) -> int | None:
-    """An integer attribute value, or None when absent or malformed."""
-    if value is None:
-        return None
-    try:
-        return int(value.strip())
-    except ValueError:
-        return None
-
-
-def _on(el: etree._Element | None, n: _Names) -> bool:
+def _on(el: etree._Element | None, n: Names) -> bool:
     """An ``ST_OnOff`` toggle: present without ``w:val``, or with a true value (§17.17.4)."""
     if el is None:
         return False
@@ -141,7 +77,7 @@ def _child(el: etree._Element | None, tag: str) -> etree._Element | None:
     return None
 
 
-def _child_val(el: etree._Element | None, tag: str, n: _Names) -> str | None:
+def _child_val(el: etree._Element | None, tag: str, n: Names) -> str | None:
     child = _child(el, tag)
     return None if child is None else child.get(n.val)
 
@@ -371,7 +307,7 @@ _PLACEHOLDER = re.compile(r"%([1-9])")
 _HEADING_NAME = re.compile(r"heading\s*([1-9])", re.IGNORECASE)
 
 
-def _parse_level(lvl: etree._Element, n: _Names) -> Level:
+def _parse_level(lvl: etree._Element, n: Names) -> Level:
     start = int_value(_child_val(lvl, f"{{{n.ns}}}start", n))
     fmt_el = _child(lvl, f"{{{n.ns}}}numFmt")
     fmt = None if fmt_el is None else fmt_el.get(n.val)
@@ -395,7 +331,7 @@ def _parse_level(lvl: etree._Element, n: _Names) -> Level:
     )
 
 
-def _alternate_num_fmt(lvl: etree._Element, n: _Names) -> str | None:
+def _alternate_num_fmt(lvl: etree._Element, n: Names) -> str | None:
     """``w:numFmt`` wrapped in ``mc:AlternateContent`` (Word 2010+ custom formats)."""
     tag = f"{{{n.ns}}}numFmt"
     for alt in lvl:
@@ -418,7 +354,7 @@ def _alternate_num_fmt(lvl: etree._Element, n: _Names) -> str | None:
     return None
 
 
-def _levels_of(parent: etree._Element, n: _Names) -> dict[int, Level]:
+def _levels_of(parent: etree._Element, n: Names) -> dict[int, Level]:
     levels: dict[int, Level] = {}
     for lvl in parent:
         if lvl.tag != f"{{{n.ns}}}lvl":
@@ -437,7 +373,7 @@ class Numbering:
         instances: dict[int, _Instance],
         style_elements: dict[str, etree._Element],
         default_style: str | None,
-        names: _Names = _TRANSITIONAL,
+        names: Names = TRANSITIONAL,
     ) -> None:
         self._instances = instances
         self._style_elements = style_elements
@@ -474,7 +410,7 @@ class Numbering:
 
     @classmethod
     def _build(cls, numbering_xml: etree._Element | None, styles_xml: etree._Element | None) -> Numbering:
-        n = _names_for(numbering_xml if numbering_xml is not None else styles_xml)
+        n = names_for(numbering_xml if numbering_xml is not None else styles_xml)
         style_els: dict[str, etree._Element] = {}
         default_style: str | None = None
         if styles_xml is not None:
@@ -661,66 +597,6 @@ class Numbering:
         return counters
 
 
-class ParagraphProps(NamedTuple):
-    """What numbering reads from a paragraph's own ``w:pPr`` (never ``w:pPrChange``), parsed."""
-
-    style_id: str | None = None
-    num_id: int | None = None  # w:numPr/w:numId (None when absent or malformed)
-    ilvl: int | None = None  # w:numPr/w:ilvl
-    outline_set: bool = False  # a w:outlineLvl is present ...
-    outline: int | None = None  # ... with this value (None when malformed)
-    mark_deleted: bool = False  # w:pPr/w:rPr/w:del or w:moveFrom
-    section_break: bool = False  # w:pPr/w:sectPr
-    empty: bool = False  # no visible content (only computed for section breaks)
-
-
-PLAIN = ParagraphProps()
-
-
-def read_ppr(p: etree._Element) -> ParagraphProps:
-    """One pass over ``w:pPr``, which the schema puts first in ``w:p`` (§17.3.1.22).
-
-    This runs for every paragraph, so it touches as few elements as it can: each child
-    lxml hands to Python costs about as much as the rest of the work.
-    """
-    n = _TRANSITIONAL if p.tag == _TRANSITIONAL.p else _names_for(p)
-    style_id: str | None = None
-    num_id = ilvl = outline = None
-    outline_set = deleted = section = False
-    ppr_tag, pstyle_tag, numpr_tag, rpr_tag = n.pPr, n.pStyle, n.numPr, n.rPr
-    for ppr in p:
-        if ppr.tag != ppr_tag:
-            if isinstance(ppr.tag, str):  # anything but a comment or PI: there is no pPr
-                break
-            continue
-        for child in ppr:
-            tag = child.tag
-            if tag == pstyle_tag:
-                style_id = child.get(n.val)
-            elif tag == numpr_tag:
-                for item in child:
-                    if item.tag == n.numId:
-                        num_id = int_value(item.get(n.val))
-                    elif item.tag == n.ilvl:
-                        ilvl = int_value(item.get(n.val))
-            elif tag == rpr_tag:
-                for mark in child:
-                    if mark.tag == n.del_ or mark.tag == n.moveFrom:
-                        deleted = True
-            elif tag == n.sectPr:
-                section = True
-            elif tag == n.outlineLvl:
-                outline_set, outline = True, int_value(child.get(n.val))
-        break
-    empty = section and _is_empty(p, n)
-    return ParagraphProps(style_id, num_id, ilvl, outline_set, outline, deleted, section, empty)
-
-
-def _is_empty(p: etree._Element, n: _Names) -> bool:
-    """No visible content: no text, tab, symbol, break or drawing (ignoring deleted text)."""
-    return not any(el.tag in n.content and (el.tag != n.content_t or el.text) for el in p.iter())
-
-
 def _on_attr(value: str | None) -> bool:
     return value is not None and value.strip().lower() in ("1", "true", "on")
 
@@ -762,7 +638,7 @@ def _template(text: str) -> tuple[tuple[str, int], ...]:
 
 
 def _build_instances(
-    numbering_xml: etree._Element | None, style_els: dict[str, etree._Element], n: _Names
+    numbering_xml: etree._Element | None, style_els: dict[str, etree._Element], n: Names
 ) -> dict[int, _Instance]:
     if numbering_xml is None:
         return {}
@@ -831,7 +707,7 @@ def _build_instances(
     return instances
 
 
-def _resolve_style(style_id: str, style_els: dict[str, etree._Element], n: _Names) -> _StyleInfo:
+def _resolve_style(style_id: str, style_els: dict[str, etree._Element], n: Names) -> _StyleInfo:
     """Numbering and outline level a paragraph style gets from itself and its ``w:basedOn``."""
     num_id: int | None = None
     ilvl: int | None = None

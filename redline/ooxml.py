@@ -22,6 +22,8 @@ REL_NUMBERING = REL_BASE + "numbering"
 REL_STYLES = REL_BASE + "styles"
 REL_COMMENTS = REL_BASE + "comments"
 
+M_NS = "http://schemas.openxmlformats.org/officeDocument/2006/math"
+
 CT_COMMENTS = "application/vnd.openxmlformats-officedocument.wordprocessingml.comments+xml"
 
 

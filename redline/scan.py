@@ -31,69 +31,36 @@ import re
 import threading
 from array import array
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from enum import IntEnum
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
 from typing import Any
 
 from lxml import etree
 
-from .numbering import PLAIN, ParagraphProps, int_value
 from .ooxml import MC_NS, R_NS, W_NS
+from .paragraphs import Assembler, StoryText
+from .wordml import (
+    CHAR_OF,
+    NODE_ROLES,
+    PROPERTY_VALUES,
+    RULES,
+    ParagraphProps,
+    Role,
+    names,
+    props_from,
+    symbol,
+    track_field,
+)
 from .xmlparse import PackageError, dtd_refusal, find_doctype, make_parser, syntax_refusal
 
-
-class SpanKind(IntEnum):
-    TEXT = 0  # a w:t: the span covers node.text
-    CHAR = 1  # a one-character element (w:tab, w:br, w:sym, ...)
-    MARK = 2  # the paragraph separator; node is the w:p whose mark it is
-
-
-class SpanFlag(IntEnum):
-    FIELD_RESULT = 1  # inside the result of a field (w:fldSimple or fldChar separate..end)
-    MOVE_TO = 2  # inside someone's tracked move
-
-
-_NODE_NAMES = ("p", "t", "tab", "ptab", "br", "cr", "noBreakHyphen", "softHyphen", "sym")
-NODE_TAGS: tuple[str, ...] = tuple(f"{{{W_NS}}}{name}" for name in _NODE_NAMES)
-"""The elements a scanned view's ordinals count, in Clark notation."""
-
-CHAR_OF = {
-    "tab": "\t", "ptab": "\t", "br": "\n", "cr": "\n", "noBreakHyphen": "\u2011", "softHyphen": "\u00ad",
-}  # fmt: skip
-
-# Symbol-font private-use code points (U+F0xx) that have a Unicode meaning.
-_SYMBOL_FONT = {
-    0xB7: "\u2022", 0xD3: "\u00a9", 0xD2: "\u00ae", 0xD4: "\u2122", 0xB0: "\u00b0",
-    0xB1: "\u00b1", 0xB4: "\u00d7", 0xB8: "\u00f7", 0xAE: "\u2192", 0xA3: "\u2264",
-    0xB3: "\u2265", 0xB9: "\u2260", 0xA7: "\u00a7", 0xBC: "\u2026",
-}  # fmt: skip
-
-
-def symbol(raw: str | None) -> str:
-    """The character a ``w:sym`` with ``w:char`` = ``raw`` shows (U+FFFC when it shows none)."""
-    try:
-        code = int(raw or "", 16)
-    except ValueError:
-        return "\ufffc"
-    if 0xF000 <= code <= 0xF0FF:
-        return _SYMBOL_FONT.get(code - 0xF000, chr(code))
-    if 0x20 <= code < 0xD800 or 0xE000 <= code <= 0xFFFD or 0x10000 <= code <= 0x10FFFF:
-        return chr(code)
-    return "\ufffc"  # out of range, a surrogate or a non-character: chr() would raise or lie
-
-
-def track_field(fields: list[bool], kind: str | None) -> None:
-    """Follow a complex field (§17.16.18) through its ``w:fldChar`` of ``kind``: begin opens
-    it, separate ends its instructions (what follows is its result), end closes it.
-    ``fields[-1]``: is the innermost open field past its separator?"""
-    if kind == "begin":
-        fields.append(False)
-    elif kind == "separate" and fields:
-        fields[-1] = True
-    elif kind == "end" and fields:
-        fields.pop()
+_W_PREFIX = len(W_NS) + 2
+_ROLE = {tag[_W_PREFIX:]: rule.role for tag, rule in RULES.items() if tag.startswith(f"{{{W_NS}}}")}
+"""The role of each main-namespace element, by local name (what the scanner's tokens give)."""
+_CHAR_OF = {tag[_W_PREFIX:]: char for tag, char in CHAR_OF.items()}
+_FLAG_OF = {name: RULES[f"{{{W_NS}}}{name}"].flag for name in names(Role.FLAGGED)}
+_PARAGRAPH, _PROPERTIES, _CHARACTER, _SYMBOL = Role.PARAGRAPH, Role.PROPERTIES, Role.CHARACTER, Role.SYMBOL
+_FIELD_CHAR, _DELETED = Role.FIELD_CHAR, Role.DELETED
 
 
 # -------------------------------------------------------------------------------------------
@@ -315,30 +282,38 @@ class Patterns:
         # empty); paragraph properties without attributes (whole: their content); another w:
         # start tag (its name: the rest is read where needed); an mc: start tag.
         M = re.escape(mc) if mc else None
-        fallback = (rf"|/{M}:(Fallback)\s*>", rf"|{M}:(Fallback)(?=[\s/>])") if M else ("|()(?!)", "|()(?!)")
+        alt = "|".join(names(Role.SKIPPED, namespace=MC_NS))  # mc:Fallback
+        fallback = (rf"|/{M}:({alt})\s*>", rf"|{M}:({alt})(?=[\s/>])") if M else ("|()(?!)", "|()(?!)")
+        closing = "|".join(names(Role.PARAGRAPH, Role.DELETED, Role.FLAGGED))
+        opening = "|".join(
+            names(Role.PROPERTIES, Role.CHARACTER, Role.SYMBOL, Role.DELETED, Role.FLAGGED, Role.FIELD_CHAR)
+        )
+        (p,), (ppr,), (t,) = names(Role.PARAGRAPH), names(Role.PROPERTIES), names(Role.TEXT)
         self.token = re.compile(
-            rf"<(?:/{W}:(p|del|moveFrom|moveTo|fldSimple)\s*>{fallback[0]}"
-            rf"|{W}:p(?=[\s/>]){A}(/?)>"
-            rf"|{W}:pPr>(.*?)</{W}:pPr\s*>"
-            rf"|{W}:(pPr|tab|ptab|br|cr|noBreakHyphen|softHyphen|sym|del|moveFrom|moveTo|fldSimple"
-            rf"|fldChar)(?=[\s/>]){fallback[1]})",
+            rf"<(?:/{W}:({closing})\s*>{fallback[0]}"
+            rf"|{W}:{p}(?=[\s/>]){A}(/?)>"
+            rf"|{W}:{ppr}>(.*?)</{W}:{ppr}\s*>"
+            rf"|{W}:({opening})(?=[\s/>]){fallback[1]})",
             re.DOTALL,
         )
         self.tag_end = re.compile(rf"({A})(/?)>")
-        self.texts = re.compile(rf"<{W}:t(?=[\s/>]){A}(?:/>|>([^<]*)</{W}:t\s*>)")
-        names = "|".join(_NODE_NAMES)
-        self.nodes = re.compile(rf"<{W}:(?:{names})(?=[\s/>])")
-        self.ppr_items = re.compile(rf"<{W}:(pStyle|numId|ilvl|outlineLvl)(?=[\s/>])({A})/?>")
+        self.texts = re.compile(rf"<{W}:{t}(?=[\s/>]){A}(?:/>|>([^<]*)</{W}:{t}\s*>)")
+        self.nodes = re.compile(rf"<{W}:(?:{'|'.join(names(*NODE_ROLES))})(?=[\s/>])")
+        self.ppr_items = re.compile(rf"<{W}:({'|'.join(PROPERTY_VALUES)})(?=[\s/>])({A})/?>")
         self.rpr = re.compile(rf"<{W}:rPr(?=[\s/>]){A}>(.*?)</{W}:rPr\s*>", re.DOTALL)
-        self.deleted = re.compile(rf"<{W}:(del|moveFrom)(?=[\s/>])")
-        self.content = re.compile(
-            rf"<{W}:(?:tab|ptab|sym|drawing|pict|object|br|cr)(?=[\s/>])|<{W}:t(?=[\s/>]){A}>[^<]"
-        )
+        self.deleted = re.compile(rf"<{W}:({'|'.join(names(Role.DELETED))})(?=[\s/>])")
+        self.joins = frozenset(n for n in names(Role.DELETED) if RULES[f"{{{W_NS}}}{n}"].joins)
+        visible = [n for n in names(*Role) if RULES[f"{{{W_NS}}}{n}"].visible and n != t]
+        self.content = re.compile(rf"<{W}:(?:{'|'.join(visible)})(?=[\s/>])|<{W}:{t}(?=[\s/>]){A}>[^<]")
         self.refs = re.compile(rf"<{W}:(headerReference|footerReference)(?=[\s/>])({A})/?>")
         self.notes = re.compile(rf"<{W}:(footnote|endnote)(?=[\s/>])({A})(/?)>")
+        # node elements that may also stand in paragraph properties (w:tabs/w:tab), where they
+        # are no character but are still counted
+        self.property_nodes = tuple(
+            f"<{w}:{n}" for n in names(*NODE_ROLES) if RULES[f"{{{W_NS}}}{n}"].in_properties
+        )
         self.ppr_close = f"</{w}:pPr"
         self.ppr_change = f"<{w}:pPrChange"
-        self.tab = f"<{w}:tab"
         self.sect = re.compile(rf"<{W}:sectPr(?=[\s/>])")
         self.sect_open = f"<{w}:sectPr"
         self.val = f"{w}:val"
@@ -358,21 +333,6 @@ def _patterns(w: str, mc: str | None) -> Patterns:
 class Unscannable(Exception):
     """The part holds markup the scanner leaves to the tree walk (a paragraph end with no
     start, a paragraph left open at the story's end)."""
-
-
-@dataclass(slots=True)
-class ScannedStory:
-    """One story's text and spans, offsets from the story's start; its paragraphs are
-    separated (MARK spans) as in the view, so the view appends the whole story at once."""
-
-    pieces: list[str] = field(default_factory=list)
-    offsets: list[int] = field(default_factory=list)
-    nodes: list[int] = field(default_factory=list)  # ordinals
-    kinds: bytearray = field(default_factory=bytearray)
-    flags: bytearray = field(default_factory=bytearray)
-    paragraphs: list[tuple[int, int, int, ParagraphProps]] = field(default_factory=list)
-    field_code: list[int] = field(default_factory=list)  # paragraphs that begin in a field's code
-    size: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -406,7 +366,8 @@ class Scanner:
         # Where section properties may be: paragraph properties holding a w:sectPr, and what
         # follows a story's last paragraph (the body's own w:sectPr).
         self._sections: list[tuple[int, int]] = []
-        self._last, self._joined, self._fields = -1, False, list[bool]()  # see story(continued=)
+        self._carry: tuple[Any, bool] = (None, False)  # see story(continued=): the last paragraph, joined?
+        self._fields: list[bool] = []
         # see layout(): only for a part read whole (a stream's stretches are not the part's text)
         self._units = (array("q"), array("q"), array("q"))
         self._placing = source.root_bytes >= 0
@@ -434,7 +395,7 @@ class Scanner:
         self.skip_to(len(self.source.text))
         return self.ordinal
 
-    def story(self, start: int, end: int, continued: bool = False) -> ScannedStory:
+    def story(self, start: int, end: int, continued: bool = False) -> StoryText:
         """Read the paragraphs of ``text[start:end]`` (raises :class:`Unscannable`).
 
         ``continued``: the text goes on the story the previous call read (from the previous
@@ -445,20 +406,16 @@ class Scanner:
         src, pt = self.source, self.source.patterns
         x, texts_in, tag_end = src.text, pt.texts.findall, pt.tag_end.match
         amp = src.has_entities
-        out = ScannedStory()
+        asm = Assembler(*self._carry) if continued else Assembler()
+        out = asm.out
         pieces, offsets, nodes, kinds, flags = out.pieces, out.offsets, out.nodes, out.kinds, out.flags
-        paragraphs = out.paragraphs
-        ordinal, size = self.ordinal, 0
+        ordinal = self.ordinal
         fields: list[bool] = self._fields if continued else []  # per open complex field: past its separator?
-        skip = simple = move = 0  # depth in w:del/w:moveFrom, w:fldSimple, w:moveTo
-        # The open paragraph: its ordinal (-1: none), where its text starts, where its start
-        # tag ends, its properties, and whether its mark is deleted or a separator precedes it.
-        para, p_start, p_at, p_props, p_deleted, p_sep = -1, 0, 0, PLAIN, False, False
-        p_code = False  # the open paragraph begins inside a complex field's instructions
-        # the last paragraph kept; its mark deleted (joins the next)?
-        last, joined = (self._last, self._joined) if continued else (-1, False)
-        p_first = p_open = 0  # the open paragraph's first span and the size before it
-        outer: list[tuple[Any, ...]] = []  # paragraphs set aside while a text box is read
+        skip = 0  # depth in elements not read (deletions, moves away, fallbacks)
+        depth = dict.fromkeys(_FLAG_OF.values(), 0)  # depth in FLAGGED elements, per flag
+        flagged = 0  # the union of the flags of the FLAGGED elements we are in
+        close_at = 0  # where the paragraph that ends now has its end tag
+        roles, flag_of = _ROLE, _FLAG_OF
         u_ordinals, u_starts, u_ends = self._units
         u_start, placing = 0, self._placing  # where the open outermost paragraph's start tag is
         pos = start
@@ -469,10 +426,11 @@ class Scanner:
             if at > pos:
                 texts = texts_in(x, pos, at)
                 if texts:
-                    if para >= 0 and not skip and not (fields and not fields[-1]):
+                    if asm.ref is not None and not skip and not (fields and not fields[-1]):
                         if amp and x.find("&", pos, at) >= 0:
                             texts = [unescape(t) for t in texts]
-                        bits = (1 if simple or fields else 0) | (2 if move else 0)
+                        bits = flagged | (1 if fields else 0)
+                        size = asm.size
                         if "" in texts:  # an empty w:t is a node but no span
                             for i, text in enumerate(texts):
                                 if text:
@@ -491,6 +449,7 @@ class Scanner:
                             kinds.extend(bytes(n))
                             flags.extend(bytes((bits,)) * n)
                             pieces.extend(texts)
+                        asm.size = size
                     ordinal += len(texts)
             closing, mc_closing, p_empty, blob, name, mc_name = m.groups()
             if mc_closing is not None:  # </mc:Fallback>
@@ -499,22 +458,23 @@ class Scanner:
                 continue
             if closing is not None:
                 pos = m.end()
-                if closing == "p":
+                role = roles[closing]
+                if role is _PARAGRAPH:
                     if skip:
                         continue  # a paragraph inside something skipped (a fallback, a deletion)
-                    if para < 0:
+                    if asm.ref is None:
                         raise Unscannable("an unmatched paragraph end")
                     close_at = at
-                elif closing in ("del", "moveFrom"):
+                elif role is _DELETED:
                     skip -= 1
                     continue
                 elif skip:
                     continue
-                elif closing == "moveTo":
-                    move -= 1
-                    continue
-                else:
-                    simple -= 1
+                else:  # FLAGGED
+                    flag = flag_of[closing]
+                    depth[flag] -= 1
+                    if not depth[flag]:
+                        flagged &= ~flag
                     continue
             else:
                 attrs = ""
@@ -536,37 +496,19 @@ class Scanner:
                     if not empty:
                         skip += 1
                     continue
-                if name == "p":
+                role = roles[name]
+                if role is _PARAGRAPH:
                     if skip:
                         ordinal += 1
                         continue
-                    if para < 0:
+                    if asm.ref is None:
                         u_start = at
-                    else:
-                        # A paragraph inside another (a text box): the view puts it before the
-                        # paragraph that anchors it, so set the outer one's text aside.
-                        k = p_first
-                        cut = 1 if p_sep else 0
-                        outer.append(
-                            (
-                                para, p_at, p_props, p_deleted, p_code,
-                                [o - p_start for o in offsets[k + cut :]], nodes[k + cut :],
-                                kinds[k + cut :], flags[k + cut :], pieces[k + cut :], size - p_start,
-                            )
-                        )  # fmt: skip
-                        del offsets[k:], nodes[k:], kinds[k:], flags[k:], pieces[k:]
-                        size = p_open
-                    p_first, p_open = len(offsets), size
-                    para, p_start, p_at, p_props, p_deleted = ordinal, size, pos, PLAIN, False
-                    p_code = bool(fields) and not fields[-1]
+                    asm.begin(ordinal, bool(fields) and not fields[-1], pos)  # extra: where its content is
                     ordinal += 1
-                    p_sep = last >= 0 and not joined
-                    if p_sep:
-                        size = p_start = _separate(out, size, last)
                     if not empty:
                         continue
                     close_at = pos
-                elif name == "pPr":
+                elif role is _PROPERTIES:
                     if empty:
                         continue
                     blob_at = m.start(4)
@@ -579,81 +521,58 @@ class Scanner:
                             raise Unscannable("unclosed paragraph properties")
                         blob = x[pos:close]
                         pos = x.find(">", close) + 1
-                    if pt.tab in blob:
+                    if any(node in blob for node in pt.property_nodes):
                         ordinal += len(pt.nodes.findall(blob))
                     if pt.sect_open in blob:
                         self._sections.append((blob_at, pos))
-                    if para >= 0 and not skip:
-                        p_props, p_deleted = self._read_ppr(blob)
+                    if asm.ref is not None and not skip:
+                        asm.props, asm.deleted = self._read_ppr(blob)
                     continue
-                elif name in CHAR_OF or name == "sym":
-                    if para >= 0 and not skip and not (fields and not fields[-1]):
-                        char = symbol(attributes(attrs).get(pt.char)) if name == "sym" else CHAR_OF[name]
-                        offsets.append(size)
+                elif role is _CHARACTER or role is _SYMBOL:
+                    if asm.ref is not None and not skip and not (fields and not fields[-1]):
+                        char = symbol(attributes(attrs).get(pt.char)) if role is _SYMBOL else _CHAR_OF[name]
+                        offsets.append(asm.size)
                         nodes.append(ordinal)
                         kinds.append(1)
-                        flags.append((1 if simple or fields else 0) | (2 if move else 0))
+                        flags.append(flagged | (1 if fields else 0))
                         pieces.append(char)
-                        size += 1
+                        asm.size += 1
                     ordinal += 1
                     continue
-                elif name == "fldChar":
+                elif role is _FIELD_CHAR:
                     if not skip:
                         track_field(fields, attributes(attrs).get(pt.fld_type))
                     continue
                 elif empty:
                     continue  # an empty container holds nothing
-                elif name in ("del", "moveFrom"):
+                elif role is _DELETED:
                     skip += 1
                     continue
                 elif skip:
                     continue
-                elif name == "moveTo":
-                    move += 1
-                    continue
-                else:  # fldSimple
-                    simple += 1
+                else:  # FLAGGED
+                    flag = flag_of[name]
+                    depth[flag] += 1
+                    flagged |= flag
                     continue
             # the paragraph ends
-            if p_deleted and size == p_start:  # a deleted mark and no text: the paragraph goes
-                if p_sep:
-                    del offsets[-1], nodes[-1], kinds[-1], flags[-1], pieces[-1]
-                    size -= 1
-            else:
-                if p_props.section_break and not pt.content.search(x, p_at, close_at):
-                    p_props = p_props._replace(empty=True)
-                if p_code:
-                    out.field_code.append(len(paragraphs))
-                paragraphs.append((p_start, size, para, p_props))
-                last, joined = para, p_deleted
-            if placing and not outer:
-                u_ordinals.append(para)
+            props = asm.props
+            if props.section_break and not pt.content.search(x, asm.extra, close_at):
+                asm.props = props._replace(empty=True)
+            outermost, ended = asm.outermost, asm.ref
+            asm.end()
+            if placing and outermost:
+                u_ordinals.append(ended)
                 u_starts.append(u_start)
                 u_ends.append(pos)
-            para = -1
-            if outer:  # back to the paragraph that holds the text box
-                (para, p_at, p_props, p_deleted, p_code,
-                 h_offsets, h_nodes, h_kinds, h_flags, h_pieces, held) = outer.pop()  # fmt: skip
-                p_first, p_open = len(offsets), size
-                p_sep = last >= 0 and not joined
-                if p_sep:
-                    size = _separate(out, size, last)
-                p_start = size
-                offsets.extend(map(size.__add__, h_offsets))
-                nodes.extend(h_nodes)
-                kinds.extend(h_kinds)
-                flags.extend(h_flags)
-                pieces.extend(h_pieces)
-                size += held
         if pos < end:
             ordinal += len(texts_in(x, pos, end))
             self._sections.append((pos, end))
-        if para >= 0:
+        if asm.ref is not None:
             raise Unscannable("an unclosed paragraph")
-        out.size = size
         self.pos, self.ordinal = end, ordinal
-        self._last, self._joined, self._fields = last, joined, fields
-        return out
+        self._carry, self._fields = (asm.last, asm.joined), fields
+        return asm.finish()
 
     def references(self) -> list[tuple[str, str]]:
         """The header and footer references of the stories read since the last call (in the
@@ -673,47 +592,20 @@ class Scanner:
         return out
 
     def _read_ppr(self, blob: str) -> tuple[ParagraphProps, bool]:
-        """Numbering's view of a paragraph's properties, and whether its mark is deleted;
-        cached, since most paragraphs share their properties with many others."""
+        """A paragraph's properties from its ``w:pPr`` text, and whether its mark is deleted
+        (joins the next paragraph); cached, since most paragraphs share their properties with
+        many others."""
         found = self._props.get(blob)
         if found is not None:
             return found
         pt = self.source.patterns
         own = blob.split(pt.ppr_change, 1)[0]
-        style: str | None = None
-        num_id = ilvl = outline = None
-        outline_set = False
-        for name, raw in pt.ppr_items.findall(own):
-            value = attributes(raw).get(pt.val)
-            if name == "pStyle":
-                style = value
-            elif name == "numId":
-                num_id = int_value(value)
-            elif name == "ilvl":
-                ilvl = int_value(value)
-            else:
-                outline_set, outline = True, int_value(value)
-        deleted = moved = False
+        values = [(name, attributes(raw).get(pt.val)) for name, raw in pt.ppr_items.findall(own)]
         rpr = pt.rpr.search(own)
-        if rpr is not None:
-            for mark in pt.deleted.findall(rpr.group(1)):
-                deleted = deleted or mark == "del"
-                moved = moved or mark == "moveFrom"
-        section = pt.sect.search(own) is not None
-        props = ParagraphProps(style, num_id, ilvl, outline_set, outline, deleted or moved, section)
-        found = self._props[blob] = (props, deleted)
+        marks = pt.deleted.findall(rpr.group(1)) if rpr is not None else []
+        props = props_from(values, marks, pt.sect.search(own) is not None)
+        found = self._props[blob] = (props, any(mark in pt.joins for mark in marks))
         return found
-
-
-def _separate(out: ScannedStory, size: int, last: int) -> int:
-    """Append the separator after paragraph ``last`` (a MARK span whose node is that
-    paragraph) at offset ``size``; the size after it."""
-    out.offsets.append(size)
-    out.nodes.append(last)
-    out.kinds.append(SpanKind.MARK)
-    out.flags.append(0)
-    out.pieces.append("\n")
-    return size + 1
 
 
 # -------------------------------------------------------------------------------------------

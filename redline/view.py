@@ -35,7 +35,7 @@ from __future__ import annotations
 import bisect
 import io
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
@@ -43,9 +43,8 @@ from lxml import etree
 
 from . import scan
 from .collector import paused
-from .numbering import Numbering, ParagraphProps
+from .numbering import Numbering
 from .ooxml import (
-    MC_NS,
     R_NS,
     REL_ENDNOTES,
     REL_FOOTER,
@@ -56,44 +55,18 @@ from .ooxml import (
     W_NS,
     w,
 )
-from .scan import CHAR_OF, NODE_TAGS, symbol, track_field
-from .scan import SpanFlag as SpanFlag  # re-exported: the view's spans carry them
-from .scan import SpanKind as SpanKind
+from .paragraphs import SEPARATOR, StoryText
+from .walk import read_story
+from .wordml import NODE_TAGS, ParagraphProps
+from .wordml import SpanFlag as SpanFlag  # re-exported: the view's spans carry them
+from .wordml import SpanKind as SpanKind
 from .xmlparse import PackageError, syntax_refusal
 
 if TYPE_CHECKING:
     from .package import Package
 
-_P = w("p")
-_R = w("r")
-_T = w("t")
-_TAB = w("tab")
-_PTAB = w("ptab")
-_BR = w("br")
-_CR = w("cr")
-_NBH = w("noBreakHyphen")
-_SOFT = w("softHyphen")
-_SYM = w("sym")
-_DEL = w("del")
-_MOVE_FROM = w("moveFrom")
-_MOVE_TO = w("moveTo")
-_FLD_CHAR = w("fldChar")
-_FLD_SIMPLE = w("fldSimple")
-_FALLBACK = f"{{{MC_NS}}}Fallback"
-_RPR = w("rPr")
-_PPR = w("pPr")
-
-_WALK_TAGS = [
-    _P, _T, _TAB, _PTAB, _BR, _CR, _NBH, _SOFT, _SYM, _DEL, _MOVE_FROM, _MOVE_TO, _FLD_CHAR,
-    _FLD_SIMPLE, _FALLBACK,
-]  # fmt: skip
 _NS = {"w": W_NS}
-_FLAT_TAGS = [_P, _T, _TAB, _PTAB, _BR, _CR, _NBH, _SOFT, _SYM, _DEL, _FLD_CHAR]
-_FLD_CHAR_TYPE = w("fldCharType")
-_CHAR_OF = {w(name): char for name, char in CHAR_OF.items()}
-_CHAR = w("char")
 
-SEPARATOR = "\n"
 MAX_PARAGRAPHS = 100_000
 """Six times the largest real contract we have (15,944); each costs the view microseconds."""
 
@@ -105,13 +78,6 @@ class Story:
     part: str
     kind: str  # body | header | footer | footnote | endnote
     root: etree._Element | None  # None for a scanned story
-    # True when the part has no text boxes, no mc:AlternateContent and no tracked moves-from:
-    # then no paragraph nests in another and nothing needs skipping by subtree, and a flat
-    # single pass (``root.iter``) gives the same view as the event walk, at half the cost.
-    flat: bool = False
-    # True when the part may hold deletions, simple fields or moves: the flat pass then looks
-    # at each text run's container.
-    checks: bool = True
 
 
 @dataclass(slots=True)
@@ -298,31 +264,6 @@ def _section_key(name: str) -> str:
 # Flattening
 
 
-class Frame:
-    """One paragraph being collected by a tree walk: its text pieces and its spans."""
-
-    __slots__ = ("code", "deleted_mark", "flags", "kinds", "nodes", "offsets", "pieces", "ref", "size")
-
-    def __init__(self, ref: etree._Element, fields: list[bool]) -> None:
-        self.ref = ref
-        self.code = bool(fields) and not fields[-1]  # begins inside a field's instructions
-        self.pieces: list[str] = []
-        self.offsets: list[int] = []
-        self.nodes: list[etree._Element] = []
-        self.kinds = bytearray()
-        self.flags = bytearray()
-        self.size = 0
-        self.deleted_mark = False
-
-    def add(self, text: str, node: etree._Element, kind: int, flags: int) -> None:
-        self.offsets.append(self.size)
-        self.nodes.append(node)
-        self.kinds.append(kind)
-        self.flags.append(flags)
-        self.pieces.append(text)
-        self.size += len(text)
-
-
 class _Builder:
     def __init__(self, lean: bool = False) -> None:
         # lean: for a verify-only view -- no map back to the XML, flags kept as runs
@@ -339,7 +280,6 @@ class _Builder:
         self.span_flags = bytearray()
         # Scanned stories: (first span index, part) wherever the part of the spans changes.
         self.runs: list[tuple[int, str]] = []
-        self._join_next: Story | None = None  # the story whose last paragraph's mark was deleted
         self._story: Story | None = None
         self._story_no = -1  # stories begun so far, less one
 
@@ -352,31 +292,10 @@ class _Builder:
             self._story, self._story_no = story, self._story_no + 1
         return self._story_no
 
-    def emit(self, frame: Frame, story: Story) -> None:
-        if frame.deleted_mark and frame.size == 0:
-            return
-        joined = self._join_next is story
-        self._join_next = story if frame.deleted_mark else None
-        if self.paragraphs and not joined:  # a deleted mark joins its paragraph to the next
-            self._separate()
-        start = self.size
-        if frame.offsets:
-            self.span_starts.extend([start + o for o in frame.offsets])
-            self.span_nodes.extend(frame.nodes)
-            self.span_kinds.extend(frame.kinds)
-            self.span_flags.extend(frame.flags)
-        self.chunks.extend(frame.pieces)
-        self.size += frame.size
-        if len(self.paragraphs) >= MAX_PARAGRAPHS:
-            raise _too_many(story.part)
-        index, number = len(self.paragraphs), self._number_story(story)
-        para = Paragraph(index, story.part, story.kind, start, self.size, frame.ref, story_no=number)
-        para.field_code = frame.code
-        self.paragraphs.append(para)
-
-    def add_scanned(self, scanned: scan.ScannedStory, story: Story, continued: bool = False) -> None:
-        """Append a scanned story, or (``continued``) the next stretch of the story last added:
-        its paragraphs come separated from each other and from those before already."""
+    def add(self, scanned: StoryText, story: Story, continued: bool = False) -> None:
+        """Append a story's text as a reader gave it, or (``continued``) the next stretch of the
+        story last added: its paragraphs come separated from each other and from those before
+        already."""
         if not scanned.paragraphs:
             return
         if self.paragraphs and not continued:
@@ -410,7 +329,6 @@ class _Builder:
             index += 1
         for k in scanned.field_code:
             self.paragraphs[first + k].field_code = True
-        self._join_next = None
 
     def _separate(self) -> None:
         """The separator after the last paragraph: a MARK span whose node is that paragraph."""
@@ -440,114 +358,6 @@ class _Builder:
             self.span_flags.append(flag)
             self.span_kinds.append(SpanKind.TEXT)
 
-    def walk(self, story: Story) -> None:
-        if story.flat:
-            self._walk_flat(story)
-        else:
-            self._walk_nested(story)
-
-    def _walk_flat(self, story: Story) -> None:
-        """One ``iter`` over the story; every paragraph ends where the next begins."""
-        assert story.root is not None
-        frame: Frame | None = None
-        field_stack: list[bool] = []
-        field_result = int(SpanFlag.FIELD_RESULT)
-        checks = story.checks
-        for node in story.root.iter(_FLAT_TAGS):
-            tag = node.tag
-            if tag == _T:
-                text = node.text
-                if not text or frame is None or (field_stack and not field_stack[-1]):
-                    continue
-                flags = field_result if field_stack else 0
-                if checks:
-                    around = _container_flags(node)
-                    if around is None:
-                        continue
-                    flags |= around
-                frame.add(text, node, 0, flags)
-            elif tag in _CHAR_OF or tag == _SYM:
-                if frame is None or (field_stack and not field_stack[-1]):
-                    continue
-                run = node.getparent()
-                if run is None or run.tag != _R:
-                    continue  # e.g. w:tabs/w:tab in paragraph properties
-                around = _container_flags(node)
-                if around is None:
-                    continue
-                flags = around | (field_result if field_stack else 0)
-                text = symbol(node.get(_CHAR)) if tag == _SYM else _CHAR_OF[tag]
-                frame.add(text, node, 1, flags)
-            elif tag == _P:
-                if frame is not None:
-                    self.emit(frame, story)
-                frame = Frame(node, field_stack)
-            elif tag == _FLD_CHAR:
-                if not any(True for _ in node.iterancestors(_DEL)):
-                    track_field(field_stack, node.get(_FLD_CHAR_TYPE))
-            elif tag == _DEL and frame is not None and _marks_paragraph(node):
-                frame.deleted_mark = True
-        if frame is not None:
-            self.emit(frame, story)
-
-    def _walk_nested(self, story: Story) -> None:
-        assert story.root is not None
-        stack: list[Frame] = []
-        field_stack: list[bool] = []  # per open complex field: past its separator?
-        in_simple = in_move = 0
-        walker = etree.iterwalk(story.root, events=("start", "end"), tag=_WALK_TAGS)
-        for event, node in walker:
-            tag = node.tag
-            if event == "end":
-                if tag == _P:
-                    frame = stack.pop()
-                    self.emit(frame, story)
-                elif tag == _FLD_SIMPLE:
-                    in_simple -= 1
-                elif tag == _MOVE_TO:
-                    in_move -= 1
-                continue
-            if tag == _P:
-                stack.append(Frame(node, field_stack))
-                continue
-            if tag == _FLD_SIMPLE:
-                in_simple += 1
-                continue
-            if tag == _MOVE_TO:
-                in_move += 1
-                continue
-            if tag == _DEL:
-                if stack and _marks_paragraph(node):
-                    stack[-1].deleted_mark = True
-                walker.skip_subtree()
-                continue
-            if tag in (_MOVE_FROM, _FALLBACK):
-                walker.skip_subtree()
-                continue
-            if tag == _FLD_CHAR:
-                track_field(field_stack, node.get(_FLD_CHAR_TYPE))
-                continue
-            if not stack:
-                continue
-            if field_stack and not field_stack[-1]:
-                continue  # inside a field's instructions: not text
-            flags = SpanFlag.FIELD_RESULT if (in_simple or field_stack) else 0
-            if in_move:
-                flags |= SpanFlag.MOVE_TO
-            frame = stack[-1]
-            if tag == _T:
-                text = node.text
-                if text:
-                    frame.add(text, node, SpanKind.TEXT, flags)
-                continue
-            parent = node.getparent()
-            if parent is None or parent.tag != _R:
-                continue  # e.g. w:tabs/w:tab in paragraph properties
-            if tag == _SYM:
-                frame.add(symbol(node.get(_CHAR)), node, SpanKind.CHAR, flags)
-            else:
-                frame.add(_CHAR_OF[tag], node, SpanKind.CHAR, flags)
-
     def finish(self, revision: str, nodes: NodeMap | None = None) -> DocumentView:
         if nodes is not None:
             for para in self.paragraphs:
@@ -574,37 +384,20 @@ def _too_many(part: str) -> PackageError:
     )
 
 
-def _container_flags(node: etree._Element) -> int | None:
-    """None when ``node`` lies in a deletion; else the flags its enclosing simple fields and
-    tracked moves give it (one walk up the tree)."""
-    flags = 0
-    for container in node.iterancestors(_DEL, _FLD_SIMPLE, _MOVE_TO):
-        if container.tag == _DEL:
-            return None
-        flags |= SpanFlag.FIELD_RESULT if container.tag == _FLD_SIMPLE else SpanFlag.MOVE_TO
-    return flags
-
-
-def _marks_paragraph(deletion: etree._Element) -> bool:
-    """Is this ``w:del`` the deleted-paragraph-mark marker (``w:pPr/w:rPr/w:del``)?"""
-    parent = deletion.getparent()
-    grand = parent.getparent() if parent is not None and parent.tag == _RPR else None
-    return grand is not None and grand.tag == _PPR
-
-
 def flatten(stories: list[Story], revision: str = "", numbering: Numbering | None = None) -> DocumentView:
     """Flatten ``stories`` into one view; label body paragraphs with ``numbering``."""
     builder = _Builder()
     for story in stories:
-        builder.walk(story)
+        assert story.root is not None
+        builder.add(read_story(story.root), story)
     view = builder.finish(revision)
-    _label(view, numbering or Numbering.empty())
+    _label(view, numbering or Numbering.empty(), builder.props)
     return view
 
 
-def _label(view: DocumentView, numbering: Numbering, props: list[ParagraphProps] | None = None) -> None:
-    """Give each body paragraph its displayed label and every paragraph its enclosing section
-    (from the scanned ``props`` of each paragraph, else from its element)."""
+def _label(view: DocumentView, numbering: Numbering, props: list[ParagraphProps]) -> None:
+    """Give each body paragraph its displayed label and every paragraph its enclosing section,
+    from the properties ``props`` the reader found for each paragraph."""
     open_heads: list[Paragraph] = []
     story = None
     text = view.text
@@ -613,13 +406,9 @@ def _label(view: DocumentView, numbering: Numbering, props: list[ParagraphProps]
             open_heads = []
             story = para.story
         if para.story == "body":
-            if props is not None:
-                own = props[para.index]
-                number = numbering.number_of(own)
-                outline = numbering.outline_level_of(own)
-            else:
-                number = numbering.number(para.element)  # one read of the paragraph's properties
-                outline = numbering.outline_level(para.element)
+            own = props[para.index]
+            number = numbering.number_of(own)
+            outline = numbering.outline_level_of(own)
             para.label = number.label if number is not None else None
             if outline is not None or para.label:
                 level = outline if outline is not None else (number.ilvl if number else None)
@@ -652,54 +441,54 @@ def _title(label: str | None, text: str, is_heading: bool) -> str:
 # From a package
 
 
-_NESTING_MARKERS = (b"txbxContent", b"AlternateContent", b"moveFrom")
-_CONTAINER_MARKERS = (b"del ", b"del>", b"fldSimple", b"moveTo")
+def story_parts(package: Package, refs: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The parts of the stories after the body, in view order, as (part, kind): the headers,
+    then the footers, that the body's section properties reference (``refs``: (kind,
+    relationship id) in document order; each part once, never the main part), then the
+    footnotes and endnotes parts.  Every reader finds its stories here."""
+    main = package.main_part
+    rels = {rel.id: rel for rel in package.rels(main)}
+    seen: set[str] = {main}  # a header or footer that is the main part would be read twice
+    found: dict[str, list[str]] = {"header": [], "footer": []}
+    wanted = {"header": REL_HEADER, "footer": REL_FOOTER}
+    for kind, rid in refs:
+        rel = rels.get(rid)
+        if rel is None or rel.type != wanted[kind] or rel.external or rel.target in seen:
+            continue
+        seen.add(rel.target)
+        if rel.target in package:
+            found[kind].append(rel.target)
+    plan = [(target, kind) for kind in ("header", "footer") for target in found[kind]]
+    for kind, rel_type in (("footnote", REL_FOOTNOTES), ("endnote", REL_ENDNOTES)):
+        plan.extend((part, kind) for part in package.related(main, rel_type) if part != main)
+    return plan
 
 
-def _story(package: Package, part: str, kind: str, root: etree._Element) -> Story:
-    data = package.read(part)
-    flat = not any(marker in data for marker in _NESTING_MARKERS)
-    checks = any(marker in data for marker in _CONTAINER_MARKERS)
-    return Story(part, kind, root, flat, checks)
+_NOTE_KINDS = (None, "normal")  # a separator or continuation notice is no note a reader reads
 
 
 def stories_of(package: Package) -> list[Story]:
-    """The package's stories in view order."""
+    """The package's stories in view order, as trees."""
     main = package.main_part
     root = package.xml(main)
     body = root.find(w("body"))
-    stories = [_story(package, main, "body", body if body is not None else root)]
-    rels = {rel.id: rel for rel in package.rels(main)}
-    seen: set[str] = {main}  # a header or footer that is the main part would be read twice
-    refs: dict[str, list[str]] = {"header": [], "footer": []}
+    stories = [Story(main, "body", body if body is not None else root)]
     sect_tags = (w("headerReference"), w("footerReference"))
     # section properties sit at the end of the body and in paragraph properties: look only there
     found = body.xpath("w:sectPr | w:p/w:pPr/w:sectPr", namespaces=_NS) if body is not None else []
     sections = [el for el in found if isinstance(el, etree._Element)] if isinstance(found, list) else []
-    for ref in (r for sect in sections for r in sect.iterchildren(*sect_tags)):
-        kind = "header" if ref.tag == sect_tags[0] else "footer"
-        rel = rels.get(ref.get(f"{{{R_NS}}}id") or "")
-        wanted = REL_HEADER if kind == "header" else REL_FOOTER
-        if rel is None or rel.type != wanted or rel.external or rel.target in seen:
-            continue
-        seen.add(rel.target)
-        if rel.target in package:
-            refs[kind].append(rel.target)
-    for kind in ("header", "footer"):
-        for target in refs[kind]:
-            stories.append(_story(package, target, kind, package.xml(target)))
-    for kind, rel_type, note_tag in (
-        ("footnote", REL_FOOTNOTES, "footnote"),
-        ("endnote", REL_ENDNOTES, "endnote"),
-    ):
-        for part in package.related(main, rel_type):
-            if part == main:
-                continue
-            notes = package.xml(part)
-            template = _story(package, part, kind, notes)
-            for note in notes.iterchildren(w(note_tag)):
-                if note.get(w("type")) in (None, "normal"):
-                    stories.append(Story(part, kind, note, template.flat, template.checks))
+    refs = [
+        ("header" if ref.tag == sect_tags[0] else "footer", ref.get(f"{{{R_NS}}}id") or "")
+        for sect in sections
+        for ref in sect.iterchildren(*sect_tags)
+    ]
+    for part, kind in story_parts(package, refs):
+        tree = package.xml(part)
+        if kind in ("header", "footer"):
+            stories.append(Story(part, kind, tree))
+        else:
+            notes = tree.iterchildren(w(kind))
+            stories.extend(Story(part, kind, note) for note in notes if note.get(w("type")) in _NOTE_KINDS)
     return stories
 
 
@@ -869,7 +658,7 @@ def _scanned_view(package: Package) -> DocumentView | None:
     layouts: dict[str, scan.Layout | None] = {}
     try:
         scanner = scan.Scanner(body_src)
-        builder.add_scanned(scanner.story(*body), Story(main, "body", None))
+        builder.add(scanner.story(*body), Story(main, "body", None))
         totals[main] = scanner.total()
         layouts[main] = scanner.layout()
         refs = scanner.references()
@@ -907,7 +696,7 @@ def verify_only_view(package: Package, piece: int = 64 * 1024) -> DocumentView:
                 scanner = scan.Scanner(stretch)
             else:
                 scanner.feed(stretch)
-            builder.add_scanned(scanner.story(0, len(stretch.text), continued), body, continued)
+            builder.add(scanner.story(0, len(stretch.text), continued), body, continued)
             refs.extend(scanner.references())
         if not _scan_other_stories(package, builder, refs, {}):
             return build_view(package)
@@ -925,25 +714,10 @@ def _scan_other_stories(
     totals: dict[str, int],
     layouts: dict[str, scan.Layout | None] | None = None,
 ) -> bool:
-    """Scan the headers and footers ``refs`` name, then the notes, into ``builder`` (False when
-    one of their parts needs the tree walk); each part's node count goes into ``totals``, and
-    its paragraphs' places into ``layouts`` if given."""
-    main = package.main_part
-    rels = {rel.id: rel for rel in package.rels(main)}
-    seen: set[str] = {main}
-    found: dict[str, list[str]] = {"header": [], "footer": []}
-    wanted = {"header": REL_HEADER, "footer": REL_FOOTER}
-    for kind, rid in refs:
-        rel = rels.get(rid)
-        if rel is None or rel.type != wanted[kind] or rel.external or rel.target in seen:
-            continue
-        seen.add(rel.target)
-        if rel.target in package:
-            found[kind].append(rel.target)
-    plan = [(target, kind) for kind in ("header", "footer") for target in found[kind]]
-    for kind, rel_type in (("footnote", REL_FOOTNOTES), ("endnote", REL_ENDNOTES)):
-        plan.extend((part, kind) for part in package.related(main, rel_type) if part != main)
-    for part, kind in plan:
+    """Scan the stories after the body (:func:`story_parts`) into ``builder`` (False when one
+    of their parts needs the tree walk); each part's node count goes into ``totals``, and its
+    paragraphs' places into ``layouts`` if given."""
+    for part, kind in story_parts(package, refs):
         src = scan.prepare(package.read(part), part)
         if src is None:
             return False
@@ -952,7 +726,7 @@ def _scan_other_stories(
         ranges = scan.notes(src) if kind in ("footnote", "endnote") else whole
         for start, end, real in ranges:
             if real:
-                builder.add_scanned(scanner.story(start, end), Story(part, kind, None))
+                builder.add(scanner.story(start, end), Story(part, kind, None))
         totals[part] = scanner.total()
         if layouts is not None:
             layouts[part] = scanner.layout()

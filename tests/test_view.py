@@ -179,21 +179,6 @@ def test_random_runs_flatten_to_the_oracle_and_map_back(case: tuple[str, str]) -
         assert view.paragraph_text(p) == oracle.split("\n")[p.index] or "\n" in oracle
 
 
-@settings(max_examples=150, deadline=None)
-@given(_paragraphs(), st.booleans())
-def test_the_flat_pass_gives_the_same_view_as_the_event_walk(case: tuple[str, str], checks: bool) -> None:
-    xml, _ = case
-    root = etree.fromstring(f"<w:body {W}>{xml}</w:body>".encode())
-    nested = flatten([Story("word/document.xml", "body", root, flat=False)])
-    has_containers = any(m in xml for m in ("w:del ", "w:fldSimple", "w:moveTo"))
-    flat = flatten([Story("word/document.xml", "body", root, flat=True, checks=checks or has_containers)])
-    assert flat.text == nested.text
-    assert flat.span_starts == nested.span_starts
-    assert all(a is b for a, b in zip(flat.span_nodes, nested.span_nodes, strict=True))
-    assert flat.span_kinds == nested.span_kinds and flat.span_flags == nested.span_flags
-    assert [(p.start, p.end) for p in flat.paragraphs] == [(p.start, p.end) for p in nested.paragraphs]
-
-
 def test_paragraph_offsets_and_json_shape(tmp_path: Path) -> None:
     from redline.cli import main
     from redline.contractgen import generate_contract

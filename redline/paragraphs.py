@@ -1,0 +1,145 @@
+"""The paragraph events every reader emits, and the one place that turns them into a story's text.
+
+A reader (the tree walk of :mod:`redline.walk`, the scanner of :mod:`redline.scan`) goes through a
+story in document order and tells an :class:`Assembler` where each paragraph begins and ends and
+what text lies between; the assembler decides, the same way for every reader:
+
+* paragraphs are separated by one MARK span (the mark of the paragraph before);
+* a paragraph whose mark is deleted (``w:pPr/w:rPr/w:del``) joins the next one -- no separator --
+  and, when no text is left in it, is dropped altogether (the document read as accepted);
+* a paragraph that begins inside another (a text box) comes out before the paragraph that holds
+  it: the outer one's text so far is set aside and taken up again when the inner one ends.
+
+Text is appended straight to the :class:`StoryText` lists (``pieces``, ``offsets``, ``nodes``,
+``kinds``, ``flags``) with :attr:`Assembler.size` kept up to date: that is the readers' hot loop,
+and the scanner appends many runs at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .wordml import PLAIN, ParagraphProps, SpanKind
+
+SEPARATOR = "\n"
+
+
+@dataclass(slots=True)
+class StoryText:
+    """One story's text and spans, offsets from the story's start; its paragraphs are
+    separated (MARK spans) as in the view, so the view appends the whole story at once.
+    ``nodes`` name each span's node: an element (tree walk) or its ordinal (scanner)."""
+
+    pieces: list[str] = field(default_factory=list)
+    offsets: list[int] = field(default_factory=list)
+    nodes: list[Any] = field(default_factory=list)
+    kinds: bytearray = field(default_factory=bytearray)
+    flags: bytearray = field(default_factory=bytearray)
+    # (start, end, the paragraph's node, its properties), in view order
+    paragraphs: list[tuple[int, int, Any, ParagraphProps]] = field(default_factory=list)
+    field_code: list[int] = field(default_factory=list)  # paragraphs that begin in a field's code
+    size: int = 0
+
+
+class Assembler:
+    """Assembles one :class:`StoryText` from a reader's paragraph events.
+
+    ``last``/``joined``: the paragraph kept last before this text, and whether its mark was
+    deleted -- for a story read in stretches (the streamed body), where the first paragraph of
+    a stretch is separated from (or joined to) the last one of the stretch before.
+    """
+
+    __slots__ = (
+        "_code", "_first", "_open", "_outer", "_sep", "_start", "deleted", "extra", "joined", "last",
+        "out", "props", "ref", "size",
+    )  # fmt: skip
+
+    def __init__(self, last: Any = None, joined: bool = False) -> None:
+        self.out = StoryText()
+        self.size = 0
+        self.last, self.joined = last, joined
+        # The open paragraph: its node (None: none is open), its properties and whether its
+        # mark is deleted (the reader sets both before end()), and the reader's own data.
+        self.ref: Any = None
+        self.props: ParagraphProps = PLAIN
+        self.deleted = False
+        self.extra: Any = None
+        self._code = False  # it begins inside a complex field's instructions
+        self._start = self._first = self._open = 0  # where its text starts; its first span; size before it
+        self._sep = False  # a separator precedes it
+        self._outer: list[tuple[Any, ...]] = []  # paragraphs set aside while a text box is read
+
+    @property
+    def outermost(self) -> bool:
+        """Is the open paragraph in no other paragraph?"""
+        return not self._outer
+
+    def begin(self, ref: Any, code: bool, extra: Any = None) -> None:
+        """A paragraph begins (``code``: inside a complex field's instructions)."""
+        out = self.out
+        if self.ref is not None:  # inside another: that one's text so far is set aside
+            k, start = self._first, self._start
+            cut = k + (1 if self._sep else 0)
+            self._outer.append(
+                (
+                    self.ref, self.props, self.deleted, self._code, self.extra,
+                    [o - start for o in out.offsets[cut:]], out.nodes[cut:], out.kinds[cut:],
+                    out.flags[cut:], out.pieces[cut:], self.size - start,
+                )
+            )  # fmt: skip
+            del out.offsets[k:], out.nodes[k:], out.kinds[k:], out.flags[k:], out.pieces[k:]
+            self.size = self._open
+        self.ref, self.props, self.deleted, self._code, self.extra = ref, PLAIN, False, code, extra
+        self._open_here()
+
+    def end(self) -> None:
+        """The open paragraph ends, with the :attr:`props` and :attr:`deleted` set on it."""
+        out = self.out
+        if self.deleted and self.size == self._start:  # a deleted mark and no text: it goes
+            if self._sep:
+                del out.offsets[-1], out.nodes[-1], out.kinds[-1], out.flags[-1], out.pieces[-1]
+                self.size -= 1
+        else:
+            if self._code:
+                out.field_code.append(len(out.paragraphs))
+            out.paragraphs.append((self._start, self.size, self.ref, self.props))
+            self.last, self.joined = self.ref, self.deleted
+        self.ref = None
+        if self._outer:  # back to the paragraph that holds the text box
+            (self.ref, self.props, self.deleted, self._code, self.extra,
+             offsets, nodes, kinds, flags, pieces, held) = self._outer.pop()  # fmt: skip
+            self._open_here()
+            out.offsets.extend(map(self.size.__add__, offsets))
+            out.nodes.extend(nodes)
+            out.kinds.extend(kinds)
+            out.flags.extend(flags)
+            out.pieces.extend(pieces)
+            self.size += held
+
+    def _open_here(self) -> None:
+        out = self.out
+        self._first, self._open = len(out.offsets), self.size
+        self._sep = self.last is not None and not self.joined
+        if self._sep:  # the mark of the paragraph before: a MARK span whose node is that paragraph
+            out.offsets.append(self.size)
+            out.nodes.append(self.last)
+            out.kinds.append(SpanKind.MARK)
+            out.flags.append(0)
+            out.pieces.append(SEPARATOR)
+            self.size += 1
+        self._start = self.size
+
+    def add(self, text: str, node: Any, kind: int, flags: int) -> None:
+        """One span of the open paragraph (the tree walk's way; the scanner appends in bulk)."""
+        out = self.out
+        out.offsets.append(self.size)
+        out.nodes.append(node)
+        out.kinds.append(kind)
+        out.flags.append(flags)
+        out.pieces.append(text)
+        self.size += len(text)
+
+    def finish(self) -> StoryText:
+        self.out.size = self.size
+        return self.out

@@ -1,0 +1,91 @@
+"""The tree reader: a story's text from its lxml tree, element by element, by the rules of
+:mod:`redline.wordml`.
+
+The reference reader (the scanner's oracle in the tests) and the write path: its spans name
+the very elements the writer changes.  It meets every element the table gives a role that
+matters to the text (:data:`_WALK_TAGS`), takes its decision from that role, and emits the
+paragraph events of :mod:`redline.paragraphs`.
+"""
+
+from __future__ import annotations
+
+from lxml import etree
+
+from .ooxml import w
+from .paragraphs import Assembler, StoryText
+from .wordml import CHAR_OF, RULES, Role, SpanFlag, SpanKind, read_ppr, symbol, tags, track_field
+
+_WALK_TAGS = tags(
+    Role.PARAGRAPH, Role.TEXT, Role.CHARACTER, Role.SYMBOL, Role.FIELD_CHAR, Role.FLAGGED, Role.DELETED,
+    Role.SKIPPED,
+)  # fmt: skip
+_ROLE = {tag: RULES[tag].role for tag in _WALK_TAGS}
+_FLAG = {tag: RULES[tag].flag for tag in _WALK_TAGS}
+_R, _RPR, _PPR, _CHAR, _FLD_CHAR_TYPE = w("r"), w("rPr"), w("pPr"), w("char"), w("fldCharType")
+_JOINS = frozenset(tag for tag in _WALK_TAGS if RULES[tag].joins)
+_PARAGRAPH, _TEXT, _CHARACTER, _SYMBOL = Role.PARAGRAPH, Role.TEXT, Role.CHARACTER, Role.SYMBOL
+_FIELD_CHAR, _FLAGGED, _DELETED = Role.FIELD_CHAR, Role.FLAGGED, Role.DELETED
+
+
+def read_story(root: etree._Element) -> StoryText:
+    """The text of the story under ``root`` (a ``w:body``, ``w:hdr``, ``w:footnote``, ...)."""
+    asm = Assembler()
+    fields: list[bool] = []  # per open complex field: past its separator?
+    depth = dict.fromkeys(_FLAG.values(), 0)  # how deep in FLAGGED elements of each flag
+    flagged = 0  # the union of the flags of the FLAGGED elements we are in
+    walker = etree.iterwalk(root, events=("start", "end"), tag=_WALK_TAGS)
+    for event, node in walker:
+        tag = node.tag
+        role = _ROLE[tag]
+        if event == "end":
+            if role is _PARAGRAPH:
+                asm.props = read_ppr(node)
+                asm.end()
+            elif role is _FLAGGED:
+                flag = _FLAG[tag]
+                depth[flag] -= 1
+                if not depth[flag]:
+                    flagged &= ~flag
+            continue
+        if role is _PARAGRAPH:
+            asm.begin(node, bool(fields) and not fields[-1])
+            continue
+        if role is _FLAGGED:
+            flag = _FLAG[tag]
+            depth[flag] += 1
+            flagged |= flag
+            continue
+        if role is _DELETED:
+            if tag in _JOINS and asm.ref is not None and _marks_paragraph(node):
+                asm.deleted = True
+            walker.skip_subtree()
+            continue
+        if role is Role.SKIPPED:
+            walker.skip_subtree()
+            continue
+        if role is _FIELD_CHAR:
+            track_field(fields, node.get(_FLD_CHAR_TYPE))
+            continue
+        if asm.ref is None or (fields and not fields[-1]):
+            continue  # outside any paragraph, or inside a field's instructions: not text
+        flags = flagged | (SpanFlag.FIELD_RESULT if fields else 0)
+        if role is _TEXT:
+            text = node.text
+            if text:
+                asm.add(text, node, SpanKind.TEXT, flags)
+            continue
+        parent = node.getparent()
+        if parent is None or parent.tag != _R:
+            continue  # a character only inside a run (w:tabs/w:tab in paragraph properties is none)
+        if role is _SYMBOL:
+            asm.add(symbol(node.get(_CHAR)), node, SpanKind.CHAR, flags)
+        else:
+            asm.add(CHAR_OF[tag], node, SpanKind.CHAR, flags)
+    return asm.finish()
+
+
+def _marks_paragraph(deletion: etree._Element) -> bool:
+    """Is this deletion the paragraph mark's (``w:pPr/w:rPr/w:del``, §17.13.5.15)?"""
+    parent = deletion.getparent()
+    grand = parent.getparent() if parent is not None and parent.tag == _RPR else None
+    return grand is not None and grand.tag == _PPR
