@@ -4,11 +4,12 @@ Parsing ``word/document.xml`` into an lxml tree and walking it costs about three
 parse, and the view needs neither to read a document.  For a part written the way word
 processors write them -- UTF-8, the WordprocessingML prefix declared once on the root element
 and never redeclared, no comments, CDATA sections or processing instructions inside -- the text
-can be read with a few regular expressions that run in C: the structural tokens one at a time
+can be read with a few regular expressions that run in C, built from the element names each
+role of :mod:`redline.wordml`'s table has: the structural tokens one at a time
 (paragraphs, paragraph properties, one-character elements, deletions, moves, simple and complex
 fields, ``mc:Fallback``), the ``w:t`` runs between them in bulk.  Text boxes (a paragraph inside
 another) come out before the paragraph that anchors them, as the tree walk puts them.  What the
-scanner reads is exactly what the tree walk in :mod:`redline.view` reads (property and corpus
+scanner reads is exactly what the tree walk in :mod:`redline.walk` reads (property and corpus
 tests hold the two equal, node for node); a part the scanner cannot vouch for is left to the
 tree walk (:func:`prepare` returns None, or :class:`Unscannable` is raised).
 

@@ -21,13 +21,16 @@ What the view contains (the documented choices):
 * Hidden text (``w:vanish``) is kept: it is part of the document a lawyer signs, and a quote of
   it must verify.  Labels computed from numbering are metadata, never part of the text.
 
-Two readers give that same view.  :func:`build_view` first tries :mod:`redline.scan`, which
-reads each story part's XML text without building a tree (about a third of the cost) and names
-nodes by ordinal, resolved to elements of the package's tree only when the writer asks
-(:class:`NodeMap`); a part the scanner cannot vouch for (unusual prefixes, comments inside, ...)
-is read by the tree walk below, which is also the scanner's oracle in the tests.  Before
-anything is written from a scanned view, :meth:`DocumentView.check_tree` parses its parts and
-checks them against the scan.
+How each element reads is stated once, in :mod:`redline.wordml`'s table of roles, and two
+readers apply it: :mod:`redline.scan` reads each story part's XML text without building a tree
+(about a third of the cost), naming nodes by ordinal, resolved to elements of the package's tree
+only when the writer asks (:class:`NodeMap`); :mod:`redline.walk` reads a tree -- the reference
+(the scanner's oracle in the tests), and the reader of a part the scanner cannot vouch for
+(unusual prefixes, comments inside, ...).  Both emit the same paragraph events into
+:class:`redline.paragraphs.Assembler`, and the builder here appends what it assembles, story by
+story (:func:`story_parts` finds the stories, once for both).  :func:`build_view` tries the
+scanner first; before anything is written from a scanned view,
+:meth:`DocumentView.check_tree` parses its parts and checks them against the scan.
 """
 
 from __future__ import annotations

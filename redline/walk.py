@@ -47,6 +47,11 @@ def read_story(root: etree._Element) -> StoryText:
                 if not depth[flag]:
                     flagged &= ~flag
             continue
+        if role is _TEXT:  # the most frequent: first
+            text = node.text
+            if text and asm.ref is not None and not (fields and not fields[-1]):
+                asm.add(text, node, SpanKind.TEXT, flagged | (SpanFlag.FIELD_RESULT if fields else 0))
+            continue
         if role is _PARAGRAPH:
             asm.begin(node, bool(fields) and not fields[-1])
             continue
@@ -69,11 +74,6 @@ def read_story(root: etree._Element) -> StoryText:
         if asm.ref is None or (fields and not fields[-1]):
             continue  # outside any paragraph, or inside a field's instructions: not text
         flags = flagged | (SpanFlag.FIELD_RESULT if fields else 0)
-        if role is _TEXT:
-            text = node.text
-            if text:
-                asm.add(text, node, SpanKind.TEXT, flags)
-            continue
         parent = node.getparent()
         if parent is None or parent.tag != _R:
             continue  # a character only inside a run (w:tabs/w:tab in paragraph properties is none)
