@@ -34,12 +34,3 @@ def w(tag: str) -> str:
 
 XML_SPACE = f"{{{XML_NS}}}space"
 
-
-# What may stand between two paragraphs without being one (bookmarks, comment ranges, ...).
-RANGE_MARKUP = frozenset(
-    w(t)
-    for t in ("bookmarkStart", "bookmarkEnd", "commentRangeStart", "commentRangeEnd", "permStart",
-              "permEnd", "proofErr", "moveFromRangeStart", "moveFromRangeEnd", "moveToRangeStart",
-              "moveToRangeEnd", "customXmlInsRangeStart", "customXmlInsRangeEnd",
-              "customXmlDelRangeStart", "customXmlDelRangeEnd")
-)  # fmt: skip

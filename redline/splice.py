@@ -26,9 +26,9 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from .ooxml import RANGE_MARKUP
 from .package import Package
 from .view import DocumentView, NodeMap
+from .wordml import RANGE_MARKUP
 from .xmlparse import serialize
 
 _XMLNS = re.compile(r' xmlns(?::([^\s=/>"]+))?="([^"<&]*)"')

@@ -75,6 +75,7 @@ class Rule:
     visible: bool = False  # counts as visible content (a section break's paragraph is empty without)
     in_properties: bool = False  # may also occur inside w:pPr, where it is no character (w:tabs/w:tab)
     joins: bool = False  # DELETED, as w:pPr/w:rPr/<this>: the paragraph joins the next once accepted
+    range_markup: bool = False  # may stand between two paragraphs without being one
     note: str = ""
 
 
@@ -87,12 +88,14 @@ _READ_THROUGH = (
     "hyperlink", "smartTag", "customXml", "sdt", "sdtContent", "ins", "tbl", "tr", "tc",
     "txbxContent", "dir", "bdo", "ruby", "rt", "rubyBase", "comments", "comment",
 )  # fmt: skip
+_RANGE_MARKUP = (
+    "bookmarkStart", "bookmarkEnd", "commentRangeStart", "commentRangeEnd", "permStart", "permEnd",
+    "proofErr", "moveFromRangeStart", "moveFromRangeEnd", "moveToRangeStart", "moveToRangeEnd",
+    "customXmlInsRangeStart", "customXmlInsRangeEnd", "customXmlDelRangeStart", "customXmlDelRangeEnd",
+)  # fmt: skip
 _NO_TEXT = (
     "rPr", "sectPr", "tblPr", "tblGrid", "trPr", "tcPr", "tblPrEx", "sdtPr", "sdtEndPr",
-    "rubyPr", "bookmarkStart", "bookmarkEnd", "commentRangeStart", "commentRangeEnd", "permStart",
-    "permEnd", "proofErr", "moveFromRangeStart", "moveFromRangeEnd", "moveToRangeStart",
-    "moveToRangeEnd", "customXmlInsRangeStart", "customXmlInsRangeEnd", "customXmlDelRangeStart",
-    "customXmlDelRangeEnd", "customXmlMoveFromRangeStart", "customXmlMoveFromRangeEnd",
+    "rubyPr", "customXmlMoveFromRangeStart", "customXmlMoveFromRangeEnd",
     "customXmlMoveToRangeStart", "customXmlMoveToRangeEnd", "customXmlPr", "smartTagPr",
     "lastRenderedPageBreak", "instrText", "delText", "delInstrText", "commentReference",
     "annotationRef", "footnoteRef", "endnoteRef", "separator", "continuationSeparator",
@@ -133,6 +136,7 @@ RULES: Final[Mapping[str, Rule]] = MappingProxyType(
         f"{{{MC_NS}}}Choice": Rule(_C),
         # -- nothing a reader sees as text -----------------------------------------------------
         **{_w(n): Rule(_N) for n in _NO_TEXT},
+        **{_w(n): Rule(_N, range_markup=True) for n in _RANGE_MARKUP},
         # -- shown by Word, not by the view ----------------------------------------------------
         _w("footnoteReference"): Rule(Role.NOT_SHOWN, note="a note's number (the note is its own story)"),
         _w("endnoteReference"): Rule(Role.NOT_SHOWN, note="a note's number (the note is its own story)"),
@@ -174,6 +178,9 @@ CHAR_OF: Final[Mapping[str, str]] = MappingProxyType(
     {tag: rule.char for tag, rule in RULES.items() if rule.char is not None}
 )
 """A CHARACTER element's character, by Clark name."""
+
+RANGE_MARKUP: Final = frozenset(tag for tag, rule in RULES.items() if rule.range_markup)
+"""What may stand between two paragraphs without being one (bookmarks, comment ranges, ...)."""
 
 PROPERTY_VALUES: Final = ("pStyle", "numId", "ilvl", "outlineLvl")
 """The paragraph properties numbering reads (each by its ``w:val``): ``w:pPr/w:pStyle``,

@@ -39,10 +39,11 @@ from typing import Literal
 from lxml import etree
 
 from .normalize import NormalizedText
-from .ooxml import RANGE_MARKUP, W_NS, XML_SPACE, w
+from .ooxml import W_NS, XML_SPACE, w
 from .splice import Splice
 from .verify import Planned
 from .view import DocumentView, Piece, SpanFlag, SpanKind
+from .wordml import RANGE_MARKUP
 
 _R, _T, _RPR, _PPR, _P = w("r"), w("t"), w("rPr"), w("pPr"), w("p")
 _INS, _DEL, _DEL_TEXT = w("ins"), w("del"), w("delText")
