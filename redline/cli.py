@@ -11,7 +11,9 @@ import json
 import sys
 from pathlib import Path
 
-from .apply import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED, EXIT_USAGE, ApplyOptions, apply_reply
+from shared_schema.exit_codes import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED, EXIT_USAGE
+
+from .apply import ApplyOptions, apply_reply
 from .package import Package, PackageError, write_atomic
 from .report import Report
 from .view import build_view

@@ -13,7 +13,8 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from .apply import EXIT_REFUSED
+from shared_schema.exit_codes import EXIT_REFUSED
+
 from .batch import FAILED, JobResult, run_document
 
 Task = tuple[Any, ...]

@@ -17,7 +17,9 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .apply import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED, ApplyOptions
+from shared_schema.exit_codes import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
+
+from .apply import ApplyOptions
 from .batch import (
     FAILED,
     MISSING_DOCUMENT,
