@@ -1,5 +1,5 @@
 """`redline review DIR -o OUTDIR`: the arguments, the executor they choose, progress and the
-lines printed; the batch itself is :func:`redline.review.run_review`."""
+lines printed; the batch itself is :func:`review.runner.run_review`."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import argparse
 import os
 import sys
 
-from redline.batch import OK, pair
-from redline.review import BatchSummary, Executor, InProcess, LocalPool, NoDocuments, run_review
-from redline.storage import Storage, open_storage
+from review.job import OK, pair
+from review.runner import BatchSummary, Executor, InProcess, LocalPool, NoDocuments, run_review
+from review.storage import Storage, open_storage
 
 from .common import EXIT_REFUSED, UsageError, apply_options
 
@@ -34,7 +34,7 @@ def add_review_arguments(parser: argparse.ArgumentParser) -> None:
 def make_executor(args: argparse.Namespace) -> Executor:
     jobs = args.jobs or os.cpu_count() or 1
     if args.scheduler or args.executor == "dask":
-        from redline.cluster import DaskExecutor
+        from review.cluster import DaskExecutor
 
         return DaskExecutor(address=args.scheduler, workers=jobs)
     return InProcess() if jobs <= 1 else LocalPool(jobs)

@@ -1909,8 +1909,8 @@ def _build_batch(src: Path, valid: int) -> BatchPlan:
 
 
 def test_a_batch_of_hundreds_with_hostile_documents_finishes_and_refuses_each(tmp_path: Path) -> None:
-    from redline.review import LocalPool, run_review
-    from redline.storage import LocalStorage
+    from review.runner import LocalPool, run_review
+    from review.storage import LocalStorage
 
     src, out = tmp_path / "in", tmp_path / "out"
     src.mkdir()

@@ -1,7 +1,7 @@
 """`redline review DIR -o OUTDIR`: the batch job -- every document with its reply, in parallel.
 
 The client pairs files, reads each document's bytes, hands (bytes, reply, options) to an
-executor that runs :func:`redline.batch.run_document`, and writes each result as it completes:
+executor that runs :func:`review.job.run_document`, and writes each result as it completes:
 ``NAME.redlined.docx``, ``NAME.report.json`` (and ``NAME.summary-report.json`` for the summary
 flow), then ``summary.json`` and ``report.html`` for the batch.  Executors differ only in where
 ``run_document`` runs: in this process (``--jobs 1``), a local process pool, or Dask.
@@ -14,10 +14,11 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from redline.apply import ApplyOptions
+from redline.package import write_atomic
 from shared_schema.exit_codes import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
 
-from .apply import ApplyOptions
-from .batch import (
+from .job import (
     FAILED,
     MISSING_DOCUMENT,
     MISSING_REPLY,
@@ -29,7 +30,6 @@ from .batch import (
     pair,
     run_document,
 )
-from .package import write_atomic
 from .storage import Storage
 
 Task = tuple[bytes | None, bytes | None, bytes | None, ApplyOptions, str]
