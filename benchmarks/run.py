@@ -40,11 +40,11 @@ from redline.apply import ApplyOptions, apply_reply, make_writer
 from redline.contractgen import Kind, generate_contract
 from redline.locate import Locator
 from redline.package import Package
-from redline.review import run_review
-from redline.storage import LocalStorage
 from redline.verify import Planned, verify
 from redline.view import DocumentView, build_view, flatten, numbering_of, stories_of, verify_only_view
 from redline.writer import WriteOptions, Writer
+from review.runner import run_review
+from review.storage import LocalStorage
 from shared_schema import Edit, EditBatch
 
 S = TypeVar("S")
@@ -855,8 +855,8 @@ def _batch_dir(config: Config) -> Path:
 _BATCH_CHILD = r"""
 import gc, statistics, sys, tempfile, time
 from redline.apply import ApplyOptions
-from redline.review import InProcess, LocalPool, run_review
-from redline.storage import LocalStorage
+from review.runner import InProcess, LocalPool, run_review
+from review.storage import LocalStorage
 source, date, jobs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 def review():
     with tempfile.TemporaryDirectory() as target:
@@ -918,14 +918,14 @@ def _batch(config: Config, table: Table, out: Callable[[str], None]) -> None:
     try:
         from distributed import Client, LocalCluster
 
-        from redline.cluster import DaskExecutor
+        from review.cluster import DaskExecutor
     except ImportError:
         table.add(Row(f"{label}, Dask 2 workers", "—", "—", None, "—", None, "dask not installed"))
         return
     t0 = time.perf_counter()
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")  # type: ignore[no-untyped-call]
     client = Client(cluster)  # type: ignore[no-untyped-call]
-    client.run(lambda: __import__("redline.batch"))
+    client.run(lambda: __import__("review.job"))
     startup = time.perf_counter() - t0
     try:
         reps = config.batch_repeats

@@ -1,5 +1,7 @@
+"""``python -m redline``: the entry shim, and the one import of redline upward (the CLI)."""
+
 import sys
 
-from .cli import main
+from redline_cli.redline import main
 
 sys.exit(main())

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from shared_schema import EditBatch, ParseLimits, Refusal, parse_edit_reply
+from shared_schema.exit_codes import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
 
 from .collector import paused
 from .locate import Locator
@@ -18,11 +19,6 @@ from .splice import Splice
 from .verify import Planned, verify
 from .view import DocumentView, build_view, verify_only_view
 from .writer import WriteOptions, Writer, WriteResult, max_revision_id
-
-EXIT_OK = 0
-EXIT_UNAPPLIED = 1
-EXIT_USAGE = 2
-EXIT_REFUSED = 3
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,7 @@ JSON-lines call log of ``redline mcp --log`` (each ``apply_edits`` line lists it
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -85,30 +83,3 @@ def collect(paths: list[str]) -> Stats:
                 stats.reports += 1
                 stats.add_edit(path.name, {"status": "refused", "code": doc["error_code"]})
     return stats
-
-
-def add_stats_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("reports", nargs="+", help="report files, review output folders, or tool logs")
-    parser.add_argument("--json", action="store_true", help="print the counts as JSON")
-
-
-def run_stats_command(args: argparse.Namespace) -> int:
-    from .cli import UsageError
-
-    try:
-        stats = collect(args.reports)
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read the reports: {exc}") from exc
-    if args.json:
-        json.dump(stats.to_json(), sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
-        return 0
-    print(f"{stats.reports} reports, {stats.edits} edits, {stats.unapplied} unapplied")
-    for code, n in stats.by_code.most_common():
-        share = n / stats.unapplied if stats.unapplied else 0.0
-        print(f"\n{code:<16} {n:>6}  {share:6.1%}")
-        for ex in stats.examples[code]:
-            print(f"    {ex['source']} edit {ex['index']}: “{ex['anchor'][:70]}”")
-            if ex.get("message"):
-                print(f"        {str(ex['message'])[:150]}")
-    return 0

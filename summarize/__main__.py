@@ -1,5 +1,7 @@
+"""``python -m summarize``: the entry shim, and the one import of summarize upward (the CLI)."""
+
 import sys
 
-from .cli import main
+from redline_cli.summarize import main
 
 sys.exit(main())

@@ -178,8 +178,8 @@ def _report(path: Path) -> Any:
 
 def document_runs(doc: Path, work: Path, dump: Path | None) -> dict[str, Any]:
     """Every run for one document, as {run name: observed outputs}."""
-    from redline.cli import main as redline_main
-    from summarize.cli import main as summarize_main
+    from redline_cli.redline import main as redline_main
+    from redline_cli.summarize import main as summarize_main
 
     runs: dict[str, Any] = {}
     code, plain = _run(redline_main, ["view", str(doc)])
@@ -254,7 +254,7 @@ def _tool_runs(doc: Path, view: dict[str, Any], work: Path) -> dict[str, Any]:
 
 
 def review_runs(work: Path) -> dict[str, Any]:
-    from redline.cli import main as redline_main
+    from redline_cli.redline import main as redline_main
 
     outdir = work / "review"
     code, stdout = _run(

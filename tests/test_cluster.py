@@ -11,14 +11,14 @@ import pytest
 pytest.importorskip("distributed")
 
 from redline.apply import ApplyOptions
-from redline.batch import FAILED
-from redline.cluster import DaskExecutor
 from redline.contractgen import generate_contract
 from redline.locate import Locator
 from redline.package import Package
-from redline.review import InProcess, LocalPool, run_review
-from redline.storage import LocalStorage, open_storage
 from redline.view import build_view
+from review.cluster import DaskExecutor
+from review.job import FAILED
+from review.runner import InProcess, LocalPool, run_review
+from review.storage import LocalStorage, open_storage
 
 OPTIONS = ApplyOptions(date="2026-01-01T00:00:00Z")
 

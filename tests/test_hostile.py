@@ -10,7 +10,7 @@ carries (``mc:AlternateContent``, unknown namespaces) must be handled, not refus
 How it is measured:
 
 * the whole catalogue runs in **one worker subprocess** (``_WORKER``) that calls
-  :func:`redline.cli.main` once per case; before each case it resets the process's peak resident
+  :func:`redline_cli.redline.main` once per case; before each case it resets the process's peak resident
   set (``/proc/self/clear_refs``), so each case reports its own wall time *in process* (no
   interpreter start-up) and its own peak RSS (the interpreter and its imports included);
 * a representative subset also runs as ``python -m redline apply`` in a real subprocess, whose
@@ -53,10 +53,10 @@ from test_package import CATALOGUE
 
 import redline.package as package_module
 from redline.apply import ApplyOptions, Outcome, apply_reply
-from redline.cli import main as redline_main
 from redline.ooxml import MC_NS, R_NS, REL_COMMENTS, REL_HEADER, REL_NUMBERING, W_NS, W_STRICT_NS, w
 from redline.package import CODES, Package, PackageError
 from redline.view import build_view
+from redline_cli.redline import main as redline_main
 from shared_schema import EditStatus
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -337,7 +337,7 @@ def reset_peak():
     except OSError:
         return False
 
-from redline.cli import main
+from redline_cli.redline import main
 
 jobs = json.load(sys.stdin)
 with open(sys.argv[1], "w") as results:
@@ -1909,8 +1909,8 @@ def _build_batch(src: Path, valid: int) -> BatchPlan:
 
 
 def test_a_batch_of_hundreds_with_hostile_documents_finishes_and_refuses_each(tmp_path: Path) -> None:
-    from redline.review import LocalPool, run_review
-    from redline.storage import LocalStorage
+    from review.runner import LocalPool, run_review
+    from review.storage import LocalStorage
 
     src, out = tmp_path / "in", tmp_path / "out"
     src.mkdir()

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from redline.cli import main as redline_main
 from redline.stats import collect
+from redline_cli.redline import main as redline_main
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_contracts"

@@ -400,7 +400,7 @@ def test_every_corpus_document_streams_as_it_reads() -> None:
 def test_a_streamed_dry_run_reports_what_a_dry_run_reports(tmp_path: Path) -> None:
     import json
 
-    from redline.cli import main as redline_main
+    from redline_cli.redline import main as redline_main
 
     samples = Path(__file__).resolve().parent.parent / "sample_contracts"
     for doc in sorted(samples.glob("*.docx")):

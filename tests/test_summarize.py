@@ -14,9 +14,9 @@ from redline.contractgen import generate_contract
 from redline.locate import Locator
 from redline.package import Package
 from redline.view import build_view
+from redline_cli.summarize import main as summarize_main
 from shared_schema import EditResult, Location, QuoteCheck, Refusal
 from summarize.check import check, check_reply
-from summarize.cli import main as summarize_main
 from summarize.render import to_markdown
 
 

@@ -1,7 +1,7 @@
 """`redline review DIR -o OUTDIR`: the batch job -- every document with its reply, in parallel.
 
 The client pairs files, reads each document's bytes, hands (bytes, reply, options) to an
-executor that runs :func:`redline.batch.run_document`, and writes each result as it completes:
+executor that runs :func:`review.job.run_document`, and writes each result as it completes:
 ``NAME.redlined.docx``, ``NAME.report.json`` (and ``NAME.summary-report.json`` for the summary
 flow), then ``summary.json`` and ``report.html`` for the batch.  Executors differ only in where
 ``run_document`` runs: in this process (``--jobs 1``), a local process pool, or Dask.
@@ -9,16 +9,16 @@ flow), then ``summary.json`` and ``report.html`` for the batch.  Executors diffe
 
 from __future__ import annotations
 
-import argparse
-import os
-import sys
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .apply import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED, ApplyOptions
-from .batch import (
+from redline.apply import ApplyOptions
+from redline.package import write_atomic
+from shared_schema.exit_codes import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
+
+from .job import (
     FAILED,
     MISSING_DOCUMENT,
     MISSING_REPLY,
@@ -30,8 +30,7 @@ from .batch import (
     pair,
     run_document,
 )
-from .package import write_atomic
-from .storage import Storage, open_storage
+from .storage import Storage
 
 Task = tuple[bytes | None, bytes | None, bytes | None, ApplyOptions, str]
 
@@ -168,84 +167,6 @@ def _summary_entry(job: Job, result: JobResult) -> dict[str, Any]:
         entry["summary"] = job.summary
         entry["summary_totals"] = result.summary_totals
     return entry
-
-
-# -----------------------------------------------------------------------------------------
-# command line
-
-
-def add_review_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("dir", help="folder (or fsspec URL) with NAME.docx and NAME.reply.json files")
-    parser.add_argument("-o", "--output-dir", dest="outdir", help="where outputs go (default: DIR/out)")
-    parser.add_argument("--jobs", type=int, default=None, help="parallel documents (default: cores)")
-    parser.add_argument("--author", default="redline")
-    parser.add_argument("--date", help="revision date, ISO 8601 (default: now)")
-    parser.add_argument("--dry-run", action="store_true", help="verify only; write no documents")
-    parser.add_argument("--no-comments", action="store_true")
-    parser.add_argument("--no-track", action="store_true")
-    parser.add_argument(
-        "--executor", choices=["local", "dask"], default="local",
-        help="local processes (default) or an in-process Dask LocalCluster",
-    )  # fmt: skip
-    parser.add_argument("--scheduler", help="a Dask scheduler address, tcp://HOST:PORT")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-
-
-def make_executor(args: argparse.Namespace) -> Executor:
-    jobs = args.jobs or os.cpu_count() or 1
-    if args.scheduler or args.executor == "dask":
-        from .cluster import DaskExecutor
-
-        return DaskExecutor(address=args.scheduler, workers=jobs)
-    return InProcess() if jobs <= 1 else LocalPool(jobs)
-
-
-def run_review_command(args: argparse.Namespace) -> int:
-    from .cli import UsageError, apply_options
-
-    if args.jobs is not None and args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
-    source = open_storage(args.dir)
-    if not source.is_dir():
-        print(f"redline review: refused: {args.dir!r} is not a folder", file=sys.stderr)
-        return EXIT_REFUSED
-    target = open_storage(args.outdir or source.join("out"))
-    target.makedirs()
-    options = apply_options(args)
-    executor = make_executor(args)
-    bar = None
-    if not args.quiet and sys.stderr.isatty():
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(pair(source.list())), unit="doc", file=sys.stderr)
-    try:
-        summary = run_review(
-            source, target, options, executor, progress=(lambda _r: bar.update()) if bar else None
-        )
-    except NoDocuments as exc:
-        print(f"redline review: refused: {exc}", file=sys.stderr)
-        return EXIT_REFUSED
-    finally:
-        if bar is not None:
-            bar.close()
-    _print_batch(summary, target)
-    return summary.exit_code
-
-
-def _print_batch(summary: BatchSummary, target: Storage) -> None:
-    data = summary.to_dict()
-    for d in data["documents"]:
-        t = d.get("totals") or {}
-        if d["outcome"] in (OK, "unapplied"):
-            line = f"{t.get('applied', 0)}/{t.get('proposed', 0)} edits applied"
-        else:
-            line = d.get("message") or d["outcome"]
-        print(f"{d['outcome']:>16}  {d['name']}: {line}")
-    t = data["totals"]
-    print(
-        f"{t['documents']} documents, {t['applied']}/{t['proposed']} edits applied, "
-        f"{t['unapplied']} unapplied -> {target.describe()} (summary.json, report.html)"
-    )
 
 
 __all__ = [

@@ -11,9 +11,8 @@ import sys
 from pathlib import Path
 
 from redline.package import write_atomic
-
-from .check import check_reply
-from .render import to_markdown
+from summarize.check import check_reply
+from summarize.render import to_markdown
 
 
 def build_parser() -> argparse.ArgumentParser:

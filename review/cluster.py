@@ -1,6 +1,6 @@
 """Run a batch on Dask's distributed scheduler (optional extra ``redline[dask]``).
 
-The cluster runs the very function the local pool runs, :func:`redline.batch.run_document`;
+The cluster runs the very function the local pool runs, :func:`review.job.run_document`;
 only the executor differs.  Documents go out in bounded waves (``per_worker`` in flight per
 worker), so the client's memory stays flat however large the batch; results come back as they
 complete and the client writes them.  A task whose worker dies is retried elsewhere by Dask; a
@@ -13,8 +13,9 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from .apply import EXIT_REFUSED
-from .batch import FAILED, JobResult, run_document
+from shared_schema.exit_codes import EXIT_REFUSED
+
+from .job import FAILED, JobResult, run_document
 
 Task = tuple[Any, ...]
 MAX_ATTEMPTS = 2

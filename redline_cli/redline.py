@@ -11,16 +11,24 @@ import json
 import sys
 from pathlib import Path
 
-from .apply import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED, EXIT_USAGE, ApplyOptions, apply_reply
-from .package import Package, PackageError, write_atomic
-from .report import Report
-from .view import build_view
+from redline.apply import apply_reply
+from redline.package import Package, PackageError, write_atomic
+from redline.report import Report
+from redline.view import build_view
+
+from .common import (
+    EXIT_OK,
+    EXIT_REFUSED,
+    EXIT_UNAPPLIED,
+    EXIT_USAGE,
+    UsageError,
+    apply_options,
+    check_targets,
+    default_output,
+    read_reply,
+)
 
 __all__ = ["EXIT_OK", "EXIT_REFUSED", "EXIT_UNAPPLIED", "EXIT_USAGE", "main"]
-
-
-class UsageError(Exception):
-    pass
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -84,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return run_stats_command(args)
         if args.command == "mcp":
-            from .mcp_server import serve
+            from redline.mcp_server import serve
 
             return serve(Path(args.root), Path(args.log) if args.log else None)
     except UsageError as exc:
@@ -124,70 +132,6 @@ def _view(args: argparse.Namespace) -> int:
     json.dump(doc, sys.stdout, ensure_ascii=False)
     sys.stdout.write("\n")
     return EXIT_OK
-
-
-def read_reply(source: str) -> bytes:
-    if source == "-":
-        return sys.stdin.buffer.read()
-    try:
-        return Path(source).read_bytes()
-    except OSError as exc:  # an input that cannot be read is refused (exit 3), like a document
-        raise PackageError("io_error", f"Cannot read the reply {source!r}: {exc.strerror}.") from exc
-
-
-def default_output(doc: Path) -> Path:
-    return doc.with_name(doc.stem + ".redlined.docx")
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
-    except OSError:
-        return False
-
-
-def check_output(doc: Path, out: Path) -> None:
-    """Refuse an output path that would overwrite the input document."""
-    if _same_file(out, doc):
-        raise PackageError(
-            "output_is_input", "The output path is the input document; refusing to overwrite it."
-        )
-
-
-def check_targets(args: argparse.Namespace, doc: Path, out: Path) -> None:
-    """Before anything is written: no output or report over an input or over each other, and
-    every folder written into exists (exit 3 promises that no output document was written)."""
-    reply = None if args.reply == "-" else Path(args.reply)
-    report = None if args.report in (None, "-") else Path(args.report)
-    if not args.dry_run:
-        check_output(doc, out)
-        if reply is not None and _same_file(out, reply):
-            raise PackageError("output_is_input", "The output path is the reply; refusing to overwrite it.")
-        if not out.parent.is_dir():
-            raise PackageError("io_error", f"The output folder {str(out.parent)!r} does not exist.")
-    if report is not None:
-        targets = [("input document", doc), ("reply", reply)]
-        if not args.dry_run:
-            targets.append(("output document", out))
-        for what, path in targets:
-            if path is not None and _same_file(report, path):
-                raise PackageError(
-                    "output_is_input", f"The report path is the {what}; refusing to overwrite it."
-                )
-        if not report.parent.is_dir():
-            raise PackageError("io_error", f"The report folder {str(report.parent)!r} does not exist.")
-
-
-def apply_options(args: argparse.Namespace) -> ApplyOptions:
-    """The options ``apply`` and ``review`` share, from their common flags."""
-    return ApplyOptions(
-        author=args.author,
-        date=args.date,
-        dry_run=args.dry_run,
-        stream=getattr(args, "stream", False),
-        track=not args.no_track,
-        comments=not args.no_comments,
-    )
 
 
 def _apply(args: argparse.Namespace) -> int:

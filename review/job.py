@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from .apply import ApplyOptions, apply_reply
+from redline.apply import ApplyOptions, apply_reply
+from redline.report import report_json
+
 from .html_report import report_details
-from .report import report_json
 
 REPLY_SUFFIXES = (".reply.json", ".reply.txt", ".reply.md")
 SUMMARY_SUFFIX = ".summary.json"

@@ -1,0 +1,88 @@
+"""`redline review DIR -o OUTDIR`: the arguments, the executor they choose, progress and the
+lines printed; the batch itself is :func:`review.runner.run_review`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from review.job import OK, pair
+from review.runner import BatchSummary, Executor, InProcess, LocalPool, NoDocuments, run_review
+from review.storage import Storage, open_storage
+
+from .common import EXIT_REFUSED, UsageError, apply_options
+
+
+def add_review_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dir", help="folder (or fsspec URL) with NAME.docx and NAME.reply.json files")
+    parser.add_argument("-o", "--output-dir", dest="outdir", help="where outputs go (default: DIR/out)")
+    parser.add_argument("--jobs", type=int, default=None, help="parallel documents (default: cores)")
+    parser.add_argument("--author", default="redline")
+    parser.add_argument("--date", help="revision date, ISO 8601 (default: now)")
+    parser.add_argument("--dry-run", action="store_true", help="verify only; write no documents")
+    parser.add_argument("--no-comments", action="store_true")
+    parser.add_argument("--no-track", action="store_true")
+    parser.add_argument(
+        "--executor", choices=["local", "dask"], default="local",
+        help="local processes (default) or an in-process Dask LocalCluster",
+    )  # fmt: skip
+    parser.add_argument("--scheduler", help="a Dask scheduler address, tcp://HOST:PORT")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def make_executor(args: argparse.Namespace) -> Executor:
+    jobs = args.jobs or os.cpu_count() or 1
+    if args.scheduler or args.executor == "dask":
+        from review.cluster import DaskExecutor
+
+        return DaskExecutor(address=args.scheduler, workers=jobs)
+    return InProcess() if jobs <= 1 else LocalPool(jobs)
+
+
+def run_review_command(args: argparse.Namespace) -> int:
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    source = open_storage(args.dir)
+    if not source.is_dir():
+        print(f"redline review: refused: {args.dir!r} is not a folder", file=sys.stderr)
+        return EXIT_REFUSED
+    target = open_storage(args.outdir or source.join("out"))
+    target.makedirs()
+    options = apply_options(args)
+    executor = make_executor(args)
+    bar = None
+    if not args.quiet and sys.stderr.isatty():
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(pair(source.list())), unit="doc", file=sys.stderr)
+    try:
+        summary = run_review(
+            source, target, options, executor, progress=(lambda _r: bar.update()) if bar else None
+        )
+    except NoDocuments as exc:
+        print(f"redline review: refused: {exc}", file=sys.stderr)
+        return EXIT_REFUSED
+    finally:
+        if bar is not None:
+            bar.close()
+    _print_batch(summary, target)
+    return summary.exit_code
+
+
+def _print_batch(summary: BatchSummary, target: Storage) -> None:
+    data = summary.to_dict()
+    for d in data["documents"]:
+        t = d.get("totals") or {}
+        if d["outcome"] in (OK, "unapplied"):
+            line = f"{t.get('applied', 0)}/{t.get('proposed', 0)} edits applied"
+        else:
+            line = d.get("message") or d["outcome"]
+        print(f"{d['outcome']:>16}  {d['name']}: {line}")
+    t = data["totals"]
+    print(
+        f"{t['documents']} documents, {t['applied']}/{t['proposed']} edits applied, "
+        f"{t['unapplied']} unapplied -> {target.describe()} (summary.json, report.html)"
+    )
+
+
