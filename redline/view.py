@@ -38,6 +38,7 @@ from __future__ import annotations
 import bisect
 import io
 import threading
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
@@ -60,7 +61,7 @@ from .ooxml import (
 )
 from .paragraphs import SEPARATOR, StoryText
 from .walk import read_story
-from .wordml import NODE_TAGS, ParagraphProps
+from .wordml import NODE_TAGS, ParagraphProps, unrecognised
 from .wordml import SpanFlag as SpanFlag  # re-exported: the view's spans carry them
 from .wordml import SpanKind as SpanKind
 from .xmlparse import PackageError, syntax_refusal
@@ -493,6 +494,19 @@ def stories_of(package: Package) -> list[Story]:
             notes = tree.iterchildren(w(kind))
             stories.extend(Story(part, kind, note) for note in notes if note.get(w("type")) in _NOTE_KINDS)
     return stories
+
+
+def unread(package: Package) -> dict[str, Counter[str]]:
+    """Per story part, what its stories hold that the view does not read as a rule says
+    (:func:`redline.wordml.unrecognised`: elements no rule names, content Word shows and the
+    view leaves out).  Reads the parts as trees: call it when asked, not on every load."""
+    found: dict[str, Counter[str]] = {}
+    for story in stories_of(package):
+        assert story.root is not None
+        counts = unrecognised(story.root)
+        if counts:
+            found.setdefault(story.part, Counter()).update(counts)
+    return found
 
 
 def numbering_of(package: Package, lean: bool = False) -> Numbering:

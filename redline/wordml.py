@@ -99,7 +99,8 @@ _NO_TEXT = (
     "customXmlMoveToRangeStart", "customXmlMoveToRangeEnd", "customXmlPr", "smartTagPr",
     "lastRenderedPageBreak", "instrText", "delText", "delInstrText", "commentReference",
     "annotationRef", "footnoteRef", "endnoteRef", "separator", "continuationSeparator",
-    "contentPart", "background",
+    "contentPart", "background", "ffData", "fldData", "control", "objectEmbed", "objectLink", "binData",
+    "movie",
 )  # fmt: skip
 _DATES = (
     "dayShort", "dayLong", "monthShort", "monthLong", "yearShort", "yearLong",
@@ -369,12 +370,14 @@ def _is_empty(p: etree._Element, n: Names) -> bool:
 
 
 def unrecognised(root: etree._Element) -> Counter[str]:
-    """The elements under ``root`` that the view does not read: main-namespace elements no
-    rule names, and those whose content Word shows but the view leaves out (NOT_SHOWN), by
-    prefixed name.  Subtrees no reader enters (properties, deletions, fallbacks) are not
-    looked into; other namespaces (drawings, VML) only where a rule names them."""
+    """The elements under ``root`` that the view does not read as a rule says, by Clark name:
+    main-namespace elements no rule names (what they hold is read through, as a container's
+    would be), and those whose content Word shows but the view leaves out (NOT_SHOWN).
+    Subtrees no reader enters (properties, deletions, fallbacks) are not looked into; other
+    namespaces (drawings, VML) only where a rule names them."""
     found: Counter[str] = Counter()
     closed = (Role.NO_TEXT, Role.DELETED, Role.SKIPPED, Role.NOT_SHOWN, Role.PROPERTIES)
+    main = f"{{{W_NS}}}"
     walker = etree.iterwalk(root, events=("start",))
     for _event, el in walker:
         tag = el.tag
@@ -382,11 +385,24 @@ def unrecognised(root: etree._Element) -> Counter[str]:
             continue
         rule = RULES.get(tag)
         if rule is None:
-            if tag.startswith(f"{{{W_NS}}}"):
-                found[f"w:{tag[len(W_NS) + 2 :]}"] += 1
+            if tag.startswith(main):
+                found[tag] += 1
             continue
         if rule.role is Role.NOT_SHOWN:
-            found[el.prefix + ":" + etree.QName(el).localname if el.prefix else tag] += 1
+            found[tag] += 1
         if rule.role in closed:
             walker.skip_subtree()
     return found
+
+
+_PREFIXES = {W_NS: "w", MC_NS: "mc", M_NS: "m"}
+
+
+def describe(tag: str) -> str:
+    """One line on an element :func:`unrecognised` found: its name and what the view does with it."""
+    ns, _, local = tag[1:].partition("}")
+    name = f"{_PREFIXES.get(ns, ns)}:{local}"
+    rule = RULES.get(tag)
+    if rule is None:
+        return f"{name}: no reading rule names it; text inside it is read as ordinary text"
+    return f"{name}: {rule.note or 'not read'}; the view does not show it"

@@ -14,7 +14,8 @@ from pathlib import Path
 from redline.apply import apply_reply
 from redline.package import Package, PackageError, write_atomic
 from redline.report import Report
-from redline.view import build_view
+from redline.view import build_view, unread
+from redline.wordml import describe
 
 from .common import (
     EXIT_OK,
@@ -41,6 +42,10 @@ def build_parser() -> argparse.ArgumentParser:
     view = sub.add_parser("view", help="print the document's text view (what a model is shown)")
     view.add_argument("doc", help="the .docx file")
     view.add_argument("--json", action="store_true", help="the view with paragraphs and offsets")
+    view.add_argument(
+        "--unread", action="store_true",
+        help="also list what the view does not read (elements no rule names, content it leaves out)",
+    )  # fmt: skip
 
     apply = sub.add_parser("apply", help="apply one reply's edits to one document")
     apply.add_argument("doc", help="the .docx file (never modified)")
@@ -108,9 +113,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _view(args: argparse.Namespace) -> int:
-    view = build_view(Package.open(args.doc))
+    package = Package.open(args.doc)
+    view = build_view(package)
+    notes = _unread(package) if args.unread else None
     if not args.json:
         sys.stdout.write(view.text + "\n")
+        for line in notes or ():
+            print(f"redline view: unread: {line}", file=sys.stderr)
         return EXIT_OK
     doc = {
         "revision": view.revision,
@@ -129,9 +138,20 @@ def _view(args: argparse.Namespace) -> int:
             for p in view.paragraphs
         ],
     }
+    if notes is not None:
+        doc["unread"] = notes
     json.dump(doc, sys.stdout, ensure_ascii=False)
     sys.stdout.write("\n")
     return EXIT_OK
+
+
+def _unread(package: Package) -> list[str]:
+    """One line per kind of element the view does not read, with where and how often."""
+    lines = []
+    for part, counts in unread(package).items():
+        for tag, count in sorted(counts.items()):
+            lines.append(f"{part}: {describe(tag)} ({count}×)")
+    return lines
 
 
 def _apply(args: argparse.Namespace) -> int:
