@@ -37,7 +37,6 @@ import docx
 from lxml import etree
 
 from redline.apply import ApplyOptions, apply_reply, make_writer
-from redline.contractgen import Kind, generate_contract
 from redline.locate import Locator
 from redline.package import Package
 from redline.review import run_review
@@ -46,6 +45,7 @@ from redline.verify import Planned, verify
 from redline.view import DocumentView, build_view, flatten, numbering_of, stories_of, verify_only_view
 from redline.writer import WriteOptions, Writer
 from shared_schema import Edit, EditBatch
+from testing.contractgen import Kind, generate_contract
 
 S = TypeVar("S")
 DATE = "2024-01-01T00:00:00Z"

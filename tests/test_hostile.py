@@ -1,7 +1,7 @@
 """Hostile and broken inputs end to end (issue 9): refused cleanly, quickly, nothing written or lost.
 
 Every case of the catalogue (``tests/test_package.py``'s ``CATALOGUE``, built by
-``tests/hostile_docs.py``), every hostile reply and every hostile output path goes through
+``testing/hostile_docs.py``), every hostile reply and every hostile output path goes through
 ``redline apply`` as a user runs it, and must come out as a typed refusal: exit code 3, one
 sentence with its stable code on stderr, no traceback, no output document, no temporary file,
 the inputs' bytes unchanged, under a second and well under 256 MB. Wrappers a real document
@@ -44,12 +44,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import hostile_docs as h
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
-from test_package import CATALOGUE
 
 import redline.package as package_module
 from redline.apply import ApplyOptions, Outcome, apply_reply
@@ -58,6 +56,8 @@ from redline.ooxml import MC_NS, R_NS, REL_COMMENTS, REL_HEADER, REL_NUMBERING, 
 from redline.package import CODES, Package, PackageError
 from redline.view import build_view
 from shared_schema import EditStatus
+from testing import hostile_docs as h
+from tests.test_package import CATALOGUE
 
 ROOT = Path(__file__).resolve().parent.parent
 MB = 1024 * 1024
@@ -1870,7 +1870,7 @@ class BatchPlan:
 
 
 def _build_batch(src: Path, valid: int) -> BatchPlan:
-    from redline.contractgen import generate_contract
+    from testing.contractgen import generate_contract
 
     plan = BatchPlan()
     by_id = {c.id: c for c in ALL_CASES}

@@ -22,12 +22,12 @@ import pytest
 
 from redline.apply import ApplyOptions
 from redline.batch import run_document
-from redline.contractgen import generate_contract
 from redline.locate import Locator
 from redline.package import Package
 from redline.verify import verify
 from redline.view import DocumentView, Paragraph, build_view
 from shared_schema import Edit, EditBatch
+from testing.contractgen import generate_contract
 
 ROOT = Path(__file__).resolve().parent.parent
 DATE = "2026-01-01T00:00:00Z"

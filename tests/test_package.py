@@ -1,6 +1,6 @@
 """The package loader is the trust boundary; the saver keeps every untouched byte.
 
-Every hostile case is built in code (``tests/hostile_docs.py``) and must be refused with its
+Every hostile case is built in code (``testing/hostile_docs.py``) and must be refused with its
 code, a sentence a person understands, and in under a second.
 """
 
@@ -20,7 +20,6 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
-import hostile_docs as h
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -30,6 +29,7 @@ import redline.package as package_module
 from redline.ooxml import W_NS, w
 from redline.package import CODES, Limits, Package, PackageError, rels_part_for, write_atomic
 from redline.xmlparse import XML_DECLARATION, find_doctype, make_parser, parse_xml, serialize
+from testing import hostile_docs as h
 
 MB = 1024 * 1024
 CORPUS = os.environ.get("REDLINE_CORPUS")

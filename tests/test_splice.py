@@ -19,13 +19,13 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from redline.apply import make_writer
-from redline.contractgen import generate_contract
 from redline.package import Package
 from redline.verify import Planned
 from redline.view import build_view
 from redline.writer import WriteOptions
 from redline.xmlparse import serialize
-from tests.docbuild import B, BlockSdt, BmEnd, BmStart, Ins, Link, P, Raw, Table, docx
+from testing.contractgen import generate_contract
+from testing.docbuild import B, BlockSdt, BmEnd, BmStart, Ins, Link, P, Raw, Table, docx
 
 MAIN = "word/document.xml"
 DATE = "2026-01-01T00:00:00Z"

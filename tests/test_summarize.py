@@ -10,7 +10,6 @@ import pytest
 
 import redline.verify
 import summarize.check
-from redline.contractgen import generate_contract
 from redline.locate import Locator
 from redline.package import Package
 from redline.view import build_view
@@ -18,6 +17,7 @@ from shared_schema import EditResult, Location, QuoteCheck, Refusal
 from summarize.check import check, check_reply
 from summarize.cli import main as summarize_main
 from summarize.render import to_markdown
+from testing.contractgen import generate_contract
 
 
 @pytest.fixture(scope="module")

@@ -196,7 +196,7 @@ def test_the_flat_pass_gives_the_same_view_as_the_event_walk(case: tuple[str, st
 
 def test_paragraph_offsets_and_json_shape(tmp_path: Path) -> None:
     from redline.cli import main
-    from redline.contractgen import generate_contract
+    from testing.contractgen import generate_contract
 
     doc = tmp_path / "lease.docx"
     doc.write_bytes(generate_contract("lease", seed=1))

@@ -31,7 +31,17 @@ from typing import Any
 
 import docx as python_docx
 import pytest
-from docbuild import (
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+from redline.apply import ApplyOptions, Outcome, apply_reply
+from redline.normalize import normalize
+from redline.package import Package, PackageError
+from redline.view import SpanFlag, build_view
+from redline.writer import diff_opcodes, max_revision_id, quote_style, word_diff
+from shared_schema import Edit, EditBatch
+from testing.docbuild import (
     B,
     BmEnd,
     BmStart,
@@ -49,17 +59,7 @@ from docbuild import (
     Table,
     docx,
 )
-from docbuild import Del as Deleted
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from lxml import etree
-
-from redline.apply import ApplyOptions, Outcome, apply_reply
-from redline.normalize import normalize
-from redline.package import Package, PackageError
-from redline.view import SpanFlag, build_view
-from redline.writer import diff_opcodes, max_revision_id, quote_style, word_diff
-from shared_schema import Edit, EditBatch
+from testing.docbuild import Del as Deleted
 
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 NS = {"w": W_NS}

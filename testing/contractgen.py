@@ -18,7 +18,7 @@ The text depends only on ``(kind, seed, pages, parties)``; ``runs_per_paragraph`
 XML, never the text. The output is byte-for-byte reproducible (fixed zip timestamps and core
 properties).
 
-``python -m redline.contractgen OUTDIR`` regenerates the documents of ``sample_contracts/``.
+``python -m testing.contractgen OUTDIR`` regenerates the documents of ``sample_contracts/``.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from typing import Any, Literal, get_args
 
 from lxml import etree
 
-from .ooxml import W_NS, XML_SPACE, w
+from redline.ooxml import W_NS, XML_SPACE, w
 
 Kind = Literal["lease", "nda", "msa"]
 Story = Literal["body", "header", "footer", "footnotes"]
@@ -2027,7 +2027,7 @@ def write_samples(outdir: Path) -> list[Path]:
 
 def main(argv: Sequence[str] | None = None, *, out: Callable[[str], None] = print) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m redline.contractgen",
+        prog="python -m testing.contractgen",
         description="Regenerate sample_contracts/*.docx, or write one generated contract.",
     )
     parser.add_argument("outdir", type=Path, help="directory to write into")
