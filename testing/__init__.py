@@ -1,7 +1,7 @@
 """The test kit: not part of the installed product.
 
-- ``contractgen`` — realistic contracts as .docx bytes, deterministic from a seed;
-  ``python -m testing.contractgen sample_contracts`` regenerates the samples.
+- ``contractgen`` — realistic contracts as .docx bytes, deterministic from a seed (clause prose in
+  ``data/*.json``); ``python -m testing.contractgen sample_contracts`` regenerates the samples.
 - ``docbuild`` — small .docx files from a compact notation, for unit tests.
 - ``hostile_docs`` — valid and hostile packages (hand-written zips whose every field can lie).
 

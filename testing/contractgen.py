@@ -19,22 +19,25 @@ XML, never the text. The output is byte-for-byte reproducible (fixed zip timesta
 properties).
 
 ``python -m testing.contractgen OUTDIR`` regenerates the documents of ``sample_contracts/``.
+The clause prose lives in ``testing/data/*.json``; this module turns it into documents.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import functools
 import io
 import itertools
+import json
 import random
 import re
 import sys
 import zipfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 from lxml import etree
 
@@ -60,13 +63,17 @@ _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 
 # --------------------------------------------------------------------------------------------
-# The clause banks
+# The clause banks: one JSON file per kind in ``testing/data/`` (``lease.json``, ``nda.json``,
+# ``msa.json``), each a ``_Spec`` field by field. A clause is ``{"key", "title", "body"}`` with
+# optional ``"items"`` (a string, or ``{"text", "children": [...]}`` for an item with
+# sub-items), ``"footnote"`` and ``"table": {"header": [...], "rows": [[...], ...]}``.
 #
-# Template mini-language (resolved in this order):
+# Template mini-language of every text (resolved in this order):
 #   [[a|b|c]]   one alternative, chosen by the seed
 #   **bold**    *italic*
 #   ~           a no-break space ("Section~{ref:rent.late}")
 #   {p1} {p2}   the parties' names;  {ref:article} / {ref:article.clause}  a clause's label
+#   {cycle}     (in ``cycle_extra`` only) the name of the repetition, e.g. "Phase 2"
 # --------------------------------------------------------------------------------------------
 
 
@@ -116,1205 +123,101 @@ class _Spec:
     cycle_extra: tuple[str, ...]
 
 
-def _c(
-    key: str,
-    title: str,
-    body: str,
-    *items: str | tuple[str, tuple[str, ...]],
-    footnote: str | None = None,
-    table: _TableSpec | None = None,
-) -> _Clause:
-    its = tuple(_Item(i) if isinstance(i, str) else _Item(i[0], i[1]) for i in items)
-    return _Clause(key, title, body, its, footnote, table)
+DATA_DIR = Path(__file__).resolve().parent / "data"
+"""Where the clause banks live."""
 
 
-def _a(key: str, title: str, *clauses: _Clause) -> _Article:
-    return _Article(key, title, clauses)
+def _strings(value: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{where}: expected a list of strings")
+    return tuple(value)
 
 
-_LEASE = _Spec(
-    title="COMMERCIAL LEASE AGREEMENT",
-    parties=("Harbor Point Properties LLC", "Bluefin Analytics, Inc."),
-    front=(
-        "This Commercial Lease Agreement (this “**Lease**”) is entered into as of March 1, 2025 "
-        "(the “**Effective Date**”) by and between {p1}, a Delaware limited liability company "
-        "(“**Landlord**”), and {p2}, a Delaware corporation (“**Tenant**”).",
-        "WHEREAS, Landlord is the owner of the office building commonly known as Harbor Point "
-        "Center, 400 Pier Avenue, Oakland, California (the “**Building**”); and",
-        "WHEREAS, Tenant desires to lease from Landlord, and Landlord desires to lease to Tenant, "
-        "certain premises in the Building on the terms set out in this Lease;",
-        "NOW, THEREFORE, in consideration of the mutual covenants in this Lease, and for other "
-        "good and valuable consideration, the receipt and sufficiency of which are acknowledged, "
-        "the parties agree as follows:",
-    ),
-    articles=(
-        _a(
-            "defs",
-            "Definitions",
-            _c(
-                "premises",
-                "",
-                "“**Premises**” means the space on the fourth (4th) floor of the Building "
-                "described in Schedule~1, comprising approximately [[12,400|12,450|12,380]] "
-                "rentable square feet.",
-                footnote="Rentable area is measured in accordance with ANSI/BOMA Z65.1–2017 "
-                "(*Office Buildings: Standard Methods of Measurement*).",
-            ),
-            _c(
-                "common",
-                "",
-                "“**Common Areas**” means all areas of the Building and the land on which it "
-                "stands that Landlord makes available for the non-exclusive use of tenants, "
-                "including lobbies, corridors, restrooms, elevators, loading docks and parking "
-                "facilities.",
-            ),
-            _c(
-                "opex",
-                "",
-                "“**Operating Expenses**” means all costs Landlord incurs in operating, "
-                "maintaining, insuring and repairing the Building and the Common Areas, excluding "
-                "capital expenditures, leasing commissions, and costs reimbursed by insurance.",
-            ),
-            _c(
-                "bday",
-                "",
-                "“**Business Day**” means any day other than a Saturday, a Sunday or a day on "
-                "which banks in [[California|San Francisco]] are authorized to close.",
-            ),
-        ),
-        _a(
-            "term",
-            "Term",
-            _c(
-                "initial",
-                "Initial Term",
-                "The term of this Lease (the “**Term**”) begins on April 1, 2025 (the "
-                "“**Commencement Date**”) and ends on March 31, 2030, unless terminated earlier "
-                "under this Lease. The lease years 2025–2030 are together the initial term.",
-            ),
-            _c(
-                "renewal",
-                "Renewal Option",
-                "Provided no Event of Default exists, Tenant may extend the Term for one (1) "
-                "additional period of five (5) years by giving Landlord written notice not less "
-                "than nine (9) months and not more than fifteen (15) months before the Term "
-                "expires. Base Rent for the renewal period shall equal [[ninety-five percent "
-                "(95%)|one hundred percent (100%)]] of the fair market rent then prevailing for "
-                "comparable space in [[Oakland|the East Bay]].",
-            ),
-            _c(
-                "holdover",
-                "Holding Over",
-                "If Tenant remains in possession after the Term ends without Landlord’s written "
-                "consent, Tenant shall be a tenant at sufferance and shall pay Base Rent at one "
-                "hundred fifty percent (150%) of the rate in effect immediately before the "
-                "expiration, prorated on a daily basis.",
-            ),
-            _c(
-                "access",
-                "Early Access",
-                "Landlord shall give Tenant access to the Premises [[thirty (30)|forty-five (45)]] "
-                "days before the Commencement Date to install furniture, cabling and equipment. "
-                "Tenant’s early access is subject to all terms of this Lease except the obligation "
-                "to pay Base Rent.",
-            ),
-        ),
-        _a(
-            "use",
-            "Use of Premises",
-            _c(
-                "permitted",
-                "Permitted Use",
-                "Tenant shall use the Premises solely for general office purposes and for no other "
-                "purpose without Landlord’s prior written consent, which Landlord shall not "
-                "unreasonably withhold.",
-            ),
-            _c(
-                "laws",
-                "Compliance with Laws",
-                "Tenant shall comply with all laws, ordinances and regulations applicable to "
-                "Tenant’s use of the Premises — including the Americans with Disabilities Act — at "
-                "Tenant’s sole cost and expense.",
-            ),
-            _c(
-                "prohibited",
-                "Prohibited Activities",
-                "Tenant shall not:",
-                (
-                    "use or store any hazardous materials on the Premises, other than:",
-                    (
-                        "customary office and janitorial supplies in quantities that comply with law; and",
-                        "fuel contained in the equipment of Tenant’s contractors while they are on "
-                        "the Premises;",
-                    ),
-                ),
-                "commit any nuisance or permit any activity that unreasonably disturbs other "
-                "tenants of the Building; or",
-                "overload the floors or the electrical systems of the Building beyond their design capacity.",
-            ),
-        ),
-        _a(
-            "rent",
-            "Rent",
-            _c(
-                "base",
-                "Base Rent",
-                "Tenant shall pay Landlord base rent (“**Base Rent**”) in equal monthly "
-                "installments, in advance, on the first (1st) day of each calendar month during "
-                "the Term, in the amounts set out in the table below:",
-                table=_TableSpec(
-                    ("Period", "Annual Base Rent", "Monthly Installment"),
-                    (
-                        ("Months 1–12", "$396,800.00", "$33,066.67"),
-                        ("Months 13–24", "$408,704.00", "$34,058.67"),
-                        ("Months 25–36", "$420,965.12", "$35,080.43"),
-                        ("Months 37–60", "$433,594.07", "$36,132.84"),
-                    ),
-                ),
-            ),
-            _c(
-                "opex",
-                "Operating Expenses",
-                "Tenant shall pay Operating Expenses in an amount equal to Tenant’s Proportionate "
-                "Share, being [[14.6%|14.8%|15.1%]], of the Operating Expenses for each calendar "
-                "year, in monthly estimated installments together with Base Rent. Within one "
-                "hundred twenty (120) days after each calendar year, Landlord shall deliver a "
-                "statement of the actual Operating Expenses for that year.",
-            ),
-            _c(
-                "late",
-                "Late Payment",
-                "If Tenant fails to pay any amount within **ten (10)** days after it is due, "
-                "Tenant shall pay a late charge equal to five percent (5%) of the overdue amount, "
-                "together with interest at the rate of ten percent (10%) per annum from the due "
-                "date until paid.",
-            ),
-            _c(
-                "deposit",
-                "Security Deposit",
-                "On signing this Lease, Tenant shall deliver to Landlord a security deposit of "
-                "$66,133.34 (the “**Security Deposit**”). Landlord shall return the Security "
-                "Deposit, less any amounts applied under this Lease, within thirty (30) days after "
-                "the Term ends.",
-            ),
-            _c(
-                "abatement",
-                "Rent Abatement",
-                "Provided no Event of Default exists, Base Rent for months two (2) through four "
-                "(4) of the Term is abated. If an Event of Default occurs, the abated Base Rent "
-                "becomes immediately due.",
-            ),
-        ),
-        _a(
-            "services",
-            "Services and Utilities",
-            _c(
-                "building",
-                "Building Services",
-                "Landlord shall furnish heating, ventilation and air conditioning to the Premises "
-                "from 8:00 a.m. to 6:00 p.m. on Business Days, passenger elevator service at all "
-                "times, and janitorial service five (5) days a week.",
-            ),
-            _c(
-                "interruption",
-                "Interruption",
-                "Landlord is not liable for any interruption of services caused by repairs, "
-                "strikes, accidents or events beyond its reasonable control. If an interruption "
-                "within Landlord’s control continues for more than five (5) consecutive Business "
-                "Days and makes the Premises untenantable, Base Rent abates until the service is "
-                "restored.",
-            ),
-            _c(
-                "utilities",
-                "Utilities",
-                "Tenant shall pay for all electricity consumed in the Premises, as measured by a "
-                "separate meter that Landlord installs at its own cost.",
-            ),
-        ),
-        _a(
-            "repairs",
-            "Maintenance and Repairs",
-            _c(
-                "landlord",
-                "Landlord’s Obligations",
-                "Landlord shall maintain in good repair the roof, foundation, structural elements "
-                "and base building systems of the Building, the cost of which shall be included in "
-                "Operating Expenses to the extent permitted by Section~{ref:defs.opex}.",
-            ),
-            _c(
-                "tenant",
-                "Tenant’s Obligations",
-                "Tenant shall keep the Premises in good and clean condition and shall promptly "
-                "repair any damage caused by Tenant or its employees, agents or invitees, at "
-                "Tenant’s sole cost and expense.",
-            ),
-            _c(
-                "alterations",
-                "Alterations",
-                "Tenant shall not make any alterations to the Premises costing more than "
-                "[[$25,000|$30,000]] in any twelve-month period without Landlord’s prior written "
-                "consent. All alterations shall be performed by licensed contractors approved by "
-                "Landlord.",
-            ),
-        ),
-        _a(
-            "insurance",
-            "Insurance and Indemnity",
-            _c(
-                "tenant",
-                "Tenant’s Insurance",
-                "Tenant shall maintain commercial general liability insurance with limits of not "
-                "less than $2,000,000 per occurrence, naming Landlord as an additional insured, "
-                "and shall deliver certificates evidencing that insurance before the Commencement "
-                "Date.",
-            ),
-            _c(
-                "subrogation",
-                "Waiver of Subrogation",
-                "Landlord and Tenant each waive all rights of recovery against the other for any "
-                "loss covered by property insurance that the waiving party carries or is required "
-                "to carry under this Lease.",
-            ),
-            _c(
-                "indemnity",
-                "Indemnity",
-                "Tenant shall indemnify, defend and hold harmless Landlord from all claims arising "
-                "from Tenant’s use of the Premises, except to the extent caused by Landlord’s "
-                "negligence or willful misconduct.",
-            ),
-        ),
-        _a(
-            "casualty",
-            "Casualty and Condemnation",
-            _c(
-                "damage",
-                "Damage",
-                "If the Premises are damaged by fire or other casualty, Landlord shall repair the "
-                "damage within one hundred eighty (180) days, and Base Rent abates in proportion "
-                "to the part of the Premises that is unusable during the repair.",
-            ),
-            _c(
-                "termination",
-                "Termination Right",
-                "If Landlord reasonably estimates that the repair will take more than two hundred "
-                "seventy (270) days, either party may terminate this Lease by written notice given "
-                "within thirty (30) days after Landlord delivers its estimate.",
-            ),
-            _c(
-                "condemnation",
-                "Condemnation",
-                "If all or a material part of the Premises is taken by eminent domain, this Lease "
-                "ends on the date of the taking, and Landlord is entitled to the entire award, "
-                "except any separate award for Tenant’s moving expenses.",
-            ),
-        ),
-        _a(
-            "assignment",
-            "Assignment and Subletting",
-            _c(
-                "consent",
-                "Consent Required",
-                "Tenant shall not assign this Lease or sublet all or any part of the Premises "
-                "without Landlord’s prior written consent, which Landlord shall not unreasonably "
-                "withhold, condition or delay.",
-            ),
-            _c(
-                "permitted",
-                "Permitted Transfers",
-                "Notwithstanding Section~{ref:assignment.consent}, Tenant may assign this Lease to "
-                "an affiliate or to a successor by merger without Landlord’s consent, provided "
-                "Tenant gives Landlord written notice within ten (10) days after the transfer.",
-            ),
-        ),
-        _a(
-            "default",
-            "Default and Remedies",
-            _c(
-                "events",
-                "Events of Default",
-                "Each of the following is an “**Event of Default**”:",
-                "Tenant fails to pay any Rent within five (5) Business Days after written notice "
-                "that it is due;",
-                "Tenant fails to perform any other obligation within thirty (30) days after "
-                "written notice, or, if the failure cannot reasonably be cured within thirty (30) "
-                "days, Tenant fails to begin the cure within that period and diligently complete "
-                "it; or",
-                "Tenant becomes insolvent, makes an assignment for the benefit of creditors, or "
-                "files a petition in bankruptcy.",
-            ),
-            _c(
-                "remedies",
-                "Remedies",
-                "On an Event of Default, Landlord may terminate this Lease by written notice to "
-                "Tenant and recover possession of the Premises, in addition to any other remedy "
-                "available at law or in equity.",
-            ),
-            _c(
-                "surrender",
-                "Surrender",
-                "At the end of the Term, Tenant shall surrender the Premises broom clean and in "
-                "good condition, ordinary wear and tear and casualty excepted, and shall remove "
-                "its personal property and any alterations that Landlord requires it to remove.",
-            ),
-        ),
-        _a(
-            "misc",
-            "Miscellaneous",
-            _c(
-                "notices",
-                "Notices",
-                "All notices under this Lease shall be in writing and delivered by hand, by "
-                "nationally recognized overnight courier, or by email with confirmation of "
-                "receipt, to the addresses set out on the signature page.",
-            ),
-            _c(
-                "law",
-                "Governing Law",
-                "This Lease is governed by the laws of the State of California, without regard to "
-                "its conflict of laws rules.",
-            ),
-            _c(
-                "quiet",
-                "Quiet Enjoyment",
-                "So long as no Event of Default exists, Tenant shall peaceably and quietly enjoy "
-                "the Premises without disturbance by Landlord or anyone claiming through Landlord.",
-            ),
-            _c(
-                "brokers",
-                "Brokers",
-                "Each party represents that it has dealt with no broker in connection with this "
-                "Lease other than Westshore Realty Advisors, whose commission Landlord shall pay "
-                "under a separate agreement.",
-            ),
-            _c(
-                "entire",
-                "Entire Agreement",
-                "This Lease, together with its Schedules, is the entire agreement between the "
-                "parties regarding its subject matter and supersedes all prior negotiations and "
-                "agreements — written or oral.",
-            ),
-        ),
-    ),
-    closing=("IN WITNESS WHEREOF, the parties have executed this Lease as of the Effective Date.",),
-    signature=(
-        "LANDLORD: {p1}",
-        "By: ______________________________",
-        "Name: Dana K. Whitfield, Managing Member",
-        "TENANT: {p2}",
-        "By: ______________________________",
-        "Name: Priya R. Menon, Chief Executive Officer",
-    ),
-    schedule_title="Schedule~1 — Description of the Premises",
-    schedule=(
-        "The Premises comprise Suite 400 on the fourth (4th) floor of the Building, shown hatched "
-        "on the floor plan attached to this Schedule~1, together with the right to use "
-        "twenty-four (24) unreserved parking spaces in the Building’s parking garage.",
-    ),
-    header="Commercial Lease — {p1} / {p2}",
-    footer="Confidential — Page ",
-    cycle_word="Phase",
-    cycle_extra=(
-        "This Section applies to the space added in {cycle} on the same terms as to the original Premises.",
-        "For {cycle}, the periods in this Section run from the date Landlord delivers the "
-        "additional space to Tenant.",
-        "Landlord shall confirm the {cycle} delivery date to Tenant in writing within "
-        "[[five (5)|ten (10)]] Business Days after delivery.",
-        "Amounts payable under this Section for {cycle} are stated separately in each invoice.",
-        "Tenant’s rights under this Section for {cycle} are personal to the original Tenant.",
-        "The parties shall record any {cycle} adjustment under this Section in a short amendment.",
-    ),
-    extra=(
-        "Tenant shall provide Landlord with such information as Landlord reasonably requests to "
-        "verify compliance with this Section.",
-        "Landlord’s consent under this Section shall not be unreasonably withheld, conditioned or delayed.",
-        "Any amount payable by Tenant under this Section is Additional Rent.",
-        "The parties shall cooperate in good faith to give effect to this Section.",
-        "Tenant shall bear the reasonable costs Landlord incurs in reviewing any request made "
-        "under this Section.",
-        "This Section survives the expiration or earlier termination of the Term.",
-        "Nothing in this Section limits Landlord’s rights under Section~{ref:default.remedies}.",
-        "Landlord may, but is not obliged to, cure any failure by Tenant under this Section at "
-        "Tenant’s expense.",
-        "Time is of the essence for each obligation under this Section.",
-        "Tenant shall give Landlord not less than [[five (5)|ten (10)|fifteen (15)]] Business "
-        "Days’ notice before exercising any right under this Section.",
-        "Any dispute under this Section shall be resolved under Section~{ref:misc.law}.",
-        "Landlord shall act reasonably and in good faith in making any determination under this Section.",
-        "For the period 20[[26|27|28]]–2030, the amounts in this Section are adjusted annually by "
-        "[[two|three]] percent.",
-        "Tenant’s obligations under this Section are independent covenants — not conditions.",
-    ),
-)
+def _string(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{where}: expected a string")
+    return value
 
 
-_NDA = _Spec(
-    title="MUTUAL NON-DISCLOSURE AGREEMENT",
-    parties=("Northwind Robotics, Inc.", "Alder Systems Ltd."),
-    front=(
-        "This Mutual Non-Disclosure Agreement (this “**Agreement**”) is made as of January 15, "
-        "2025 (the “**Effective Date**”) between {p1}, a Delaware corporation with offices at 1200 "
-        "Mission Street, San Francisco, California, and {p2}, a company incorporated in England "
-        "and Wales with offices at 18 Charterhouse Square, London (each a “**Party**” and "
-        "together the “**Parties**”).",
-        "The Parties wish to explore a potential collaboration on autonomous warehouse systems "
-        "(the “**Purpose**”) and, in doing so, expect to disclose confidential information to "
-        "each other. Each Party’s obligations under this Agreement apply to it both as a "
-        "“**Disclosing Party**” and as a “**Receiving Party**”.",
-    ),
-    articles=(
-        _a(
-            "ci",
-            "Confidential Information",
-            _c(
-                "definition",
-                "Definition",
-                "“**Confidential Information**” means all non-public information disclosed by a "
-                "Disclosing Party to a Receiving Party, whether orally, in writing or in any other "
-                "form, that is marked as confidential or that a reasonable person would understand "
-                "to be confidential given the nature of the information and the circumstances of "
-                "disclosure.",
-            ),
-            _c(
-                "exclusions",
-                "Exclusions",
-                "Confidential Information does not include information that:",
-                "is or becomes generally available to the public other than through a breach of "
-                "this Agreement by the Receiving Party;",
-                "was known to the Receiving Party without restriction before it was disclosed by "
-                "the Disclosing Party;",
-                "is received by the Receiving Party from a third party that is not under an "
-                "obligation of confidence; or",
-                (
-                    "is independently developed by the Receiving Party, provided that the "
-                    "Receiving Party can show, by written records:",
-                    (
-                        "that the development was made by personnel who had no access to the "
-                        "Disclosing Party’s Confidential Information; and",
-                        "that no Confidential Information was used in the development.",
-                    ),
-                ),
-            ),
-            _c(
-                "oral",
-                "Oral Disclosures",
-                "Confidential Information disclosed orally shall be identified as confidential at "
-                "the time of disclosure and summarized in writing within thirty (30) days after "
-                "the disclosure.",
-            ),
-        ),
-        _a(
-            "obligations",
-            "Obligations of the Receiving Party",
-            _c(
-                "use",
-                "Non-Use and Non-Disclosure",
-                "The Receiving Party shall use the Disclosing Party’s Confidential Information "
-                "only for the Purpose and shall not disclose it to any third party except as "
-                "permitted by this Agreement.",
-            ),
-            _c(
-                "care",
-                "Standard of Care",
-                "The Receiving Party shall protect the Disclosing Party’s Confidential Information "
-                "using at least the same degree of care it uses to protect its own confidential "
-                "information of a similar nature, and in no event less than reasonable care.",
-            ),
-            _c(
-                "security",
-                "Security",
-                "The Receiving Party shall store Confidential Information in a secure location "
-                "and, for electronic records, with access controls and encryption consistent with "
-                "industry practice.",
-            ),
-            _c(
-                "reps",
-                "Representatives",
-                "The Receiving Party may disclose Confidential Information to its employees, "
-                "officers, advisers and contractors (its “**Representatives**”) who need to know "
-                "it for the Purpose and who are bound by confidentiality obligations no less "
-                "protective than those in this Agreement. The Receiving Party shall be responsible "
-                "for any breach of this Agreement by its Representatives.",
-            ),
-            _c(
-                "reverse",
-                "No Reverse Engineering",
-                "The Receiving Party shall not reverse engineer, decompile or disassemble any "
-                "prototype, software or other tangible object that embodies the Disclosing Party’s "
-                "Confidential Information.",
-            ),
-            _c(
-                "notify",
-                "Unauthorized Use",
-                "The Receiving Party shall notify the Disclosing Party promptly, and in any event "
-                "within [[two (2)|three (3)]] Business Days, after becoming aware of any "
-                "unauthorized use or disclosure of the Disclosing Party’s Confidential "
-                "Information, and shall cooperate with the Disclosing Party to regain possession "
-                "of it.",
-                footnote="“Business Day” means a day on which banks are open for general business "
-                "in both New York and London.",
-            ),
-        ),
-        _a(
-            "compelled",
-            "Compelled Disclosure",
-            _c(
-                "notice",
-                "Notice",
-                "If the Receiving Party is required by law, regulation or court order to disclose "
-                "any Confidential Information, it shall, to the extent legally permitted, give the "
-                "Disclosing Party prompt written notice so that the Disclosing Party may seek a "
-                "protective order.",
-            ),
-            _c(
-                "limited",
-                "Limited Disclosure",
-                "The Receiving Party shall disclose only that portion of the Confidential "
-                "Information that its counsel advises is legally required to be disclosed, and "
-                "shall use reasonable efforts to obtain confidential treatment for it.",
-            ),
-            _c(
-                "whistleblower",
-                "Protected Reporting",
-                "Nothing in this Agreement prevents either Party from reporting a possible "
-                "violation of law to a governmental authority or from making other disclosures "
-                "protected under the whistleblower provisions of applicable law.",
-            ),
-        ),
-        _a(
-            "term",
-            "Term and Return of Information",
-            _c(
-                "term",
-                "Term",
-                "This Agreement begins on the Effective Date and continues for two (2) years — "
-                "covering disclosures made during 2025–2027 — unless a Party terminates it earlier "
-                "on thirty (30) days’ written notice to the other Party.",
-            ),
-            _c(
-                "survival",
-                "Survival",
-                "The Receiving Party’s obligations under Section~{ref:obligations} survive for "
-                "[[three (3)|five (5)]] years after the expiry or termination of this Agreement; "
-                "for trade secrets, they survive for as long as the information remains a trade "
-                "secret under applicable law.",
-            ),
-            _c(
-                "return",
-                "Return or Destruction",
-                "Within ten (10) days after the Disclosing Party’s written request, the Receiving "
-                "Party shall return or destroy all Confidential Information in its possession and "
-                "certify the destruction in writing, except for copies retained under its routine "
-                "backup procedures.",
-            ),
-        ),
-        _a(
-            "nolicense",
-            "No License; No Warranty",
-            _c(
-                "license",
-                "No License",
-                "Nothing in this Agreement grants the Receiving Party any license or other right "
-                "in the Disclosing Party’s Confidential Information, except the limited right to "
-                "use it for the Purpose.",
-            ),
-            _c(
-                "asis",
-                "As Is",
-                "All Confidential Information is provided “as is”. Neither Party makes any "
-                "representation or warranty as to the accuracy or completeness of the Confidential "
-                "Information it discloses.",
-            ),
-            _c(
-                "proceed",
-                "No Obligation to Proceed",
-                "Neither Party is obliged to enter into any further agreement or transaction. "
-                "Either Party may end discussions regarding the Purpose at any time, for any "
-                "reason, by written notice to the other Party.",
-            ),
-        ),
-        _a(
-            "compliance",
-            "Export Control and Data Protection",
-            _c(
-                "export",
-                "Export Control",
-                "Each Party shall comply with all applicable export control laws and shall not "
-                "export, re-export or transfer any Confidential Information except in compliance "
-                "with those laws.",
-            ),
-            _c(
-                "personal",
-                "Personal Data",
-                "Neither Party intends to disclose personal data under this Agreement. If a Party "
-                "needs to disclose personal data, the Parties shall first agree in writing on the "
-                "terms that applicable data protection law requires.",
-            ),
-        ),
-        _a(
-            "ownership",
-            "Ownership and Feedback",
-            _c(
-                "ownership",
-                "Ownership",
-                "All Confidential Information remains the property of the Disclosing Party, and no "
-                "disclosure under this Agreement transfers any right in it to the Receiving Party.",
-            ),
-            _c(
-                "feedback",
-                "Feedback",
-                "If a Party provides suggestions or feedback about the other Party’s products, the "
-                "other Party may use that feedback without restriction or obligation, provided "
-                "that it does not identify the Party that gave it.",
-            ),
-            _c(
-                "securities",
-                "Securities Laws",
-                "Each Party is aware that securities laws prohibit any person who has material, "
-                "non-public information about a company from purchasing or selling securities of "
-                "that company in reliance on that information.",
-            ),
-        ),
-        _a(
-            "remedies",
-            "Remedies",
-            _c(
-                "equitable",
-                "Equitable Relief",
-                "Each Party acknowledges that a breach of this Agreement may cause the other Party "
-                "irreparable harm for which damages would not be an adequate remedy, and that the "
-                "other Party may seek injunctive relief without proving actual damages or posting "
-                "a bond.",
-            ),
-            _c(
-                "nonsolicit",
-                "Non-Solicitation",
-                "For twelve (12) months after the Effective Date, neither Party shall solicit for "
-                "employment any employee of the other Party with whom it had contact in connection "
-                "with the Purpose, except through general advertisements not targeted at those "
-                "employees.",
-            ),
-            _c(
-                "costs",
-                "Costs",
-                "In any action to enforce this Agreement, the prevailing Party is entitled to "
-                "recover its reasonable attorneys’ fees and costs.",
-            ),
-        ),
-        _a(
-            "general",
-            "General",
-            _c(
-                "law",
-                "Governing Law and Jurisdiction",
-                "This Agreement is governed by the laws of the State of New York, and each Party "
-                "submits to the exclusive jurisdiction of the state and federal courts located in "
-                "New York County.",
-            ),
-            _c(
-                "assignment",
-                "Assignment",
-                "Neither Party may assign this Agreement without the other Party’s prior written "
-                "consent, except to a successor to all or substantially all of its business.",
-            ),
-            _c(
-                "amendment",
-                "Amendment and Waiver",
-                "No amendment of this Agreement is effective unless it is in writing and signed by "
-                "both Parties. No failure or delay in exercising any right under this Agreement "
-                "operates as a waiver of it.",
-            ),
-            _c(
-                "severability",
-                "Severability",
-                "If any provision of this Agreement is held invalid or unenforceable, the "
-                "remaining provisions remain in full force, and the invalid provision shall be "
-                "replaced by a valid provision that comes closest to the Parties’ intent.",
-            ),
-            _c(
-                "relationship",
-                "Relationship of the Parties",
-                "Nothing in this Agreement creates any agency, partnership or joint venture "
-                "between the Parties, and neither Party may bind the other.",
-            ),
-            _c(
-                "notices",
-                "Notices",
-                "Notices under this Agreement shall be sent to the addresses below, or to any "
-                "other address a Party designates by notice to the other Party:",
-                table=_TableSpec(
-                    ("Party", "Address", "Email"),
-                    (
-                        (
-                            "Northwind Robotics, Inc.",
-                            "1200 Mission Street, San Francisco, CA 94103",
-                            "legal@northwind.example",
-                        ),
-                        (
-                            "Alder Systems Ltd.",
-                            "18 Charterhouse Square, London EC1M 6AX",
-                            "notices@alder.example",
-                        ),
-                    ),
-                ),
-            ),
-            _c(
-                "entire",
-                "Entire Agreement",
-                "This Agreement is the entire agreement between the Parties regarding its subject "
-                "matter and supersedes all prior agreements — written or oral — regarding that "
-                "subject matter.",
-            ),
-            _c(
-                "counterparts",
-                "Counterparts",
-                "This Agreement may be executed in counterparts, including by electronic "
-                "signature, each of which is an original and all of which together are one "
-                "instrument.",
-            ),
-        ),
-    ),
-    closing=("Each Party has signed this Agreement by its authorized representative.",),
-    signature=(
-        "{p1}",
-        "By: ______________________________",
-        "Name: Marcus Oyelaran, General Counsel",
-        "{p2}",
-        "By: ______________________________",
-        "Name: Helen Achterberg, Director",
-    ),
-    schedule_title="Schedule~1 — The Purpose",
-    schedule=(
-        "Evaluation of a joint offering that combines Northwind’s robotic picking arms with "
-        "Alder’s warehouse orchestration software, including technical due diligence, site visits "
-        "and commercial discussions during the period 2025–2026.",
-    ),
-    header="Mutual Non-Disclosure Agreement — Strictly Confidential",
-    footer="{p1} / {p2} — Page ",
-    cycle_word="Program",
-    cycle_extra=(
-        "For {cycle}, each Party shall designate a program lead responsible for compliance with "
-        "this Section.",
-        "Disclosures made under {cycle} shall be logged separately from other disclosures.",
-        "This Section applies to {cycle} from the date of its kickoff meeting.",
-        "The Parties may agree in writing on additional safeguards for {cycle} under this Section.",
-        "Confidential Information exchanged in {cycle} shall be labeled with the program name.",
-        "Each Party shall report to the other on its compliance with this Section at the end of {cycle}.",
-    ),
-    extra=(
-        "The Receiving Party shall keep a record of each person to whom it discloses Confidential "
-        "Information under this Section.",
-        "This Section applies equally to Confidential Information disclosed before the Effective Date.",
-        "The Disclosing Party may, by written notice, designate additional information as "
-        "Confidential Information under this Section.",
-        "Each Party shall bear its own costs of complying with this Section.",
-        "The obligations in this Section are in addition to, and not in substitution for, those in "
-        "Section~{ref:obligations.care}.",
-        "Nothing in this Section requires a Party to disclose any particular information.",
-        "A Party’s failure to enforce this Section is not a waiver of its rights under it.",
-        "The Receiving Party shall ensure that its Representatives comply with this Section.",
-        "Any notice under this Section shall be given in accordance with Section~{ref:general.notices}.",
-        "For disclosures made during 20[[25|26]]–2027, this Section applies without modification.",
-        "The Parties shall discuss in good faith — and document in writing — any question arising "
-        "under this Section.",
-        "This Section survives for [[three (3)|five (5)]] years after the Agreement ends.",
-    ),
-)
+def _item(value: Any, where: str) -> _Item:
+    if isinstance(value, str):
+        return _Item(value)
+    if not isinstance(value, dict) or set(value) != {"text", "children"}:
+        raise ValueError(f"{where}: expected a string or {{text, children}}")
+    return _Item(_string(value["text"], where), _strings(value["children"], where))
 
 
-_MSA = _Spec(
-    title="MASTER SERVICES AGREEMENT",
-    parties=("Meridian Health Partners, Inc.", "Quarry Lane Software LLC"),
-    front=(
-        "This Master Services Agreement (this “**Agreement**”) is entered into as of February 3, "
-        "2025 (the “**Effective Date**”) between {p1}, a Delaware corporation (“**Customer**”), "
-        "and {p2}, a Colorado limited liability company (“**Provider**”).",
-        "Customer wishes to engage Provider to provide certain software development, cloud "
-        "migration and support services from time to time, and Provider is willing to provide "
-        "them on the terms of this Agreement.",
-    ),
-    articles=(
-        _a(
-            "defs",
-            "Definitions",
-            _c(
-                "services",
-                "",
-                "“**Services**” means the professional, software and support services described in "
-                "each Statement of Work.",
-            ),
-            _c(
-                "sow",
-                "",
-                "“**Statement of Work**” or “**SOW**” means a document executed by both parties "
-                "that references this Agreement and describes Services, Deliverables, fees and a "
-                "schedule. The first Statement of Work is attached as Schedule~1.",
-            ),
-            _c(
-                "deliverables",
-                "",
-                "“**Deliverables**” means all work product that Provider delivers to Customer "
-                "under a Statement of Work.",
-            ),
-            _c(
-                "data",
-                "",
-                "“**Customer Data**” means all data, including personal information, that Customer "
-                "or its users provide to Provider in connection with the Services.",
-                footnote="“Personal information” has the meaning given in the California Consumer "
-                "Privacy Act and, where applicable, includes protected health information.",
-            ),
-        ),
-        _a(
-            "services",
-            "Services",
-            _c(
-                "performance",
-                "Performance",
-                "Provider shall perform the Services in a professional and workmanlike manner, in "
-                "accordance with generally accepted industry standards and each applicable "
-                "Statement of Work.",
-            ),
-            _c(
-                "personnel",
-                "Personnel",
-                "Provider shall assign qualified personnel to perform the Services and shall "
-                "replace any individual to whom Customer reasonably objects within ten (10) "
-                "Business Days after Customer’s request.",
-            ),
-            _c(
-                "sla",
-                "Service Levels",
-                "Provider shall meet the service levels in the table below. If Provider fails to "
-                "meet a service level in any month, Customer’s sole monetary remedy is the service "
-                "credit shown:",
-                table=_TableSpec(
-                    ("Service level", "Target", "Service credit"),
-                    (
-                        ("Availability", "99.9% per month", "5% of monthly fees"),
-                        ("Severity 1 response", "30 minutes", "2% of monthly fees"),
-                        ("Severity 2 response", "4 hours", "1% of monthly fees"),
-                    ),
-                ),
-            ),
-            _c(
-                "changes",
-                "Change Orders",
-                "Either party may request changes to a Statement of Work. No change is binding "
-                "until both parties sign a written change order describing the change, its effect "
-                "on fees and any adjustment to the schedule.",
-            ),
-            _c(
-                "acceptance",
-                "Acceptance",
-                "Customer shall review each Deliverable within ten (10) Business Days after "
-                "delivery and either accept it or describe in writing how it fails to meet the "
-                "applicable acceptance criteria. Provider shall correct any failure and redeliver "
-                "the Deliverable within ten (10) Business Days.",
-            ),
-            _c(
-                "subcontractors",
-                "Subcontractors",
-                "Provider may use subcontractors only with Customer’s prior written consent and "
-                "remains responsible for the acts and omissions of its subcontractors as if they "
-                "were its own.",
-            ),
-        ),
-        _a(
-            "fees",
-            "Fees and Payment",
-            _c(
-                "fees",
-                "Fees",
-                "Customer shall pay the fees set out in each Statement of Work. Unless a Statement "
-                "of Work states otherwise, fees are invoiced monthly in arrears.",
-            ),
-            _c(
-                "invoices",
-                "Invoices",
-                "Customer shall pay each undisputed invoice within thirty (30) days after receipt. "
-                "Customer may withhold any amount it disputes in good faith by notifying Provider "
-                "of the dispute before the due date.",
-            ),
-            _c(
-                "taxes",
-                "Taxes",
-                "Fees exclude taxes. Customer shall pay all sales, use and similar taxes on the "
-                "Services, other than taxes on Provider’s net income.",
-            ),
-            _c(
-                "expenses",
-                "Expenses",
-                "Customer shall reimburse Provider’s reasonable travel expenses incurred with "
-                "Customer’s prior written approval and in accordance with Customer’s travel "
-                "policy.",
-            ),
-            _c(
-                "late",
-                "Late Payment",
-                "Undisputed amounts not paid when due bear interest at one percent (1%) per month "
-                "or the maximum rate permitted by law, whichever is lower.",
-            ),
-            _c(
-                "records",
-                "Records and Audit",
-                "Provider shall keep accurate records of the time and expenses billed under each "
-                "Statement of Work for three (3) years after the related invoice, and Customer may "
-                "audit them once a year on reasonable notice.",
-            ),
-        ),
-        _a(
-            "ip",
-            "Intellectual Property",
-            _c(
-                "deliverables",
-                "Deliverables",
-                "On payment in full, Provider assigns to Customer all right, title and interest in "
-                "the Deliverables, excluding Provider Materials.",
-            ),
-            _c(
-                "materials",
-                "Provider Materials",
-                "Provider retains ownership of its pre-existing tools, software and know-how "
-                "(“**Provider Materials**”) and grants Customer a non-exclusive, perpetual, "
-                "royalty-free license to use any Provider Materials incorporated in a "
-                "Deliverable.",
-            ),
-        ),
-        _a(
-            "confidentiality",
-            "Confidentiality and Data Protection",
-            _c(
-                "confidentiality",
-                "Confidentiality",
-                "Each party shall keep the other party’s confidential information confidential and "
-                "use it only to perform or receive the Services.",
-            ),
-            _c(
-                "data",
-                "Customer Data",
-                "Provider shall process Customer Data only on Customer’s documented instructions "
-                "and shall implement appropriate technical and organizational measures to protect "
-                "it against unauthorized access, loss or alteration.",
-            ),
-            _c(
-                "incidents",
-                "Security Incidents",
-                "Provider shall notify Customer without undue delay, and in any event within "
-                "[[forty-eight (48)|seventy-two (72)]] hours, after becoming aware of any breach "
-                "of security affecting Customer Data.",
-            ),
-            _c(
-                "compliance",
-                "Compliance",
-                "Provider shall comply with all laws applicable to its performance of the "
-                "Services, including the Health Insurance Portability and Accountability Act, and "
-                "shall sign a business associate agreement on Customer’s request.",
-            ),
-            _c(
-                "screening",
-                "Personnel Screening",
-                "Provider shall ensure that each individual who has access to Customer Data has "
-                "passed a background check consistent with Customer’s policies.",
-            ),
-        ),
-        _a(
-            "warranties",
-            "Warranties",
-            _c(
-                "services",
-                "Services Warranty",
-                "Provider warrants that the Services will conform to the applicable Statement of "
-                "Work for ninety (90) days after acceptance. Customer’s exclusive remedy for "
-                "breach of this warranty is re-performance of the non-conforming Services or, if "
-                "Provider cannot re-perform them, a refund of the fees paid for them.",
-            ),
-            _c(
-                "disclaimer",
-                "Disclaimer",
-                "EXCEPT AS EXPRESSLY STATED IN THIS AGREEMENT, NEITHER PARTY MAKES ANY WARRANTY, "
-                "EXPRESS OR IMPLIED, INCLUDING ANY WARRANTY OF MERCHANTABILITY OR FITNESS FOR A "
-                "PARTICULAR PURPOSE.",
-            ),
-        ),
-        _a(
-            "liability",
-            "Limitation of Liability",
-            _c(
-                "cap",
-                "Cap",
-                "Each party’s total liability arising out of this Agreement shall not exceed the "
-                "fees paid or payable by Customer in the twelve (12) months preceding the claim.",
-            ),
-            _c(
-                "exclusion",
-                "Exclusion",
-                "Neither party is liable for any indirect, consequential, special or punitive "
-                "damages, or for lost profits or revenues, even if advised of their possibility.",
-            ),
-            _c(
-                "exceptions",
-                "Exceptions",
-                "The limits in Section~{ref:liability.cap} and Section~{ref:liability.exclusion} "
-                "do not apply to:",
-                "a party’s indemnification obligations;",
-                "a party’s breach of Section~{ref:confidentiality}; or",
-                "a party’s gross negligence, fraud or willful misconduct.",
-            ),
-        ),
-        _a(
-            "indemnity",
-            "Indemnification",
-            _c(
-                "provider",
-                "Provider’s Indemnity",
-                "Provider shall defend Customer against any third-party claim alleging that a "
-                "Deliverable infringes any patent, copyright or trade secret, and shall pay any "
-                "damages finally awarded on that claim.",
-            ),
-            _c(
-                "customer",
-                "Customer’s Indemnity",
-                "Customer shall defend Provider against any third-party claim arising from "
-                "Customer Data or from Customer’s use of the Services in breach of this Agreement.",
-            ),
-            _c(
-                "procedure",
-                "Procedure",
-                "The indemnified party shall give prompt notice of the claim, allow the "
-                "indemnifying party to control its defense, and provide reasonable assistance at "
-                "the indemnifying party’s expense.",
-            ),
-        ),
-        _a(
-            "insurance",
-            "Insurance",
-            _c(
-                "coverage",
-                "Coverage",
-                "Provider shall maintain, during the term of this Agreement and for two (2) years "
-                "after it, commercial general liability insurance of at least $2,000,000 per "
-                "occurrence, professional liability insurance of at least $5,000,000 per claim, "
-                "and cyber liability insurance of at least $5,000,000 per claim.",
-            ),
-        ),
-        _a(
-            "termination",
-            "Term and Termination",
-            _c(
-                "term",
-                "Term",
-                "This Agreement begins on the Effective Date and continues for three (3) years "
-                "(2025–2028), after which it renews for successive one-year periods unless either "
-                "party gives notice of non-renewal at least sixty (60) days before the renewal "
-                "date.",
-            ),
-            _c(
-                "cause",
-                "Termination for Cause",
-                "Either party may terminate this Agreement or any Statement of Work by written "
-                "notice if the other party materially breaches it and fails to cure the breach "
-                "within thirty (30) days after notice.",
-            ),
-            _c(
-                "effect",
-                "Effect of Termination",
-                "On termination, Customer shall pay Provider for Services performed through the "
-                "termination date, and Provider shall return all Customer Data within thirty (30) "
-                "days and then delete its copies.",
-            ),
-        ),
-        _a(
-            "general",
-            "General",
-            _c(
-                "contractors",
-                "Independent Contractors",
-                "The parties are independent contractors. Nothing in this Agreement creates a "
-                "partnership, joint venture or agency relationship between them.",
-            ),
-            _c(
-                "law",
-                "Governing Law",
-                "This Agreement is governed by the laws of the State of Delaware, excluding its "
-                "conflict of laws rules.",
-            ),
-            _c(
-                "force",
-                "Force Majeure",
-                "Neither party is liable for any delay or failure to perform caused by events "
-                "beyond its reasonable control — including fire, flood, pandemic or failure of "
-                "public utilities — other than a failure to pay money.",
-            ),
-            _c(
-                "assignment",
-                "Assignment",
-                "Neither party may assign this Agreement without the other party’s prior written "
-                "consent, except to a successor in a merger or sale of substantially all of its "
-                "assets.",
-            ),
-            _c(
-                "disputes",
-                "Dispute Resolution",
-                "The parties shall try to resolve any dispute through negotiation between senior "
-                "executives for thirty (30) days before starting litigation, except for claims for "
-                "injunctive relief.",
-            ),
-            _c(
-                "entire",
-                "Entire Agreement",
-                "This Agreement, with every Statement of Work, is the entire agreement between the "
-                "parties — and it prevails over any conflicting term of a Statement of Work unless "
-                "that Statement of Work expressly states otherwise.",
-            ),
-        ),
-    ),
-    closing=("Each party has executed this Agreement by its duly authorized officer.",),
-    signature=(
-        "CUSTOMER: {p1}",
-        "By: ______________________________",
-        "Name: Lauren Petrakis, Chief Operating Officer",
-        "PROVIDER: {p2}",
-        "By: ______________________________",
-        "Name: Tomasz Wierzbicki, Managing Partner",
-    ),
-    schedule_title="Schedule~1 — Statement of Work No.~1",
-    schedule=(
-        "Provider shall migrate Customer’s patient-scheduling platform to a managed cloud "
-        "environment in three phases during 2025–2026, for a fixed fee of $480,000 payable in "
-        "three equal milestone payments on acceptance of each phase.",
-    ),
-    header="Master Services Agreement — {p1} and {p2}",
-    footer="Confidential — Page ",
-    cycle_word="Workstream",
-    cycle_extra=(
-        "For {cycle}, Provider shall report on this Section to the joint steering committee.",
-        "The {cycle} Statement of Work may vary this Section only by express reference to it.",
-        "Customer’s {cycle} project sponsor shall approve any deliverable under this Section.",
-        "This Section applies to {cycle} from the start date stated in its Statement of Work.",
-        "Fees for {cycle} under this Section are invoiced separately from other workstreams.",
-        "Provider shall name a {cycle} lead who is accountable for compliance with this Section.",
-    ),
-    extra=(
-        "Provider shall document its performance under this Section in the monthly service report.",
-        "Customer shall cooperate reasonably with Provider as needed for Provider to perform under "
-        "this Section.",
-        "Any change to the obligations in this Section requires a change order under "
-        "Section~{ref:services.changes}.",
-        "The parties’ project managers shall meet [[weekly|monthly]] to review matters arising "
-        "under this Section.",
-        "Provider shall not subcontract its obligations under this Section without Customer’s "
-        "prior written consent.",
-        "This Section survives the termination or expiry of this Agreement.",
-        "Customer’s approval under this Section shall not be unreasonably withheld or delayed.",
-        "Each party shall bear its own costs of performing this Section.",
-        "For the period 20[[25|26]]–2028, the rates relevant to this Section are fixed.",
-        "Provider’s obligations under this Section apply to each Statement of Work — current or future.",
-        "Any dispute under this Section is subject to Section~{ref:general.law}.",
-        "Customer may audit Provider’s compliance with this Section on thirty (30) days’ notice.",
-    ),
-)
+def _clause(value: Any, where: str) -> _Clause:
+    known = {"key", "title", "body", "items", "footnote", "table"}
+    if not isinstance(value, dict) or not {"key", "title", "body"} <= set(value) <= known:
+        raise ValueError(f"{where}: expected a clause with key, title, body")
+    key = _string(value["key"], where)
+    where = f"{where} {key}"
+    table = None
+    if "table" in value:
+        spec = value["table"]
+        if not isinstance(spec, dict) or set(spec) != {"header", "rows"}:
+            raise ValueError(f"{where}: a table is {{header, rows}}")
+        if not isinstance(spec["rows"], list):
+            raise ValueError(f"{where}: a table is {{header, rows}}")
+        rows = tuple(_strings(r, f"{where} table") for r in spec["rows"])
+        table = _TableSpec(_strings(spec["header"], f"{where} table"), rows)
+    items = value.get("items", [])
+    if not isinstance(items, list):
+        raise ValueError(f"{where}: items must be a list")
+    footnote = value.get("footnote")
+    return _Clause(
+        key=key,
+        title=_string(value["title"], where),
+        body=_string(value["body"], where),
+        items=tuple(_item(i, where) for i in items),
+        footnote=None if footnote is None else _string(footnote, where),
+        table=table,
+    )
 
-_SPECS: dict[Kind, _Spec] = {"lease": _LEASE, "nda": _NDA, "msa": _MSA}
+
+def _article(value: Any, where: str) -> _Article:
+    if not isinstance(value, dict) or set(value) != {"key", "title", "clauses"}:
+        raise ValueError(f"{where}: expected an article with key, title, clauses")
+    key = _string(value["key"], where)
+    clauses = value["clauses"]
+    if not isinstance(clauses, list):
+        raise ValueError(f"{where} {key}: clauses must be a list")
+    return _Article(key, _string(value["title"], where), tuple(_clause(c, f"{where} {key}") for c in clauses))
+
+
+@functools.cache
+def _spec(kind: Kind) -> _Spec:
+    """The clause bank of ``kind``, read from ``DATA_DIR / f"{kind}.json"``."""
+    path = DATA_DIR / f"{kind}.json"
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    names = [f.name for f in fields(_Spec)]
+    if not isinstance(raw, dict) or set(raw) != set(names):
+        raise ValueError(f"{path}: expected exactly the fields {names}")
+    where = path.name
+    articles = raw["articles"]
+    if not isinstance(articles, list):
+        raise ValueError(f"{where}: articles must be a list")
+    parties = _strings(raw["parties"], f"{where} parties")
+    if len(parties) != 2:
+        raise ValueError(f"{where}: parties must name two parties")
+    return _Spec(
+        title=_string(raw["title"], f"{where} title"),
+        parties=(parties[0], parties[1]),
+        front=_strings(raw["front"], f"{where} front"),
+        articles=tuple(_article(a, where) for a in articles),
+        closing=_strings(raw["closing"], f"{where} closing"),
+        signature=_strings(raw["signature"], f"{where} signature"),
+        schedule_title=_string(raw["schedule_title"], f"{where} schedule_title"),
+        schedule=_strings(raw["schedule"], f"{where} schedule"),
+        header=_string(raw["header"], f"{where} header"),
+        footer=_string(raw["footer"], f"{where} footer"),
+        cycle_word=_string(raw["cycle_word"], f"{where} cycle_word"),
+        extra=_strings(raw["extra"], f"{where} extra"),
+        cycle_extra=_strings(raw["cycle_extra"], f"{where} cycle_extra"),
+    )
+
+
 
 
 # --------------------------------------------------------------------------------------------
@@ -1468,7 +371,7 @@ def _vary_numbers(text: str, rng: random.Random) -> str:
 
 
 def _build_plan(kind: Kind, seed: int, pages: float | None, parties: tuple[str, str] | None) -> _Plan:
-    spec = _SPECS[kind]
+    spec = _spec(kind)
     rng = random.Random(f"contractgen:{kind}:{seed}:text")
     render = _Renderer(spec, rng, parties or spec.parties)
     plan = _Plan(title=spec.title.title())
@@ -1935,10 +838,10 @@ def _render_docx(plan: _Plan, kind: Kind, seed: int, runs_per_paragraph: int) ->
 
 
 def _check_kind(kind: str) -> Kind:
-    for known in _SPECS:
+    for known in get_args(Kind):
         if kind == known:
-            return known
-    raise ValueError(f"unknown contract kind {kind!r}; expected one of {sorted(_SPECS)}")
+            return cast(Kind, known)
+    raise ValueError(f"unknown contract kind {kind!r}; expected one of {sorted(get_args(Kind))}")
 
 
 def generate_contract(
