@@ -49,7 +49,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-import redline.package as package_module
 from redline.apply import ApplyOptions, Outcome, apply_reply
 from redline.cli import main as redline_main
 from redline.ooxml import MC_NS, R_NS, REL_COMMENTS, REL_HEADER, REL_NUMBERING, W_NS, W_STRICT_NS, w
@@ -1127,10 +1126,10 @@ def test_a_failure_while_writing_the_output_leaves_nothing_behind(
             error = RuntimeError("injected")
         real_fdopen = os.fdopen
         monkeypatch.setattr(
-            package_module.os, "fdopen", lambda fd, mode: _FailingHandle(real_fdopen(fd, mode), error)
+            "redline.package.os.fdopen", lambda fd, mode: _FailingHandle(real_fdopen(fd, mode), error)
         )
     else:
-        monkeypatch.setattr(package_module.os, fail_in, boom)
+        monkeypatch.setattr(f"redline.package.os.{fail_in}", boom)
     rc, err = _cli(
         [
             "apply",
@@ -1300,7 +1299,7 @@ def mutated_package(draw: st.DrawFn) -> bytes:
     """A valid package, then up to five of: drop, duplicate or rename a member; swap the content
     types; inject a DOCTYPE; wrap an element in mc:AlternateContent or an unknown namespace;
     corrupt, truncate or store a member; corrupt the finished zip."""
-    parts = [list(p) for p in FUZZ_DOC_PARTS]
+    parts: list[list[Any]] = [list(p) for p in FUZZ_DOC_PARTS]  # [name, data] pairs, changed in place
     methods: dict[int, int] = {}
     zip_flips: list[tuple[int, int]] = []
     for _ in range(draw(st.integers(1, 4))):
@@ -1716,7 +1715,7 @@ def test_threads_applying_to_one_document_through_the_library_lose_no_update() -
     commits only if nobody committed since it read (the revision it read is still current),
     else starts again. Every edit must be in the final document, each exactly once."""
     writers = 16
-    state = {"doc": _clauses_doc(writers), "commits": 0}
+    state: dict[str, Any] = {"doc": _clauses_doc(writers), "commits": 0}
     lock = threading.Lock()
     errors: list[BaseException] = []
 
@@ -1884,14 +1883,15 @@ class BatchPlan:
 
 
 def _build_batch(src: Path, valid: int) -> BatchPlan:
-    from testing.contractgen import generate_contract
+    from testing.contractgen import Kind, generate_contract
 
+    kinds: tuple[Kind, ...] = ("lease", "nda", "msa")
     plan = BatchPlan()
     by_id = {c.id: c for c in ALL_CASES}
     for k in range(valid):
         name = f"valid-{k:03d}"
         if k % 10 == 0:
-            kind = ("lease", "nda", "msa")[k // 10 % 3]
+            kind = kinds[k // 10 % 3]
             data = generate_contract(kind, seed=k, pages=1)
             view = build_view(Package.from_bytes(data))
             anchor = next(

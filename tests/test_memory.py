@@ -35,7 +35,7 @@ DATE = "2026-01-01T00:00:00Z"
 
 def _reply(view: DocumentView, n: int) -> bytes:
     """``n`` edits on sentences of the document's body: a word changed in each."""
-    edits = []
+    edits: list[dict[str, str]] = []
     for p in view.paragraphs:
         words = view.text[p.start : p.end].split(" ")
         if p.story == "body" and len(words) > 12 and len(edits) < n:

@@ -475,5 +475,6 @@ def test_a_paragraph_inside_a_fields_instructions_is_flagged_and_never_written_i
         ApplyOptions(date="2026-01-01T00:00:00Z"),
     )
     refused, applied = outcome.report.edits
+    assert refused.error is not None
     assert refused.status.value == "unsupported" and "instructions" in refused.error.message
     assert applied.status.value == "applied"
