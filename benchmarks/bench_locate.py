@@ -1,6 +1,6 @@
 """Locator speed against the XML floor (issues 4 and 10): ``python -m benchmarks.bench_locate``.
 
-On one large contract (a 300-page contract from :mod:`redline.contractgen`, or a synthetic
+On one large contract (a 300-page contract from :mod:`testing.contractgen`, or a synthetic
 python-docx document of about the same size when the generator is missing) it measures, in one
 process run:
 
@@ -59,11 +59,11 @@ _FILLERS = ("promptly", "all", "reasonable", "written", "such", "any", "further"
 def document(pages: int, seed: int) -> tuple[bytes, str]:
     """The benchmark document and where it came from."""
     try:
-        from redline.contractgen import generate_contract
+        from testing.contractgen import generate_contract
     except ImportError:
         return synthetic_docx(pages, seed), "synthetic python-docx document"
     data = generate_contract("lease", seed=seed, pages=pages, runs_per_paragraph=20)
-    return data, f"redline.contractgen lease, seed {seed}, {pages} pages, 20 runs per paragraph"
+    return data, f"testing.contractgen lease, seed {seed}, {pages} pages, 20 runs per paragraph"
 
 
 def synthetic_docx(pages: int, seed: int) -> bytes:

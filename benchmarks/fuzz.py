@@ -47,15 +47,10 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-TESTS = Path(__file__).resolve().parent.parent / "tests"
-if str(TESTS) not in sys.path:
-    sys.path.insert(0, str(TESTS))
-
-import test_hostile as th  # noqa: E402  (the strategies live with the bounded tests)
-
-from redline.package import CODES, Package, PackageError  # noqa: E402
-from redline.view import build_view  # noqa: E402
-from shared_schema import EditBatch, parse_edit_reply  # noqa: E402
+from redline.package import CODES, Package, PackageError
+from redline.view import build_view
+from shared_schema import EditBatch, parse_edit_reply
+from tests import test_hostile as th  # the strategies live with the bounded tests
 
 
 def check_loader(data: bytes) -> None:

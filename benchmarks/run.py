@@ -37,7 +37,6 @@ import docx
 from lxml import etree
 
 from redline.apply import ApplyOptions, apply_reply, make_writer
-from redline.contractgen import Kind, generate_contract
 from redline.locate import Locator
 from redline.package import Package
 from redline.verify import Planned, verify
@@ -46,6 +45,7 @@ from redline.writer import WriteOptions, Writer
 from review.runner import run_review
 from review.storage import LocalStorage
 from shared_schema import Edit, EditBatch
+from testing.contractgen import Kind, generate_contract
 
 S = TypeVar("S")
 DATE = "2024-01-01T00:00:00Z"

@@ -11,7 +11,6 @@ import pytest
 pytest.importorskip("distributed")
 
 from redline.apply import ApplyOptions
-from redline.contractgen import generate_contract
 from redline.locate import Locator
 from redline.package import Package
 from redline.view import build_view
@@ -19,6 +18,7 @@ from review.cluster import DaskExecutor
 from review.job import FAILED
 from review.runner import InProcess, LocalPool, run_review
 from review.storage import LocalStorage, open_storage
+from testing.contractgen import generate_contract
 
 OPTIONS = ApplyOptions(date="2026-01-01T00:00:00Z")
 
@@ -89,7 +89,7 @@ def test_local_cluster_with_two_workers_gives_identical_results(
 def test_a_worker_killed_mid_batch_loses_no_document(
     batch_dir: Path, local_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from cluster_faults import crash_once
+    from tests.cluster_faults import crash_once
 
     monkeypatch.setenv("REDLINE_CRASH_ONCE", f"c3:{tmp_path / 'crashed.marker'}")
     out = tmp_path / "out"
@@ -105,7 +105,7 @@ def test_a_worker_killed_mid_batch_loses_no_document(
 def test_a_document_that_kills_its_worker_twice_is_reported_failed(
     batch_dir: Path, local_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from cluster_faults import crash_always
+    from tests.cluster_faults import crash_always
 
     monkeypatch.setenv("REDLINE_CRASH_ALWAYS", "c1")
     executor = DaskExecutor(workers=2, function=crash_always)

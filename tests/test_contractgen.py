@@ -26,7 +26,8 @@ import docx
 import pytest
 from lxml import etree
 
-from redline.contractgen import (
+from redline.ooxml import W_NS
+from testing.contractgen import (
     NBSP,
     SAMPLES,
     contract_paragraphs,
@@ -34,7 +35,6 @@ from redline.contractgen import (
     generate_contract,
     main,
 )
-from redline.ooxml import W_NS
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_contracts"
 KINDS = ("lease", "nda", "msa")
@@ -454,7 +454,7 @@ def test_main_regenerates_the_committed_samples(tmp_path: Path) -> None:
         committed = (SAMPLE_DIR / f"{stem}.docx").read_bytes()
         # every part, in order, byte for byte (only the deflate stream may vary with zlib)
         assert _members(committed) == _members(fresh), (
-            f"sample_contracts/{stem}.docx drifted: run `python -m redline.contractgen sample_contracts`"
+            f"sample_contracts/{stem}.docx drifted: run `python -m testing.contractgen sample_contracts`"
         )
 
 

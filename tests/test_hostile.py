@@ -1,7 +1,7 @@
 """Hostile and broken inputs end to end (issue 9): refused cleanly, quickly, nothing written or lost.
 
 Every case of the catalogue (``tests/test_package.py``'s ``CATALOGUE``, built by
-``tests/hostile_docs.py``), every hostile reply and every hostile output path goes through
+``testing/hostile_docs.py``), every hostile reply and every hostile output path goes through
 ``redline apply`` as a user runs it, and must come out as a typed refusal: exit code 3, one
 sentence with its stable code on stderr, no traceback, no output document, no temporary file,
 the inputs' bytes unchanged, under a second and well under 256 MB. Wrappers a real document
@@ -44,29 +44,32 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import hostile_docs as h
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
-from test_package import CATALOGUE
 
-import redline.package as package_module
 from redline.apply import ApplyOptions, Outcome, apply_reply
 from redline.ooxml import MC_NS, R_NS, REL_COMMENTS, REL_HEADER, REL_NUMBERING, W_NS, W_STRICT_NS, w
 from redline.package import CODES, Package, PackageError
 from redline.view import build_view
 from redline_cli.redline import main as redline_main
 from shared_schema import EditStatus
+from testing import hostile_docs as h
+from tests.test_package import CATALOGUE
 
 ROOT = Path(__file__).resolve().parent.parent
 MB = 1024 * 1024
 DATE = "2026-01-01T00:00:00Z"
 TIME_LIMIT = 1.0
-"""Seconds, in process, for every document case and every small reply."""
+"""CPU seconds, in process, for every document case and every small reply. CPU time (every
+thread of the process, ``time.process_time``), not wall time: a machine busy with other work
+stretches the wall clock, never the work a refusal costs."""
 BIG_REPLY_TIME_LIMIT = 3.0
-"""Seconds for the replies that are 50 MB (or 5,000 edits) long: reading and decoding them is
-most of it; ``tests/test_parse.py`` allows the parser alone 5 s for the same input."""
+"""CPU seconds for the replies that are 50 MB (or 5,000 edits) long: reading and decoding them
+is most of it; ``tests/test_parse.py`` allows the parser alone 5 s for the same input."""
+HANG_GUARD = 60.0
+"""Wall seconds after which a case counts as hung, however busy the machine."""
 MEMORY_LIMIT_MB = 192
 """Peak resident set of the whole process, interpreter and imports included: well under 256."""
 
@@ -312,7 +315,7 @@ assert len({c.id for c in ALL_CASES}) == len(ALL_CASES)
 
 
 # =============================================================================================
-# The worker: one process, every case, time and peak memory per case
+# The worker: one process, every case, time (wall and CPU) and peak memory per case
 
 _WORKER = r"""
 import contextlib, io, json, sys, time, traceback
@@ -346,16 +349,16 @@ with open(sys.argv[1], "w") as results:
         base = status("VmRSS")
         err, out = io.StringIO(), io.StringIO()
         crash = None
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         try:
             with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
                 rc = main(job["argv"])
         except BaseException:
             rc, crash = None, traceback.format_exc()
-        seconds = time.perf_counter() - started
+        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu_started
         peak = status("VmHWM")
         row = {"id": job["id"], "rc": rc, "crash": crash, "stderr": err.getvalue()[-20000:],
-               "seconds": seconds, "peak_kb": peak, "base_kb": base, "reset": reset}
+               "seconds": seconds, "cpu": cpu, "peak_kb": peak, "base_kb": base, "reset": reset}
         results.write(json.dumps(row) + "\n")
         results.flush()
 """
@@ -390,7 +393,8 @@ class Run:
     rc: int | None
     crash: str | None
     stderr: str
-    seconds: float
+    seconds: float  # wall
+    cpu: float  # CPU seconds of the process, every thread
     peak_mb: float
     base_mb: float
     reset: bool
@@ -437,6 +441,7 @@ def run_worker(jobs: list[dict[str, Any]], folder: Path, timeout: float = 300) -
             row["crash"],
             row["stderr"],
             row["seconds"],
+            row["cpu"],
             row["peak_kb"] / 1024,
             row["base_kb"] / 1024,
             row["reset"],
@@ -484,7 +489,8 @@ def check_case(case: Case, prep: Prepared, run: Run) -> None:
                 if e["status"] == "invalid":
                     assert e["error"]["code"] == "invalid" and e["error"]["message"]
         assert [e["index"] for e in report["edits"]] == list(range(len(report["edits"])))
-    assert run.seconds < case.time_limit, f"took {run.seconds:.2f}s in process"
+    assert run.cpu < case.time_limit, f"took {run.cpu:.2f} CPU seconds in process"
+    assert run.seconds < HANG_GUARD, f"took {run.seconds:.0f}s wall in process"
     assert run.peak_mb < MEMORY_LIMIT_MB, f"peak RSS {run.peak_mb:.0f} MB"
 
 
@@ -504,18 +510,19 @@ def test_the_catalogue_numbers(e2e: dict[str, tuple[Prepared, Run]]) -> None:
     """The numbers for the issue: cases, refusals by code, worst time, worst memory."""
     runs = {case.id: e2e[case.id][1] for case in ALL_CASES}
     codes = Counter(c.code or "handled" for c in ALL_CASES)
-    slowest = max(runs, key=lambda k: runs[k].seconds)
+    slowest = max(runs, key=lambda k: runs[k].cpu)
     biggest = max(runs, key=lambda k: runs[k].peak_mb)
     lines = [
         f"cases: {len(ALL_CASES)} ({len(DOCUMENT_CASES)} documents, {len(REPLY_CASES)} replies)",
         "by expected outcome: " + ", ".join(f"{k} {v}" for k, v in sorted(codes.items())),
-        f"worst time in process: {runs[slowest].seconds:.3f} s ({slowest})",
+        f"worst time in process: {runs[slowest].cpu:.3f} CPU s, "
+        f"{runs[slowest].seconds:.3f} s wall ({slowest})",
         f"worst peak RSS: {runs[biggest].peak_mb:.0f} MB ({biggest}); "
         f"interpreter baseline {min(r.base_mb for r in runs.values()):.0f} MB; "
         f"per-case reset: {all(r.reset for r in runs.values())}",
     ]
-    slow = sorted(runs.items(), key=lambda kv: -kv[1].seconds)[:8]
-    lines += [f"  {r.seconds:6.3f} s {r.peak_mb:5.0f} MB  {k}" for k, r in slow]
+    slow = sorted(runs.items(), key=lambda kv: -kv[1].cpu)[:8]
+    lines += [f"  {r.cpu:6.3f} CPU s {r.seconds:6.3f} s {r.peak_mb:5.0f} MB  {k}" for k, r in slow]
     print("\n" + "\n".join(lines))
     assert set(runs) == {c.id for c in ALL_CASES}
     assert runs[biggest].peak_mb < MEMORY_LIMIT_MB
@@ -544,6 +551,7 @@ class ChildRun:
     rc: int
     stderr: str
     wall: float
+    cpu: float  # the child's user + system seconds, from os.wait4
     peak_mb: float
 
 
@@ -556,12 +564,14 @@ with open(sys.argv[2], "wb") as err:
     proc = subprocess.Popen(sys.argv[3:], stdout=subprocess.DEVNULL, stderr=err)
     _, status, usage = os.wait4(proc.pid, 0)
 with open(sys.argv[1], "w") as out:
-    json.dump({"rc": os.waitstatus_to_exitcode(status), "maxrss_kb": usage.ru_maxrss}, out)
+    json.dump({"rc": os.waitstatus_to_exitcode(status), "maxrss_kb": usage.ru_maxrss,
+               "cpu": usage.ru_utime + usage.ru_stime}, out)
 """
 
 
-def run_cli_subprocess(argv: list[str], scratch: Path, timeout: float = 60) -> ChildRun:
-    """``python -m redline ARGV`` in a child process; its own peak RSS from ``os.wait4``."""
+def run_cli_subprocess(argv: list[str], scratch: Path, timeout: float = HANG_GUARD) -> ChildRun:
+    """``python -m redline ARGV`` in a child process; its own CPU time and peak RSS from
+    ``os.wait4``."""
     result, err = scratch / "child.json", scratch / "child.stderr"
     started = time.perf_counter()
     subprocess.run(
@@ -572,7 +582,7 @@ def run_cli_subprocess(argv: list[str], scratch: Path, timeout: float = 60) -> C
     )
     wall = time.perf_counter() - started
     row = json.loads(result.read_text())
-    return ChildRun(row["rc"], err.read_text(errors="replace"), wall, row["maxrss_kb"] / 1024)
+    return ChildRun(row["rc"], err.read_text(errors="replace"), wall, row["cpu"], row["maxrss_kb"] / 1024)
 
 
 @pytest.fixture(scope="module")
@@ -597,9 +607,10 @@ def test_python_m_redline_apply_refuses_in_a_real_subprocess(
 ) -> None:
     case = next(c for c in ALL_CASES if c.id == name)
     prep, child = subprocess_runs[name]
-    as_run = Run(child.rc, None, child.stderr, 0.0, child.peak_mb, 0.0, True)
+    as_run = Run(child.rc, None, child.stderr, 0.0, 0.0, child.peak_mb, 0.0, True)
     check_case(case, prep, as_run)
-    assert child.wall < 10, f"{child.wall:.1f}s wall"
+    # interpreter start-up and imports included; the wall clock is guarded by the timeout
+    assert child.cpu < 10, f"{child.cpu:.1f} CPU seconds ({child.wall:.1f}s wall)"
 
 
 # =============================================================================================
@@ -685,14 +696,16 @@ def test_a_small_file_that_costs_a_lot_is_refused_or_handled_in_budget(
         preexec_fn=_limit_address_space,
     )
     try:
-        _, err = proc.communicate(json.dumps([{"id": "x", "argv": prep.argv()}]).encode(), timeout=4)
+        _, err = proc.communicate(json.dumps([{"id": "x", "argv": prep.argv()}]).encode(), timeout=HANG_GUARD)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.communicate()
-        raise AssertionError("still running after 4 s (limit: 1 s)") from None
+        raise AssertionError(f"still running after {HANG_GUARD:.0f}s (limit: {TIME_LIMIT} CPU s)") from None
     assert proc.returncode == 0, err.decode(errors="replace")[-3000:]
     row = json.loads(results.read_text().splitlines()[0])
-    run = Run(row["rc"], row["crash"], row["stderr"], row["seconds"], row["peak_kb"] / 1024, 0, True)
+    run = Run(
+        row["rc"], row["crash"], row["stderr"], row["seconds"], row["cpu"], row["peak_kb"] / 1024, 0.0, True
+    )
     assert run.crash is None, run.crash
     assert run.rc in case.exits
     if run.rc == 3:
@@ -700,7 +713,7 @@ def test_a_small_file_that_costs_a_lot_is_refused_or_handled_in_budget(
         assert found is not None and found["code"] in KNOWN_CODES, run.stderr
         assert not prep.out.exists()
     assert sha256(prep.doc) == prep.doc_hash
-    assert run.seconds < TIME_LIMIT, f"{run.seconds:.1f}s"
+    assert run.cpu < TIME_LIMIT, f"{run.cpu:.1f} CPU seconds"
     assert run.peak_mb < MEMORY_LIMIT_MB, f"{run.peak_mb:.0f} MB"
 
 
@@ -955,9 +968,9 @@ def test_a_document_whose_structure_lies_is_refused_or_edited_correctly(
     """Never a crash; when edits are applied, the output is a sound package whose text (every
     revision accepted) is the input's text with the reported replacements, nothing more."""
     data = builder()
-    started = time.perf_counter()
+    started = time.process_time()
     outcome = apply_reply(data, reply, ApplyOptions(date=DATE))
-    assert time.perf_counter() - started < TIME_LIMIT
+    assert time.process_time() - started < TIME_LIMIT
     check_outcome(outcome)
     if outcome.output is not None:
         assert tolerant(accepted_text(outcome.output)) == tolerant(expected_text(data, outcome))
@@ -1113,10 +1126,10 @@ def test_a_failure_while_writing_the_output_leaves_nothing_behind(
             error = RuntimeError("injected")
         real_fdopen = os.fdopen
         monkeypatch.setattr(
-            package_module.os, "fdopen", lambda fd, mode: _FailingHandle(real_fdopen(fd, mode), error)
+            "redline.package.os.fdopen", lambda fd, mode: _FailingHandle(real_fdopen(fd, mode), error)
         )
     else:
-        monkeypatch.setattr(package_module.os, fail_in, boom)
+        monkeypatch.setattr(f"redline.package.os.{fail_in}", boom)
     rc, err = _cli(
         [
             "apply",
@@ -1286,7 +1299,7 @@ def mutated_package(draw: st.DrawFn) -> bytes:
     """A valid package, then up to five of: drop, duplicate or rename a member; swap the content
     types; inject a DOCTYPE; wrap an element in mc:AlternateContent or an unknown namespace;
     corrupt, truncate or store a member; corrupt the finished zip."""
-    parts = [list(p) for p in FUZZ_DOC_PARTS]
+    parts: list[list[Any]] = [list(p) for p in FUZZ_DOC_PARTS]  # [name, data] pairs, changed in place
     methods: dict[int, int] = {}
     zip_flips: list[tuple[int, int]] = []
     for _ in range(draw(st.integers(1, 4))):
@@ -1702,7 +1715,7 @@ def test_threads_applying_to_one_document_through_the_library_lose_no_update() -
     commits only if nobody committed since it read (the revision it read is still current),
     else starts again. Every edit must be in the final document, each exactly once."""
     writers = 16
-    state = {"doc": _clauses_doc(writers), "commits": 0}
+    state: dict[str, Any] = {"doc": _clauses_doc(writers), "commits": 0}
     lock = threading.Lock()
     errors: list[BaseException] = []
 
@@ -1821,12 +1834,12 @@ def test_document_tools_refuse_hostile_documents_with_their_code(tmp_path: Path)
         files[path] = (by_id[label].code, sha256(path))
     tools = tools_class(root)
     for path, (code, digest) in files.items():
-        started = time.perf_counter()
+        started = time.process_time()
         read = tools.handle("read_region", {"path": path.name})
         applied = tools.handle(
             "apply_edits", {"path": path.name, "revision": "sha256:" + "0" * 64, "edits": [GOOD_EDIT]}
         )
-        assert time.perf_counter() - started < 2 * TIME_LIMIT
+        assert time.process_time() - started < 2 * TIME_LIMIT
         for result in (read, applied):
             assert result["error"]["code"] == code, (path.name, result)
             assert_sentence(result["error"]["message"])
@@ -1870,14 +1883,15 @@ class BatchPlan:
 
 
 def _build_batch(src: Path, valid: int) -> BatchPlan:
-    from redline.contractgen import generate_contract
+    from testing.contractgen import Kind, generate_contract
 
+    kinds: tuple[Kind, ...] = ("lease", "nda", "msa")
     plan = BatchPlan()
     by_id = {c.id: c for c in ALL_CASES}
     for k in range(valid):
         name = f"valid-{k:03d}"
         if k % 10 == 0:
-            kind = ("lease", "nda", "msa")[k // 10 % 3]
+            kind = kinds[k // 10 % 3]
             data = generate_contract(kind, seed=k, pages=1)
             view = build_view(Package.from_bytes(data))
             anchor = next(
@@ -1908,6 +1922,13 @@ def _build_batch(src: Path, valid: int) -> BatchPlan:
     return plan
 
 
+def _cpu_with_children() -> float:
+    """CPU seconds of this process and of its children that have ended (the pool's workers,
+    once the pool is shut down)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def test_a_batch_of_hundreds_with_hostile_documents_finishes_and_refuses_each(tmp_path: Path) -> None:
     from review.runner import LocalPool, run_review
     from review.storage import LocalStorage
@@ -1917,9 +1938,9 @@ def test_a_batch_of_hundreds_with_hostile_documents_finishes_and_refuses_each(tm
     out.mkdir()
     plan = _build_batch(src, valid=200)
     before = {p.name: sha256(p) for p in src.iterdir()}
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), _cpu_with_children()
     summary = run_review(LocalStorage(src), LocalStorage(out), ApplyOptions(date=DATE), LocalPool(2))
-    elapsed = time.perf_counter() - started
+    elapsed, cpu = time.perf_counter() - started, _cpu_with_children() - cpu_started
     data = json.loads((out / "summary.json").read_text())
     docs = {d["name"]: d for d in data["documents"]}
     assert len(docs) == len(plan.valid) + len(plan.refused) >= 200
@@ -1938,4 +1959,5 @@ def test_a_batch_of_hundreds_with_hostile_documents_finishes_and_refuses_each(tm
     assert data["totals"]["by_outcome"] == {"applied": len(plan.valid), "refused": len(plan.refused)}
     assert {p.name: sha256(p) for p in src.iterdir()} == before
     assert _temporaries(out) == []
-    assert elapsed < 60, f"{elapsed:.0f}s"
+    assert cpu < 2 * 60, f"{cpu:.0f} CPU seconds"  # a minute on each of the pool's two workers
+    assert elapsed < 10 * HANG_GUARD, f"{elapsed:.0f}s wall"

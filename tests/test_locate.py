@@ -416,6 +416,7 @@ def test_an_anchor_that_occurs_twice_is_always_ambiguous(
     anchor = render_anchor(words, rnd)
     expected = oracle_ranges(doc, " ".join(canonical(*w) for w in words))
     assume(expected is not None)
+    assert expected is not None  # (for the type checker: assume() has just made sure)
     assert len(expected) >= 2
     loc = _locator(doc, indexed)
     result = verify(loc, [Edit(anchor=anchor, replacement="REPLACED")], dry_run=True).results[0]

@@ -24,11 +24,11 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from redline.contractgen import generate_contract
 from redline.package import Package
 from redline.tools import DocumentTools
 from redline.view import build_view
 from shared_schema import Edit
+from testing.contractgen import generate_contract
 
 T = TypeVar("T")
 LEASE = generate_contract("lease")

@@ -21,13 +21,13 @@ from pathlib import Path
 import pytest
 
 from redline.apply import ApplyOptions
-from redline.contractgen import generate_contract
 from redline.locate import Locator
 from redline.package import Package
 from redline.verify import verify
 from redline.view import DocumentView, Paragraph, build_view
 from review.job import run_document
 from shared_schema import Edit, EditBatch
+from testing.contractgen import generate_contract
 
 ROOT = Path(__file__).resolve().parent.parent
 DATE = "2026-01-01T00:00:00Z"
@@ -35,7 +35,7 @@ DATE = "2026-01-01T00:00:00Z"
 
 def _reply(view: DocumentView, n: int) -> bytes:
     """``n`` edits on sentences of the document's body: a word changed in each."""
-    edits = []
+    edits: list[dict[str, str]] = []
     for p in view.paragraphs:
         words = view.text[p.start : p.end].split(" ")
         if p.story == "body" and len(words) > 12 and len(edits) < n:

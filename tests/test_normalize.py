@@ -166,9 +166,9 @@ def test_a_megabyte_normalises_in_well_under_a_second() -> None:
         "pay\u00adment\u2026  \n"
     )
     text = para * (1_000_000 // len(para))
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: a busy machine stretches only the wall clock
     norm = NormalizedText.build(text)
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
     assert norm.text == normalize(text)
     # "t…  \n" at the end: five normalised characters "t... " from five original ones
     assert norm.orig_span(len(norm.text) - 5, len(norm.text)) == (len(text) - 5, len(text))

@@ -615,22 +615,24 @@ def test_arbitrary_trees_never_raise(
     n = Numbering._build(root, style_root)
     for p in paragraphs:
         p.tag = f"{{{W_NS}}}p"
-        number = n._number(p)
+        props = n._props(p)  # the internals take a paragraph's properties, read once
+        number = n._number(props)
         assert number is None or number.label is None or isinstance(number.label, str)
-        n._membership(p)
+        n._membership(props)
         n.outline_level(p)
 
 
 def test_labelling_costs_one_pass_over_ppr_per_paragraph() -> None:
-    # 30 000 paragraphs, ten times a 300-page contract: about 0.15 s on an idle machine.
+    # 30 000 paragraphs, ten times a 300-page contract: about 0.15 s on an idle machine. CPU
+    # time, so that a machine busy with other work does not fail it.
     n = Numbering.from_parts(HEADING_NUMBERING, HEADING_STYLES)
     paragraphs = [para(style_id=("Heading1", "Heading2", "Normal")[i % 3]) for i in range(30_000)]
     best = float("inf")
     for _ in range(3):
         n.reset()
-        started = time.perf_counter()
+        started = time.process_time()
         got = [(n.label(p), n.outline_level(p)) for p in paragraphs]
-        best = min(best, time.perf_counter() - started)
+        best = min(best, time.process_time() - started)
     assert got[-3:] == [("10000.", 0), ("10000.1", 1), (None, None)]
     assert best < 2.0, best
 

@@ -1,6 +1,6 @@
 """The package loader is the trust boundary; the saver keeps every untouched byte.
 
-Every hostile case is built in code (``tests/hostile_docs.py``) and must be refused with its
+Every hostile case is built in code (``testing/hostile_docs.py``) and must be refused with its
 code, a sentence a person understands, and in under a second.
 """
 
@@ -20,7 +20,6 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
-import hostile_docs as h
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -30,6 +29,7 @@ import redline.package as package_module
 from redline.ooxml import W_NS, w
 from redline.package import CODES, Limits, Package, PackageError, rels_part_for, write_atomic
 from redline.xmlparse import XML_DECLARATION, find_doctype, make_parser, parse_xml, serialize
+from testing import hostile_docs as h
 
 MB = 1024 * 1024
 CORPUS = os.environ.get("REDLINE_CORPUS")
@@ -60,11 +60,12 @@ def run_stage(data: bytes, stage: str, limits: Limits | None = None) -> Package:
 
 
 def refuse(data: bytes, stage: str = "load", limits: Limits | None = None) -> PackageError:
-    started = time.perf_counter()
+    # CPU time (every thread): a busy machine stretches the wall clock, not the work
+    started = time.process_time()
     with pytest.raises(PackageError) as caught:
         run_stage(data, stage, limits)
-    elapsed = time.perf_counter() - started
-    assert elapsed < 1.0, f"took {elapsed:.2f}s"
+    elapsed = time.process_time() - started
+    assert elapsed < 1.0, f"took {elapsed:.2f} CPU seconds"
     return caught.value
 
 
@@ -272,15 +273,15 @@ def test_a_zip_bomb_is_refused_fast_and_in_little_memory() -> None:
     tracemalloc.start()
     try:
         tracemalloc.reset_peak()
-        started = time.perf_counter()
+        started = time.process_time()
         with pytest.raises(PackageError) as caught:
             Package.from_bytes(data)
-        elapsed = time.perf_counter() - started
+        elapsed = time.process_time() - started
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     assert caught.value.code == "inflate_budget"
-    assert elapsed < 1.0
+    assert elapsed < 1.0, f"took {elapsed:.2f} CPU seconds"
     assert peak < 256 * MB, f"peak {peak / MB:.0f} MB"
     assert peak < 32 * MB, f"peak {peak / MB:.0f} MB"  # what the design promises
 
@@ -288,9 +289,9 @@ def test_a_zip_bomb_is_refused_fast_and_in_little_memory() -> None:
 def test_a_bomb_in_a_part_nobody_reads_is_copied_raw_without_inflating_it() -> None:
     data = _bomb_in_media()
     pkg = Package.from_bytes(data)
-    started = time.perf_counter()
+    started = time.process_time()
     assert pkg.to_bytes({}) == data
-    assert time.perf_counter() - started < 0.5
+    assert time.process_time() - started < 0.5
 
 
 def test_the_total_declared_size_is_capped() -> None:
@@ -989,13 +990,14 @@ def test_loading_the_largest_corpus_document_is_cheap() -> None:
     largest = max(_corpus(), key=lambda p: p.stat().st_size)
     data = largest.read_bytes()
     Package.from_bytes(data)  # warm up
-    started = time.perf_counter()
+    # CPU time, so that a machine busy with other work does not skew the ratio
+    started = time.process_time()
     pkg = Package.from_bytes(data)
-    load = time.perf_counter() - started
+    load = time.process_time() - started
     document_xml = pkg.read(pkg.main_part)
-    started = time.perf_counter()
+    started = time.process_time()
     etree.fromstring(document_xml, make_parser())
-    bare = time.perf_counter() - started
+    bare = time.process_time() - started
     # Loading (zip directory, checks, inflating + CRC + DOCTYPE scan of every XML part) costs
     # a fraction of one bare parse of document.xml.
     assert load < max(0.5 * bare, 0.05), (load, bare)

@@ -13,14 +13,11 @@ import os
 from pathlib import Path
 
 import pytest
-from docbuild import P, Raw, docx
-from hostile_docs import Entry, document, docx_parts, raw_zip
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from redline import scan
 from redline.apply import ApplyOptions, apply_reply
-from redline.contractgen import generate_contract
 from redline.package import Package, PackageError
 from redline.view import (
     DocumentView,
@@ -31,6 +28,9 @@ from redline.view import (
     stories_of,
     verify_only_view,
 )
+from testing.contractgen import generate_contract
+from testing.docbuild import P, Raw, docx
+from testing.hostile_docs import Entry, document, docx_parts, raw_zip
 
 
 def _both(data: bytes) -> tuple[DocumentView, DocumentView | None]:
@@ -266,7 +266,7 @@ def test_generated_contracts_scan_as_the_tree_reads_them(kind: str) -> None:
 
 
 def test_test_documents_scan_as_the_tree_reads_them() -> None:
-    from docbuild import Del, Field, Ins, Link, P, R, Table
+    from testing.docbuild import Del, Field, Ins, Link, P, R, Table
 
     data = docx(
         P(R("The "), Ins(R("new ")), Del("old "), R("rent")),
@@ -475,5 +475,6 @@ def test_a_paragraph_inside_a_fields_instructions_is_flagged_and_never_written_i
         ApplyOptions(date="2026-01-01T00:00:00Z"),
     )
     refused, applied = outcome.report.edits
+    assert refused.error is not None
     assert refused.status.value == "unsupported" and "instructions" in refused.error.message
     assert applied.status.value == "applied"

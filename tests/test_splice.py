@@ -19,13 +19,13 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from redline.apply import make_writer
-from redline.contractgen import generate_contract
 from redline.package import Package
 from redline.verify import Planned
 from redline.view import build_view
 from redline.writer import WriteOptions
 from redline.xmlparse import serialize
-from tests.docbuild import B, BlockSdt, BmEnd, BmStart, Ins, Link, P, Raw, Table, docx
+from testing.contractgen import generate_contract
+from testing.docbuild import B, BlockSdt, BmEnd, BmStart, Ins, Link, P, Raw, Table, docx
 
 MAIN = "word/document.xml"
 DATE = "2026-01-01T00:00:00Z"
@@ -154,7 +154,7 @@ def test_a_contract_written_in_many_places_keeps_every_untouched_byte() -> None:
     view = build_view(Package.from_bytes(data))
     body = [p for p in view.paragraphs if p.story == "body" and p.end - p.start > 40]
     half = body[: len(body) // 2]
-    ranges = [(p.start + 5, p.start + 20, "reasonable", None) for p in half[::5]]
+    ranges: Ranges = [(p.start + 5, p.start + 20, "reasonable", None) for p in half[::5]]
     spliced = check(data, ranges, True)
     original = zipfile.ZipFile(BytesIO(data)).read(MAIN)
     rest = original[original.index(b"<w:p", len(original) * 3 // 4) :]
@@ -186,7 +186,8 @@ def test_corpus_documents_splice_to_the_tree_the_writer_left() -> None:
         body = [p for p in view.paragraphs if p.end - p.start > 30]
         if not body:
             continue
-        ranges = [(p.start + 3, p.start + 12, "amended", None) for p in body[:: max(1, len(body) // 12)]]
+        step = max(1, len(body) // 12)
+        ranges: Ranges = [(p.start + 3, p.start + 12, "amended", None) for p in body[::step]]
         for track in (True, False):
             got, whole = write(path.read_bytes(), ranges, track)
             if got is None:

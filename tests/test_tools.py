@@ -1,6 +1,6 @@
 """The document tools as plain Python: regions, revisions, the per-document queue, the root.
 
-Documents come from ``redline.contractgen`` (a realistic lease: numbered clauses, a table, a
+Documents come from ``testing.contractgen`` (a realistic lease: numbered clauses, a table, a
 header, a footer, a footnote) and, for headings, from python-docx.
 """
 
@@ -22,12 +22,12 @@ from typing import Any
 import docx
 import pytest
 
-from redline.contractgen import generate_contract
 from redline.package import Package
 from redline.stats import collect
 from redline.tools import DocumentTools, arguments_digest, tool_definitions
 from redline.view import DocumentView, build_view
 from shared_schema import Edit, json_schema
+from testing.contractgen import generate_contract
 
 DOC = "lease.docx"
 

@@ -12,6 +12,7 @@ import itertools
 import json
 import random
 import zipfile
+from typing import Any
 from xml.sax.saxutils import escape
 
 import pytest
@@ -24,7 +25,7 @@ from redline.normalize import normalize
 from redline.package import Package
 from redline.verify import Verification, verify
 from redline.view import DocumentView, build_view
-from shared_schema import Edit, EditBatch, EditStatus, Location, MatchKind
+from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, MatchKind
 
 # -- a small lease as a real package ----------------------------------------------------------
 
@@ -234,8 +235,8 @@ def run(view: DocumentView, *edits: Edit, revision: str | None = None, hints: bo
     return verify(Locator(view), EditBatch(edits=list(edits), revision=revision), dry_run=True, hints=hints)
 
 
-def one(view: DocumentView, anchor: str, replacement: str = "REPLACED", **kw: object):  # type: ignore[no-untyped-def]
-    return run(view, Edit(anchor=anchor, replacement=replacement, **kw)).results[0]  # type: ignore[arg-type]
+def one(view: DocumentView, anchor: str, replacement: str = "REPLACED", **kw: Any) -> EditResult:
+    return run(view, Edit(anchor=anchor, replacement=replacement, **kw)).results[0]
 
 
 def test_the_lease_view_has_labels_sections_header_and_footnotes(view: DocumentView) -> None:

@@ -180,8 +180,8 @@ def test_random_runs_flatten_to_the_oracle_and_map_back(case: tuple[str, str]) -
 
 
 def test_paragraph_offsets_and_json_shape(tmp_path: Path) -> None:
-    from redline.contractgen import generate_contract
     from redline_cli.redline import main
+    from testing.contractgen import generate_contract
 
     doc = tmp_path / "lease.docx"
     doc.write_bytes(generate_contract("lease", seed=1))

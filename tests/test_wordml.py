@@ -11,15 +11,16 @@ import json
 from pathlib import Path
 
 import pytest
-from docbuild import P, Raw, docx
 from lxml import etree
 
 from redline import wordml
+from redline.ooxml import M_NS, W_NS
 from redline.package import Package
 from redline.view import DocumentView, _scanned_view, build_view, flatten, numbering_of, stories_of
 from redline.wordml import RULES, Role, SpanFlag
+from testing.docbuild import P, Raw, docx
 
-_W = f"{{{wordml.W_NS}}}"
+_W = f"{{{W_NS}}}"
 
 
 def _local(tag: str) -> str:
@@ -125,14 +126,14 @@ def test_the_readers_take_their_names_from_the_table() -> None:
 
 def test_an_element_no_rule_names_is_reported_not_silently_read() -> None:
     body = etree.fromstring(
-        f'<w:body xmlns:w="{wordml.W_NS}" xmlns:m="{wordml.M_NS}"><w:p><w:r><w:t>x</w:t>'
+        f'<w:body xmlns:w="{W_NS}" xmlns:m="{M_NS}"><w:p><w:r><w:t>x</w:t>'
         "<w:frobnicate/></w:r><w:r><w:rPr><w:unheardOf/></w:rPr><w:pgNum/></w:r>"
         "<m:oMath><m:r><m:t>E=mc2</m:t></m:r></m:oMath></w:p></w:body>"
     )
     found = wordml.unrecognised(body)
     # an unknown element, an element Word shows that the view leaves out, and an equation; what
     # run properties hold is not looked into
-    assert found == {_W + "frobnicate": 1, _W + "pgNum": 1, f"{{{wordml.M_NS}}}oMath": 1}
+    assert found == {_W + "frobnicate": 1, _W + "pgNum": 1, f"{{{M_NS}}}oMath": 1}
     lines = sorted(wordml.describe(tag) for tag in found)
     assert lines == [
         "m:oMath: an equation; the view does not show it",
@@ -146,7 +147,7 @@ def test_paragraph_properties_read_the_same_from_a_tree_and_from_the_scanner() -
         '<w:pPr><w:pStyle w:val="Heading2"/><w:numPr><w:ilvl w:val="1"/><w:numId w:val="4"/></w:numPr>'
         '<w:outlineLvl w:val="3"/><w:rPr><w:moveFrom w:id="1" w:author="A"/></w:rPr></w:pPr>'
     )
-    xml = f'<w:p xmlns:w="{wordml.W_NS}">{ppr}<w:r><w:t>x</w:t></w:r></w:p>'
+    xml = f'<w:p xmlns:w="{W_NS}">{ppr}<w:r><w:t>x</w:t></w:r></w:p>'
     from_tree = wordml.read_ppr(etree.fromstring(xml))
     from redline import scan
 

@@ -27,11 +27,21 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import docx as python_docx
 import pytest
-from docbuild import (
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+from redline.apply import ApplyOptions, Outcome, apply_reply
+from redline.normalize import normalize
+from redline.package import Package, PackageError
+from redline.view import SpanFlag, build_view
+from redline.writer import diff_opcodes, max_revision_id, quote_style, word_diff
+from shared_schema import Edit, EditBatch
+from testing.docbuild import (
     B,
     BmEnd,
     BmStart,
@@ -49,17 +59,7 @@ from docbuild import (
     Table,
     docx,
 )
-from docbuild import Del as Deleted
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from lxml import etree
-
-from redline.apply import ApplyOptions, Outcome, apply_reply
-from redline.normalize import normalize
-from redline.package import Package, PackageError
-from redline.view import SpanFlag, build_view
-from redline.writer import diff_opcodes, max_revision_id, quote_style, word_diff
-from shared_schema import Edit, EditBatch
+from testing.docbuild import Del as Deleted
 
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 NS = {"w": W_NS}
@@ -69,6 +69,20 @@ MAIN = "word/document.xml"
 
 def w(tag: str) -> str:
     return f"{{{W_NS}}}{tag}"
+
+
+def find(el: etree._Element, path: str) -> etree._Element:
+    """``el.find(path)`` (``w:`` prefixes), for an element the test expects to be there."""
+    found = el.find(path, NS)
+    assert found is not None, path
+    return found
+
+
+def parent(el: etree._Element) -> etree._Element:
+    """The element ``el`` is in (it has one)."""
+    up = el.getparent()
+    assert up is not None
+    return up
 
 
 # -----------------------------------------------------------------------------------------
@@ -156,7 +170,8 @@ def pandoc_text(pandoc: str, data: bytes, mode: str) -> str | None:
             return
         if not isinstance(node, dict) or "t" not in node:
             return
-        kind, content = node["t"], node.get("c")
+        kind: str = node["t"]
+        content: Any = node.get("c")
         if kind == "Str":
             pieces.append(content)
         elif kind in ("Space", "SoftBreak", "LineBreak"):
@@ -299,7 +314,7 @@ def test_minimal_diff_inserts_only_the_new_word() -> None:
     assert [texts(e) for e in ins_elements(c.xml)] == ["all "]
     assert del_elements(c.xml) == []
     # the unchanged text is not cut at the anchor's edges: only where "all " goes in
-    assert run_texts(c.xml.find(".//w:p", NS)) == [
+    assert run_texts(find(c.xml, ".//w:p")) == [
         "The Tenant shall pay ", "+all ", "rent of ten dollars on the first day."
     ]  # fmt: skip
 
@@ -521,7 +536,7 @@ def test_text_replaced_inside_a_hyperlink_stays_inside_it() -> None:
     # text added just after a link goes outside it, in the formatting of what follows
     (added,) = ins_elements(second)
     assert texts(added) == "and app " and added.getparent() is second
-    assert texts(second.find("w:hyperlink", NS)) == "the portal"
+    assert texts(find(second, "w:hyperlink")) == "the portal"
 
 
 case(
@@ -534,8 +549,8 @@ case(
 
 def test_smart_tags_and_content_controls_keep_the_changed_text() -> None:
     c = CASES["smarttag-sdt"]
-    tag = c.xml.find(".//w:smartTag", NS)
-    content = c.xml.find(".//w:sdtContent", NS)
+    tag = find(c.xml, ".//w:smartTag")
+    content = find(c.xml, ".//w:sdtContent")
     assert [texts(e) for e in ins_elements(tag)] == ["High"]
     assert [texts(e) for e in ins_elements(content)] == ["Commencement"]
     assert len(ins_elements(c.xml)) == 2
@@ -594,7 +609,7 @@ case(
 
 def test_a_deleted_paragraph_mark_is_marked_in_the_paragraph_properties() -> None:
     c = CASES["join"]
-    first = c.xml.find(".//w:p", NS)
+    first = find(c.xml, ".//w:p")
     mark = first.find("w:pPr/w:rPr/w:del", NS)
     assert mark is not None and mark.get(w("author")) == "redline"
     assert [texts(e) for e in ins_elements(c.xml)] == [", and the second"]
@@ -609,7 +624,7 @@ def test_a_line_break_makes_a_new_paragraph_with_an_inserted_mark_and_the_same_p
     assert second.find("w:pPr/w:rPr/w:ins", NS) is not None
     assert third.find("w:pPr/w:rPr/w:ins", NS) is None
     for p in (second, third):
-        assert p.find("w:pPr/w:jc", NS).get(w("val")) == "both"
+        assert find(p, "w:pPr/w:jc").get(w("val")) == "both"
     assert texts(second) == "Second"
     assert [texts(e) for e in ins_elements(third)] == ["Third"]
 
@@ -625,7 +640,7 @@ def test_text_inserted_next_to_a_paragraph_mark_lands_in_the_right_paragraph() -
     assert more.getparent() is first and texts(more) == " More"
     empty = CASES["empty-paragraph"]
     (gamma,) = ins_elements(empty.xml)
-    assert texts(gamma.getparent()) == "Gamma."  # written into the empty paragraph
+    assert texts(parent(gamma)) == "Gamma."  # written into the empty paragraph
     assert del_elements(empty.xml) == []
 
 
@@ -643,7 +658,7 @@ def test_several_line_breaks_make_several_paragraphs() -> None:
     assert [p.find("w:pPr/w:rPr/w:ins", NS) is not None for p in paras] == [
         True, True, True, False,
     ]  # fmt: skip
-    assert all(p.find("w:pPr/w:pStyle", NS).get(w("val")) == "Heading1" for p in paras)
+    assert all(find(p, "w:pPr/w:pStyle").get(w("val")) == "Heading1" for p in paras)
 
 
 case(
@@ -663,10 +678,10 @@ def test_an_edit_inside_another_authors_insertion_leaves_theirs_theirs() -> None
     ours = ins_elements(c.xml)
     # our deletion nests in their insertion (as Word writes it) ...
     (deleted,) = del_elements(c.xml)
-    assert deleted.getparent().get(w("author")) == "Alice" and texts(deleted) == "monthly"
+    assert parent(deleted).get(w("author")) == "Alice" and texts(deleted) == "monthly"
     # ... our insertions never do: their insertion is split around ours
     assert [texts(e) for e in ours] == ["quarterly", "registered "]
-    assert all(e.getparent().tag == w("p") for e in ours)
+    assert all(parent(e).tag == w("p") for e in ours)
     assert "".join(texts(e) for e in alice) == "payable monthly in advancegoes by post"
     assert len({e.get(w("id")) for e in alice}) == len(alice) == 4
     assert read_text(c.out, "reject") == "The rent is  to us.\nNotice ."
@@ -700,13 +715,13 @@ case(
 
 def test_bookmarks_comment_ranges_and_field_codes_inside_a_deletion_are_kept() -> None:
     c = CASES["kept-markup"]
-    p = c.xml.find(".//w:p", NS)
+    p = find(c.xml, ".//w:p")
     for tag in ("bookmarkStart", "bookmarkEnd", "commentRangeStart", "commentRangeEnd"):
         (el,) = p.iter(w(tag))
         assert el.getparent() is p, tag
-    assert [f.getparent().getparent() for f in p.iter(w("fldChar"))] == [p, p]
+    assert [parent(f).getparent() for f in p.iter(w("fldChar"))] == [p, p]
     (instr,) = p.iter(w("instrText"))
-    assert instr.getparent().getparent() is p
+    assert parent(instr).getparent() is p
     assert [r.getparent() is p for r in p.iter(w("r")) if r.find("w:commentReference", NS) is not None]
     assert "".join(texts(d) for d in del_elements(c.xml)) == "beta gamma delta "
 
@@ -754,7 +769,7 @@ def test_a_rationale_becomes_a_comment_with_its_part_relationship_and_content_ty
     types = z.read("[Content_Types].xml").decode()
     assert 'PartName="/word/comments.xml"' in types and "comments+xml" in types
     # the range covers the change: deleted "monthly" and inserted "quarterly"
-    p = c.xml.find(".//w:p", NS)
+    p = find(c.xml, ".//w:p")
     kids = [etree.QName(k).localname for k in p]
     assert kids[kids.index("commentRangeStart") + 1 : kids.index("commentRangeEnd")] == ["del", "ins"]
 
@@ -762,7 +777,7 @@ def test_a_rationale_becomes_a_comment_with_its_part_relationship_and_content_ty
 def test_a_rationale_is_added_to_an_existing_comments_part() -> None:
     c = CASES["rationale-existing-comments"]
     comments = part(c.out, "word/comments.xml")
-    ids = [int(e.get(w("id"))) for e in comments.findall("w:comment", NS)]
+    ids = [int(e.get(w("id"), "")) for e in comments.findall("w:comment", NS)]
     assert ids[0] == 3 and len(ids) == 2 and ids[1] > 3
     before = dict(raw_members(c.doc))
     after = dict(raw_members(c.out))
@@ -795,9 +810,9 @@ case(
 
 def test_ids_are_unique_and_above_every_existing_id() -> None:
     c = CASES["conformance"]
-    ours = [int(e.get(w("id"))) for e in ins_elements(c.xml) + del_elements(c.xml)]
+    ours = [int(e.get(w("id"), "")) for e in ins_elements(c.xml) + del_elements(c.xml)]
     assert ours and min(ours) > 77
-    every = [a for a in c.xml.xpath("//@w:id", namespaces=NS)]
+    every = [a for a in cast(list[str], c.xml.xpath("//@w:id", namespaces=NS))]
     assert len(every) == len(set(every)) + 1  # bookmarkStart and bookmarkEnd share id 50
 
 
@@ -908,7 +923,7 @@ def test_text_inserted_just_after_a_field_stays_out_of_its_result() -> None:
     c = CASES["after-a-field"]
     (new,) = ins_elements(c.xml)
     kinds = [
-        (r.find("w:fldChar", NS).get(w("fldCharType")) if r.find("w:fldChar", NS) is not None else None)
+        (find(r, "w:fldChar").get(w("fldCharType")) if r.find("w:fldChar", NS) is not None else None)
         for r in new.itersiblings(w("r"), preceding=True)
     ]
     assert kinds[0] == "end"  # the run just before ours closes the field
@@ -1118,7 +1133,7 @@ def test_random_runs_and_edits_reject_to_the_original_and_accept_to_plain_replac
     assert _tabs_as_spaces(read_text(out, "accept")) == _tabs_as_spaces(expected)
     if track:
         assert read_text(out, "reject") == read_text(doc, "reject")
-    ids = part(out).xpath("//w:ins/@w:id | //w:del/@w:id", namespaces=NS)
+    ids = cast(list[str], part(out).xpath("//w:ins/@w:id | //w:del/@w:id", namespaces=NS))
     assert len(ids) == len(set(ids))
 
 
