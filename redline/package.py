@@ -16,10 +16,12 @@ anew (same method: deflated stays deflated, stored stays stored) in their origin
 added members go after the last one. :func:`write_atomic` puts the result on disk through a
 temporary file in the same folder, fsync and ``os.replace``.
 
-Every refusal is a :class:`PackageError` with a stable ``code``, a ``message`` a person
-understands and the ``part`` concerned. No ``KeyError``, ``BadZipFile``, ``XMLSyntaxError``,
-``zlib.error``, ``OSError`` or ``UnicodeDecodeError`` escapes :meth:`Package.open`,
-:meth:`Package.from_bytes`, :meth:`Package.read` or :meth:`Package.xml`.
+Every refusal is a :class:`PackageError` with a catalogue ``code``, a ``message`` a person
+understands and the ``part`` concerned. No ``BadZipFile``, ``XMLSyntaxError``, ``zlib.error``,
+``OSError`` or ``UnicodeDecodeError`` escapes :meth:`Package.open`, :meth:`Package.from_bytes`,
+:meth:`Package.read` or :meth:`Package.xml` (:mod:`redline.boundary` maps each foreign exception
+to its code); a ``KeyError``, ``IndexError``, ``ValueError``, ``TypeError``... from inside is a
+bug of ours and propagates as it is.
 
 Refusal codes (also :data:`CODES`):
 
@@ -93,6 +95,7 @@ from urllib.parse import unquote
 
 from lxml import etree
 
+from redline.boundary import PACKAGE_CODES, PackageError, boundary
 from redline.ooxml import (
     CT_NS,
     PKG_REL_NS,
@@ -100,7 +103,8 @@ from redline.ooxml import (
     REL_STRICT_OFFICE_DOCUMENT,
     W_STRICT_NS,
 )
-from redline.xmlparse import PackageError, dtd_refusal, find_doctype, parse_xml
+from redline.xmlparse import dtd_refusal, find_doctype, parse_xml
+from shared_schema import MEANINGS, Code
 
 __all__ = [
     "CODES",
@@ -112,41 +116,9 @@ __all__ = [
     "write_atomic",
 ]
 
-CODES: Final[Mapping[str, str]] = MappingProxyType(
-    {
-        "empty_file": "the file has no bytes",
-        "not_a_zip": "not a zip archive at all",
-        "truncated": "a zip archive whose end (central directory) is missing or cut",
-        "corrupt_zip": "the zip's own records disagree with each other",
-        "unsupported_zip": "zip64 or a multi-volume archive",
-        "ole_file": "an OLE compound file: an encrypted .docx or a legacy .doc",
-        "encrypted_member": "a zip member is encrypted",
-        "unsupported_compression": "a member uses a method other than stored or deflate",
-        "macro_enabled": "a macro-enabled document (content type or vbaProject.bin)",
-        "missing_content_types": "a zip without [Content_Types].xml",
-        "no_main_document": "no package relationships, no officeDocument relationship, "
-        "or its target is missing",
-        "strict_ooxml": "an ISO 29500 Strict document (refused by name)",
-        "not_wordprocessing": "an Office package whose main part is not a Word document",
-        "duplicate_part": "two members with the same name, or names equal ignoring case",
-        "unsafe_part_name": "an empty, absolute, drive-letter, backslash, dot-segment or "
-        "control-character member name",
-        "missing_part": "a part named by the caller is not in the package",
-        "too_large": "the file, a declared member size or the total declared size is over the limits",
-        "compression_ratio": "a large member declares a compression ratio over the limit",
-        "too_many_members": "more members than the limit",
-        "crc_mismatch": "a member's inflated bytes disagree with its declared CRC or size",
-        "corrupt_member": "a member's compressed data cannot be inflated",
-        "inflate_budget": "inflating produced more bytes than the budget",
-        "dtd_forbidden": "an XML part declares a DOCTYPE",
-        "malformed_xml": "an XML part is not well-formed",
-        "too_deep": "an XML part nests elements deeper than the parser allows",
-        "xml_node_too_large": "a single XML text node, attribute or comment over 10 MB",
-        "wrong_part_kind": "a relationship points at a part of the wrong kind",
-        "too_complex": "more XML tags or paragraphs than any real document has",
-        "io_error": "the file cannot be read, or the output cannot be written",
-    }
-)
+#: Every code a document can be refused with, and its meaning (from the one catalogue,
+#: :class:`shared_schema.Code` and :data:`shared_schema.MEANINGS`).
+CODES: Final[Mapping[Code, str]] = MappingProxyType({code: MEANINGS[code] for code in PACKAGE_CODES})
 
 _MB = 1024 * 1024
 
@@ -429,7 +401,7 @@ class Package:
         self._comment = b""
         self._defaults: dict[str, str] = {}
         self._overrides: dict[str, str] = {}
-        with _boundary(None):
+        with boundary(None):
             self._load()
 
     # --- construction -------------------------------------------------------------------------
@@ -873,7 +845,7 @@ class Package:
         cached = self._bytes.get(found)
         if cached is not None:
             return cached
-        with self._lock, _boundary(found):
+        with self._lock, boundary(found):
             cached = self._bytes.get(found)
             if cached is None:
                 cached = self._inflate(self._members[found])
@@ -895,7 +867,7 @@ class Package:
         budget = min(m.usize, self.limits.max_total_bytes - self._inflated_total)
         raw = memoryview(self.source_bytes)[m.data_start : m.data_start + m.csize]
         crc, produced = 0, 0
-        with _boundary(found):
+        with boundary(found):
             if m.method == _STORED:
                 pieces: Iterator[bytes] = (bytes(raw[i : i + chunk]) for i in range(0, len(raw), chunk))
             else:
@@ -973,7 +945,7 @@ class Package:
         """A newly parsed root of XML part ``name``, the caller's to modify."""
         data = self.read(name)
         found = self.find(name) or name
-        with _boundary(found):
+        with boundary(found):
             root = parse_xml(data, found)
         if found == getattr(self, "main_part", None) and _namespace(root.tag) == W_STRICT_NS:
             raise PackageError(
@@ -993,7 +965,7 @@ class Package:
         cached = self._rels.get(source)
         if cached is None:
             rels_name = self.find(rels_part_for(source))
-            with _boundary(rels_name):
+            with boundary(rels_name):
                 cached = () if rels_name is None else self._parse_rels(source, rels_name)
             with self._lock:
                 cached = self._rels.setdefault(source, cached)
@@ -1121,36 +1093,6 @@ class Package:
         out += _EOCD.pack(_EOCD_SIG, 0, 0, count, count, cd_size, cd_offset, len(self._comment))
         out += self._comment
         return bytes(out)
-
-
-# What can go wrong below us, translated once at the boundary (httpx's ``map_exceptions``).
-# Every expected failure is already a PackageError raised ``from None``; reaching this
-# translation means an input the checks above did not foresee, so the original is chained.
-_RAW_ERRORS: Final = (
-    KeyError,
-    IndexError,
-    struct.error,
-    zlib.error,
-    UnicodeError,
-    ValueError,
-    OSError,
-    etree.LxmlError,
-)
-
-
-@contextlib.contextmanager
-def _boundary(part: str | None) -> Iterator[None]:
-    try:
-        yield
-    except PackageError:
-        raise
-    except _RAW_ERRORS as exc:
-        where = f"the part {part}" if part else "the file"
-        raise PackageError(
-            "corrupt_zip",
-            f"The file is damaged: {where} could not be read ({type(exc).__name__}).",
-            part,
-        ) from exc
 
 
 def _encode_member(

@@ -18,9 +18,9 @@ attacks (billion laughs, external entities) at the root. :func:`find_doctype` is
 byte-level prolog check the package loader runs on every XML part without parsing it;
 :func:`parse_xml` runs it again and also checks the parsed tree's ``docinfo``.
 
-:class:`PackageError` lives here (the lowest layer) so that both this module and
-:mod:`redline.package` can raise it; import it from :mod:`redline.package`, which documents
-every code.
+:class:`PackageError` and :func:`syntax_refusal` live in :mod:`redline.boundary` (the lowest
+layer), with the one mapping of foreign exceptions to codes; they are re-exported here for the
+readers that import them from this module.
 """
 
 from __future__ import annotations
@@ -32,40 +32,24 @@ from typing import Any
 
 from lxml import etree
 
+from shared_schema import Code
+
+from .boundary import PackageError, lxml_refusal, syntax_refusal
+
 __all__ = [
     "XML_DECLARATION",
     "PackageError",
+    "dtd_refusal",
     "find_doctype",
     "make_parser",
     "parse_xml",
     "parser",
     "serialize",
+    "syntax_refusal",
 ]
 
 #: What Word writes before the root element of every part it saves.
 XML_DECLARATION = b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n'
-
-# libxml2's XML_ERR_RESOURCE_LIMIT, and the messages of the size limits that huge_tree lifts.
-_ERR_RESOURCE_LIMIT = 114
-_TOO_BIG_MARKERS = ("XML_PARSE_HUGE", "too big", "too long", "Huge input")
-
-
-class PackageError(Exception):
-    """A document was refused: ``code`` is a stable slug for programs (see
-    :data:`redline.package.CODES`), ``message`` a sentence a person understands, ``part`` the
-    zip member concerned (if one is). ``str(error) == error.message``."""
-
-    def __init__(self, code: str, message: str, part: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.part = part
-
-    def __str__(self) -> str:
-        return self.message
-
-    def __repr__(self) -> str:
-        return f"PackageError(code={self.code!r}, message={self.message!r}, part={self.part!r})"
 
 
 def make_parser(target: Any = None) -> etree.XMLParser:
@@ -146,7 +130,7 @@ def find_doctype(data: bytes) -> bool:
 def dtd_refusal(part: str) -> PackageError:
     """The refusal for a part that declares a DTD."""
     return PackageError(
-        "dtd_forbidden",
+        Code.DTD_FORBIDDEN,
         f"The part {part} declares a DTD (<!DOCTYPE>), which Office documents never contain "
         "and which can hide entity-expansion or external-entity attacks; the file is refused.",
         part,
@@ -163,44 +147,17 @@ def parse_xml(data: bytes, part: str) -> etree._Element:
     """
     if find_doctype(data):
         raise dtd_refusal(part)
+    safe = parser()
     try:
-        root = etree.fromstring(data, parser())
-    except etree.XMLSyntaxError as exc:
-        raise syntax_refusal(exc, part) from None
-    except (etree.LxmlError, ValueError) as exc:
-        raise PackageError(
-            "malformed_xml", f"The part {part} is not well-formed XML ({exc}).", part
-        ) from None
+        root = etree.fromstring(data, safe)
+    except etree.LxmlError as exc:
+        raise lxml_refusal(exc, part) from None
     if root is None:  # pragma: no cover - recover=False never yields an empty document
-        raise PackageError("malformed_xml", f"The part {part} holds no XML element.", part)
+        raise PackageError(Code.MALFORMED_XML, f"The part {part} holds no XML element.", part)
     docinfo = root.getroottree().docinfo
     if getattr(docinfo, "doctype", "") or docinfo.internalDTD is not None or docinfo.externalDTD is not None:
         raise dtd_refusal(part)
     return root
-
-
-def syntax_refusal(exc: etree.XMLSyntaxError, part: str) -> PackageError:
-    msg = str(exc.msg or exc).strip()
-    if "Excessive depth" in msg:
-        return PackageError(
-            "too_deep",
-            f"The part {part} nests its XML elements deeper than the parser allows (256 levels); "
-            "no real document does that, so the file is refused.",
-            part,
-        )
-    limit_hit = getattr(exc, "code", None) == _ERR_RESOURCE_LIMIT
-    if limit_hit or any(marker in msg for marker in _TOO_BIG_MARKERS):
-        return PackageError(
-            "xml_node_too_large",
-            f"The part {part} contains a single text, attribute, comment or CDATA value larger "
-            "than the parser's 10 MB limit; the file is refused.",
-            part,
-        )
-    return PackageError(
-        "malformed_xml",
-        f"The part {part} is not well-formed XML ({msg}).",
-        part,
-    )
 
 
 def serialize(root: etree._Element) -> bytes:

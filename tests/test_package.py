@@ -29,6 +29,7 @@ import redline.package as package_module
 from redline.ooxml import W_NS, w
 from redline.package import CODES, Limits, Package, PackageError, rels_part_for, write_atomic
 from redline.xmlparse import XML_DECLARATION, find_doctype, make_parser, parse_xml, serialize
+from shared_schema import MEANINGS, Code
 from testing import hostile_docs as h
 
 MB = 1024 * 1024
@@ -821,6 +822,72 @@ def test_rels_part_for_names_the_relationships_part() -> None:
     assert rels_part_for("word/document.xml") == "word/_rels/document.xml.rels"
     assert rels_part_for("/word/document.xml") == "word/_rels/document.xml.rels"
     assert rels_part_for("") == "_rels/.rels"
+
+
+# --- the boundary: foreign exceptions are refusals, ours are bugs -----------------------------
+
+
+def _raise(exc: BaseException) -> Callable[..., object]:
+    def boom(*args: object, **kwargs: object) -> object:
+        raise exc
+
+    return boom
+
+
+@pytest.mark.parametrize(
+    ("target", "name", "stage"),
+    [
+        (package_module, "find_doctype", "load"),  # the scan of every XML part
+        (package_module, "parse_xml", "load"),  # the parse of a part
+    ],
+)
+@pytest.mark.parametrize("bug", [KeyError("x"), IndexError("x"), ValueError("x"), AttributeError("x")])
+def test_a_bug_of_ours_in_the_loader_propagates_and_is_not_called_a_damaged_file(
+    monkeypatch: pytest.MonkeyPatch, target: object, name: str, stage: str, bug: Exception
+) -> None:
+    data = h.docx({"word/media/image1.png": b"\x89PNG not read at load"})
+    if stage == "read":
+        pkg = Package.from_bytes(data)
+        monkeypatch.setattr(target, name, _raise(bug))
+        with pytest.raises(type(bug)) as caught:
+            pkg.read("word/media/image1.png")
+    else:
+        monkeypatch.setattr(target, name, _raise(bug))
+        with pytest.raises(type(bug)) as caught:
+            Package.from_bytes(data)
+    assert not isinstance(caught.value, PackageError)
+    assert caught.value is bug
+
+
+@pytest.mark.parametrize(
+    ("foreign", "code"),
+    [
+        (struct.error("unpack requires a buffer"), "corrupt_zip"),
+        (zlib.error("invalid stored block lengths"), "corrupt_member"),
+        (UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte"), "corrupt_zip"),
+        (OSError(5, "Input/output error"), "io_error"),
+        (EOFError(), "truncated"),
+    ],
+)
+def test_a_foreign_exception_nobody_foresaw_is_a_refusal_with_its_code_and_cause(
+    monkeypatch: pytest.MonkeyPatch, foreign: Exception, code: str
+) -> None:
+    monkeypatch.setattr(package_module, "find_doctype", _raise(foreign))
+    with pytest.raises(PackageError) as caught:
+        Package.from_bytes(h.docx())
+    assert caught.value.code == code
+    assert caught.value.code in CODES
+    assert caught.value.__cause__ is foreign  # unforeseen: the original is chained for the log
+    message = caught.value.message
+    assert message[:1].isupper() and message.endswith("."), message
+
+
+def test_the_package_codes_are_the_catalogues() -> None:
+    assert all(isinstance(code, Code) for code in CODES)
+    assert all(CODES[code] == MEANINGS[code] for code in CODES)
+    assert isinstance(PackageError("io_error", "Cannot read it at all.").code, Code)
+    with pytest.raises(ValueError):
+        PackageError("no_such_code", "A code that is not in the catalogue.")
 
 
 # --- bounded fuzzing --------------------------------------------------------------------------
