@@ -62,7 +62,8 @@ from shared_schema import (
 )
 
 from .apply import ApplyOptions, apply_batch
-from .package import Package, PackageError, write_atomic
+from .files import write_atomic
+from .package import Package, PackageError
 from .report import invalid_results, reply_positions
 from .view import DocumentView, Paragraph, build_view
 

@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 from redline.apply import apply_reply
-from redline.package import Package, PackageError, write_atomic
+from redline.files import write_atomic
+from redline.package import Package, PackageError
 from redline.report import Report
 from redline.view import build_view, unread
 from redline.wordml import describe

@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from redline.package import write_atomic
+from redline.files import write_atomic
 from summarize.check import check_reply
 from summarize.render import to_markdown
 

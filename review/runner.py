@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from redline.apply import ApplyOptions
-from redline.package import write_atomic
+from redline.files import write_atomic
 from shared_schema.exit_codes import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
 
 from .job import (

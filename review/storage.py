@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any, Protocol
 
-from redline.package import write_atomic
+from redline.files import write_atomic
 
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 

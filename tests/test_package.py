@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from lxml import etree
 
 import redline.package as package_module
+from redline import opc, zipread, zipwrite
 from redline.ooxml import W_NS, w
 from redline.package import CODES, Limits, Package, PackageError, rels_part_for, write_atomic
 from redline.xmlparse import XML_DECLARATION, find_doctype, make_parser, parse_xml, serialize
@@ -546,7 +547,7 @@ def test_a_long_changed_part_is_deflated_in_chunks_into_one_valid_stream(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     new_doc = _long_document(14_000)
-    assert len(new_doc) > 4 * package_module._CHUNK  # several chunks for each thread
+    assert len(new_doc) > 4 * zipwrite._CHUNK  # several chunks for each thread
     pkg = Package.from_bytes(h.docx())
     out = pkg.to_bytes({"word/document.xml": new_doc})
     with zipfile.ZipFile(io.BytesIO(out)) as zf:
@@ -561,23 +562,23 @@ def test_a_long_changed_part_is_deflated_in_chunks_into_one_valid_stream(
     docx = pytest.importorskip("docx")
     assert len(docx.Document(io.BytesIO(out)).paragraphs) == 14_000
     # The cuts do not depend on the threads: one thread writes the same bytes.
-    monkeypatch.setattr(package_module, "_THREADS", 1)
+    monkeypatch.setattr(zipwrite, "_THREADS", 1)
     assert pkg.to_bytes({"word/document.xml": new_doc}) == out
 
 
 @pytest.mark.parametrize("chunks", [1.5, 2, 2.001, 3, 4.7])
 def test_deflate_gives_the_payload_back_at_every_size(chunks: float) -> None:
-    size = int(chunks * package_module._CHUNK)
+    size = int(chunks * zipwrite._CHUNK)
     rng = random.Random(size)
     # markup that compresses well, then random bytes that do not (stored blocks)
     payload = ((b"<w:r><w:t>the rent</w:t></w:r>" * size)[: size // 2] + rng.randbytes(size))[:size]
-    body, crc = package_module._deflate(payload)
+    body, crc = zipwrite.deflate(payload)
     assert crc == zlib.crc32(payload)
     inflater = zlib.decompressobj(-15)
     assert inflater.decompress(body) == payload
     assert inflater.eof and not inflater.unused_data
-    if size >= 2 * package_module._CHUNK:  # chunked: each chunk but the last ends in a sync flush
-        first = package_module._deflate_chunk(memoryview(payload), 0)
+    if size >= 2 * zipwrite._CHUNK:  # chunked: each chunk but the last ends in a sync flush
+        first = zipwrite.deflate_chunk(memoryview(payload), 0)
         assert first.endswith(b"\x00\x00\xff\xff") and body.startswith(first)
 
 
@@ -596,7 +597,7 @@ def libreoffice_text(soffice: str, docx_path: Path, tmp_path: Path) -> str:
 @pytest.mark.slow
 def test_pandoc_and_libreoffice_read_a_long_part_deflated_in_chunks(tmp_path: Path) -> None:
     new_doc = _long_document(8_000, first="REDLINE-FIRST-MARKER", last="REDLINE-LAST-MARKER")
-    assert len(new_doc) > 2 * package_module._CHUNK
+    assert len(new_doc) > 2 * zipwrite._CHUNK
     out = tmp_path / "long.docx"
     write_atomic(out, Package.from_bytes(h.docx()).to_bytes({"word/document.xml": new_doc}))
     readers = 0
@@ -810,6 +811,27 @@ def test_an_interrupt_during_the_write_cleans_up_and_propagates(
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_bug_of_ours_during_the_write_cleans_up_and_propagates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def bug(fd: int) -> None:
+        raise TypeError("a bug of ours, not the disk's")
+
+    monkeypatch.setattr(os, "fsync", bug)
+    with pytest.raises(TypeError):
+        write_atomic(tmp_path / "out.docx", b"x")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_nul_in_the_output_name_is_an_io_error(tmp_path: Path) -> None:
+    with pytest.raises(PackageError) as caught:
+        write_atomic(tmp_path / "a\x00b.docx", b"x")
+    assert caught.value.code == "io_error"
+    assert "null byte" in caught.value.message
+    assert_human(caught.value)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_writing_into_a_missing_folder_is_an_io_error(tmp_path: Path) -> None:
     with pytest.raises(PackageError) as caught:
         write_atomic(tmp_path / "missing" / "out.docx", b"x")
@@ -837,8 +859,11 @@ def _raise(exc: BaseException) -> Callable[..., object]:
 @pytest.mark.parametrize(
     ("target", "name", "stage"),
     [
+        (zipread.Archive, "_locate_data", "load"),  # the zip reader
+        (opc.ContentTypes, "from_xml", "load"),  # OPC
         (package_module, "find_doctype", "load"),  # the scan of every XML part
         (package_module, "parse_xml", "load"),  # the parse of a part
+        (zipread.Archive, "inflate", "read"),  # inflating a part read later
     ],
 )
 @pytest.mark.parametrize("bug", [KeyError("x"), IndexError("x"), ValueError("x"), AttributeError("x")])
