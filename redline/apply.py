@@ -169,21 +169,25 @@ def _write(
         return package.to_bytes({}), WriteResult()
     writer = make_writer(package, view, options.write_options())
     result = writer.write(planned)
-    assert writer.splice is not None
-    changed = writer.splice.changed(result.touched_parts)
+    splice = writer.splice
+    assert splice is not None
+    changed = splice.changed(result.touched_parts)
     added: list[tuple[str, bytes]] = []
     if result.comments:
-        c_changed, c_added = add_comments(package, result.comments, writer.options, writer.stamp)
+        c_changed, c_added = add_comments(splice.working, result.comments, writer.options, writer.stamp)
         changed.update(c_changed)
         added.extend(c_added)
     return package.to_bytes(changed, added), result
 
 
 def make_writer(package: Package, view: DocumentView, options: WriteOptions) -> Writer:
-    """A writer for ``view`` whose revision ids start above every id the package already uses,
-    and whose changed parts :attr:`Writer.splice` gives as bytes."""
+    """A writer for ``view`` (built by :func:`build_view`: its trees are its working copy's)
+    whose revision ids start above every id the package already uses, and whose changed parts
+    :attr:`Writer.splice` gives as bytes."""
+    if view.working is None:
+        raise TypeError("the view has no working copy to write into: build it with build_view()")
     parts = (p for p in package.names if p.startswith("word/") and p.endswith(".xml") and _has_ids(p))
-    return Writer(view, options, max_revision_id(package.read(p) for p in parts), Splice(package, view))
+    return Writer(view, options, max_revision_id(package.read(p) for p in parts), Splice(view.working, view))
 
 
 def _has_ids(part: str) -> bool:

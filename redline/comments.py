@@ -1,15 +1,18 @@
 """Word comments that carry an edit's rationale (ECMA-376 Part 1, §17.13.4).
 
-Adds ``w:comment`` entries to the package's comments part, creating the part, its relationship
-from the main document and its content-type override when the document has none.
+Adds ``w:comment`` entries to the comments part of a write's working copy, creating the part,
+its relationship from the main document and its content-type override when the document has
+none.
 """
 
 from __future__ import annotations
 
 from lxml import etree
 
+from .boundary import PackageError
 from .ooxml import CT_COMMENTS, CT_NS, PKG_REL_NS, REL_COMMENTS, W_NS, XML_SPACE, w
-from .package import Package, PackageError, rels_part_for
+from .opc import rels_part_for
+from .working import WorkingCopy
 from .writer import Comment, WriteOptions
 from .xmlparse import parse_xml, serialize
 
@@ -38,16 +41,19 @@ def _comment_element(comment: Comment, options: WriteOptions, stamp: str) -> etr
 
 
 def add_comments(
-    package: Package, comments: list[Comment], options: WriteOptions, stamp: str
+    working: WorkingCopy, comments: list[Comment], options: WriteOptions, stamp: str
 ) -> tuple[dict[str, bytes], list[tuple[str, bytes]]]:
-    """The changed and added parts that put ``comments`` into ``package``."""
+    """The changed and added parts that put ``comments`` into the document ``working`` is a
+    working copy of (its trees are changed: the comments part, the main part's relationships,
+    the content types)."""
+    package = working.package
     main = package.main_part
     existing = package.related(main, REL_COMMENTS)
     changed: dict[str, bytes] = {}
     added: list[tuple[str, bytes]] = []
     if existing:
         part = existing[0]
-        root = package.xml(part)
+        root = working.xml(part)
         if part == main or root.tag != w("comments"):
             raise PackageError(
                 "wrong_part_kind",
@@ -72,7 +78,7 @@ def add_comments(
 
     rels_name = rels_part_for(main)
     if rels_name in package:
-        rels = package.xml(rels_name)
+        rels = working.xml(rels_name)
     else:
         rels = parse_xml(f'<Relationships xmlns="{PKG_REL_NS}"/>'.encode(), rels_name)
     ids = {rel.get("Id") for rel in rels}
@@ -89,7 +95,7 @@ def add_comments(
     else:
         added.append((rels_name, serialize(rels)))
 
-    types = package.xml("[Content_Types].xml")
+    types = working.xml("[Content_Types].xml")
     override = etree.SubElement(types, f"{{{CT_NS}}}Override")
     override.set("PartName", "/" + part)
     override.set("ContentType", CT_COMMENTS)

@@ -1,7 +1,7 @@
 """Safe .docx package I/O: the trust boundary, and the byte-faithful save.
 
-A :class:`Package` is a loaded, checked .docx: its bytes, its members and what OPC says about
-them never change after the load.  It is the top of a stack of layers,
+A :class:`Package` is a loaded, checked .docx, and it is read-only: its bytes, its members and
+what OPC says about them never change after the load.  It is the top of a stack of layers,
 each one concept:
 
 * :mod:`redline.boundary` -- :class:`PackageError` and the one mapping of foreign exceptions
@@ -13,13 +13,15 @@ each one concept:
   a time (:meth:`Package.stream`);
 * :mod:`redline.opc` -- part names, content types, relationships, the main part;
 * :mod:`redline.zipwrite` -- the byte-faithful save;
+* :mod:`redline.working` -- the :class:`~redline.working.WorkingCopy` a write changes (never
+  the package's own trees);
 * :mod:`redline.files` -- :func:`write_atomic`, the all-or-nothing write to disk.
 
 Loading (:meth:`Package.from_bytes`, :meth:`Package.open`) reads and checks the zip, reads
 ``[Content_Types].xml`` and ``_rels/.rels``, finds the main part, then inflates every other
 XML part and checks its prolog for a DOCTYPE and its tags against :attr:`Limits.max_markup`.
-XML is parsed lazily (:meth:`Package.xml`, cached and shared; :meth:`Package.fresh_xml`, the
-caller's) with the one safe parser of :mod:`redline.xmlparse`. Binary members (images,
+XML is parsed lazily (:meth:`Package.xml`, shared and never changed; :meth:`Package.fresh_xml`,
+the caller's) with the one safe parser of :mod:`redline.xmlparse`. Binary members (images,
 embeddings) are inflated only when someone reads them, under the same budget.
 
 Saving (:meth:`Package.to_bytes`) copies every member that did not change byte for byte — local
@@ -146,8 +148,9 @@ def _namespace(tag: object) -> str | None:
 class Package:
     """A loaded, checked .docx. Construct with :meth:`from_bytes` or :meth:`open`.
 
-    Nothing changes its bytes, members or OPC.  Thread-safe for reading: inflation and the
-    caches are guarded by a lock.
+    Read-only: nothing changes its bytes, members or OPC, and the trees :meth:`xml` shares are
+    never changed (a write changes a :class:`redline.working.WorkingCopy`).  Thread-safe for
+    reading: inflation and the caches are guarded by a lock.
     """
 
     source_bytes: bytes
@@ -206,7 +209,7 @@ class Package:
         check_macro_members(m.name for m in self._archive.members)
         self._parts = PartNames.of(m.name for m in self._archive.members)
         self.names = self._parts.names
-        self._opc: Opc = read_opc(self._parts, self.xml)
+        self._opc: Opc = read_opc(self._parts, self.fresh_xml)
         self._rels[""] = self._opc.package_rels
         self.main_part = self._opc.main_part
         self._scan_xml_parts()
@@ -280,8 +283,9 @@ class Package:
             yield from self._archive.stream(self._archive.by_name[found], chunk)
 
     def xml(self, name: str) -> etree._Element:
-        """The parsed root of XML part ``name`` (safe parser; cached and shared: do not modify
-        it — use :meth:`fresh_xml` for a tree you may change)."""
+        """The parsed root of XML part ``name`` (safe parser; cached and shared by every
+        reader, so nobody changes it: a write changes a :class:`redline.working.WorkingCopy`,
+        and :meth:`fresh_xml` gives a tree of one's own)."""
         found = self.find(name)
         if found is not None:
             cached = self._xml.get(found)
@@ -316,7 +320,7 @@ class Package:
         if cached is None:
             rels_name = self.find(rels_part_for(source))
             with boundary(rels_name):
-                cached = () if rels_name is None else parse_rels(self.xml(rels_name), source, self.find)
+                cached = () if rels_name is None else parse_rels(self.fresh_xml(rels_name), source, self.find)
             with self._lock:
                 cached = self._rels.setdefault(source, cached)
         return list(cached)

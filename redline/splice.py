@@ -26,9 +26,9 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from .package import Package
 from .view import DocumentView, NodeMap
 from .wordml import RANGE_MARKUP
+from .working import WorkingCopy
 from .xmlparse import serialize
 
 _XMLNS = re.compile(r' xmlns(?::([^\s=/>"]+))?="([^"<&]*)"')
@@ -50,8 +50,8 @@ class _Stretch:
 class Splice:
     """The stretches of each part that writing may change, noted before the writer runs."""
 
-    def __init__(self, package: Package, view: DocumentView) -> None:
-        self._package = package
+    def __init__(self, working: WorkingCopy, view: DocumentView) -> None:
+        self.working = working  # the trees the writer changes; their original bytes are its package's
         self._nodes = view.span_nodes if isinstance(view.span_nodes, NodeMap) else None
         self._view = view
         self._stretches: dict[str, list[_Stretch] | None] = {}
@@ -89,7 +89,7 @@ class Splice:
 
     def changed(self, parts: Iterable[str]) -> dict[str, bytes]:
         """Each of ``parts`` as it is now: spliced where it can be, else serialised whole."""
-        return {part: self.part(part) or serialize(self._package.xml(part)) for part in sorted(parts)}
+        return {part: self.part(part) or serialize(self.working.xml(part)) for part in sorted(parts)}
 
     def part(self, part: str) -> bytes | None:
         """``part`` as it is now: the noted stretches serialised, every other byte of the
@@ -98,7 +98,7 @@ class Splice:
         layout = self._nodes.layout(part) if self._nodes is not None else None
         if not stretches or layout is None:
             return None
-        data = self._package.read(part)
+        data = self.working.package.read(part)
         where = _Bytes(data, layout.root_end, layout.root_bytes)
         out: list[bytes] = []
         copied = 0  # bytes of the original copied to the output so far

@@ -23,8 +23,8 @@ What the view contains (the documented choices):
 
 How each element reads is stated once, in :mod:`redline.wordml`'s table of roles, and two
 readers apply it: :mod:`redline.scan` reads each story part's XML text without building a tree
-(about a third of the cost), naming nodes by ordinal, resolved to elements of the package's tree
-only when the writer asks (:class:`NodeMap`); :mod:`redline.walk` reads a tree -- the reference
+(about a third of the cost), naming nodes by ordinal, resolved to elements of the view's working
+copy only when the writer asks (:class:`NodeMap`); :mod:`redline.walk` reads a tree -- the reference
 (the scanner's oracle in the tests), and the reader of a part the scanner cannot vouch for
 (unusual prefixes, comments inside, ...).  Both emit the same paragraph events into
 :class:`redline.paragraphs.Assembler`, and the builder here appends what it assembles, story by
@@ -64,6 +64,7 @@ from .walk import read_story
 from .wordml import NODE_TAGS, ParagraphProps, unrecognised
 from .wordml import SpanFlag as SpanFlag  # re-exported: the view's spans carry them
 from .wordml import SpanKind as SpanKind
+from .working import WorkingCopy
 from .xmlparse import PackageError, syntax_refusal
 
 if TYPE_CHECKING:
@@ -156,6 +157,9 @@ class DocumentView:
     span_kinds: bytearray
     span_flags: bytearray
     para_starts: list[int] = field(default_factory=list)
+    # The trees the spans point into, which a write from this view changes (None: a
+    # verify-only view, or one flattened from stories whose trees are the caller's).
+    working: WorkingCopy | None = field(default=None, repr=False, compare=False)
     _sections: dict[str, list[tuple[Paragraph, int]]] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -471,10 +475,12 @@ def story_parts(package: Package, refs: Iterable[tuple[str, str]]) -> list[tuple
 _NOTE_KINDS = (None, "normal")  # a separator or continuation notice is no note a reader reads
 
 
-def stories_of(package: Package) -> list[Story]:
-    """The package's stories in view order, as trees."""
+def stories_of(package: Package, working: WorkingCopy | None = None) -> list[Story]:
+    """The package's stories in view order, as trees: those of ``working`` (a working copy of
+    their own when None)."""
+    trees = working if working is not None else WorkingCopy(package)
     main = package.main_part
-    root = package.xml(main)
+    root = trees.xml(main)
     body = root.find(w("body"))
     stories = [Story(main, "body", body if body is not None else root)]
     sect_tags = (w("headerReference"), w("footerReference"))
@@ -487,7 +493,7 @@ def stories_of(package: Package) -> list[Story]:
         for ref in sect.iterchildren(*sect_tags)
     ]
     for part, kind in story_parts(package, refs):
-        tree = package.xml(part)
+        tree = trees.xml(part)
         if kind in ("header", "footer"):
             stories.append(Story(part, kind, tree))
         else:
@@ -554,11 +560,13 @@ def _paragraph_styles(package: Package, part: str) -> etree._Element | None:
 def build_view(package: Package) -> DocumentView:
     """Load every story of ``package`` into one offset-mapped view: scanned from the XML text
     when every story part allows it (the usual case), else walked as trees."""
+    working = WorkingCopy(package)
     with paused():  # see redline.collector
-        scanned = _scanned_view(package)
-        if scanned is not None:
-            return scanned
-        return flatten(stories_of(package), package.revision, numbering_of(package))
+        view = _scanned_view(package, working)
+        if view is None:
+            view = flatten(stories_of(package, working), package.revision, numbering_of(package))
+            view.working = working
+    return view
 
 
 # -------------------------------------------------------------------------------------------
@@ -586,7 +594,7 @@ class NodeMap(Sequence[etree._Element]):
     """The elements of a scanned view's spans, found when first asked for.
 
     A scanned span names its node by part and ordinal (see :mod:`redline.scan`); the first
-    request for a part parses it (the package's shared tree, the one the writer changes) and
+    request for a part parses it (into the view's working copy: the tree the writer changes) and
     lists its ``NODE_TAGS`` elements in document order, once.  A tree that does not have the
     number of such elements the scanner counted is refused: the view and the tree would
     disagree about which node a character came from.
@@ -594,13 +602,13 @@ class NodeMap(Sequence[etree._Element]):
 
     def __init__(
         self,
-        package: Package,
+        working: WorkingCopy,
         ordinals: list[int],
         runs: list[tuple[int, str]],
         totals: dict[str, int],
         layouts: dict[str, scan.Layout | None] | None = None,
     ) -> None:
-        self._package = package
+        self._working = working
         self._layouts = layouts or {}
         self._ordinals = ordinals
         self._run_starts = [start for start, _ in runs]
@@ -649,7 +657,7 @@ class NodeMap(Sequence[etree._Element]):
         return found
 
     def _list(self, part: str) -> list[etree._Element]:
-        found = list(self._package.xml(part).iter(*NODE_TAGS))
+        found = list(self._working.xml(part).iter(*NODE_TAGS))
         if len(found) != self._totals.get(part, -1):
             raise PackageError(
                 "malformed_xml",
@@ -661,8 +669,9 @@ class NodeMap(Sequence[etree._Element]):
         return found
 
 
-def _scanned_view(package: Package) -> DocumentView | None:
-    """The view read by :mod:`redline.scan`, or None when a story part needs the tree walk."""
+def _scanned_view(package: Package, working: WorkingCopy | None = None) -> DocumentView | None:
+    """The view read by :mod:`redline.scan`, or None when a story part needs the tree walk;
+    its elements are found in ``working`` (a working copy of its own when None)."""
     main = package.main_part
     data = package.read(main)
     body_src = scan.prepare(data, main, check=False)
@@ -685,8 +694,10 @@ def _scanned_view(package: Package) -> DocumentView | None:
         return None
     finally:
         check.passed()  # never leave the check running
-    nodes = NodeMap(package, builder.span_nodes, builder.runs, totals, layouts)
+    trees = working if working is not None else WorkingCopy(package)
+    nodes = NodeMap(trees, builder.span_nodes, builder.runs, totals, layouts)
     view = builder.finish(package.revision, nodes)
+    view.working = trees
     _label(view, numbering_of(package), builder.props)
     return view
 

@@ -7,6 +7,7 @@ code, a sentence a person understands, and in under a second.
 from __future__ import annotations
 
 import io
+import json
 import os
 import random
 import shutil
@@ -27,10 +28,12 @@ from lxml import etree
 
 import redline.package as package_module
 from redline import opc, zipread, zipwrite
+from redline.apply import Outcome
 from redline.ooxml import W_NS, w
 from redline.package import CODES, Limits, Package, PackageError, rels_part_for, write_atomic
+from redline.working import WorkingCopy
 from redline.xmlparse import XML_DECLARATION, find_doctype, make_parser, parse_xml, serialize
-from shared_schema import MEANINGS, Code
+from shared_schema import MEANINGS, Code, parse_edit_reply
 from testing import hostile_docs as h
 
 MB = 1024 * 1024
@@ -913,6 +916,71 @@ def test_the_package_codes_are_the_catalogues() -> None:
     assert isinstance(PackageError("io_error", "Cannot read it at all.").code, Code)
     with pytest.raises(ValueError):
         PackageError("no_such_code", "A code that is not in the catalogue.")
+
+
+# --- the working copy: the only thing a write changes -----------------------------------------
+
+
+def _write_twice(pkg: Package, reply: str) -> tuple[Outcome, Outcome]:
+    from redline.apply import ApplyOptions, apply_batch
+    from redline.view import build_view
+
+    options = ApplyOptions(date="2026-01-01T00:00:00Z")
+    outcomes = []
+    for _ in range(2):
+        batch = parse_edit_reply(reply)
+        assert batch is not None
+        outcomes.append(apply_batch(pkg, build_view(pkg), batch, options))
+    return outcomes[0], outcomes[1]
+
+
+@pytest.mark.parametrize("reader", ["scanned", "tree walk"])
+def test_a_write_changes_only_its_working_copy_and_a_second_write_starts_from_the_original(
+    monkeypatch: pytest.MonkeyPatch, reader: str
+) -> None:
+    import redline.view as view_module
+
+    if reader == "tree walk":
+        monkeypatch.setattr(view_module, "_scanned_view", lambda package, working=None: None)
+    data = h.docx()
+    pkg = Package.from_bytes(data)
+    parts = {name: pkg.read(name) for name in pkg.names}
+    shared = {name: pkg.xml(name) for name in pkg.names if pkg.is_xml(name)}  # a reader's trees
+    shared_bytes = {name: serialize(root) for name, root in shared.items()}
+    edit = {"anchor": "pay rent", "replacement": "pay the rent", "rationale": "clearer"}
+    reply = json.dumps({"edits": [edit]})
+
+    first, second = _write_twice(pkg, reply)
+
+    assert first.output is not None and first.report.all_applied
+    assert b"comments" in first.output  # the comments part, its relationship, its content type
+    assert second.output == first.output  # the second write started from the original
+    assert pkg.source_bytes == data
+    assert {name: pkg.read(name) for name in pkg.names} == parts
+    for name, root in shared.items():
+        assert pkg.xml(name) is root
+        assert serialize(root) == shared_bytes[name], name
+        assert serialize(pkg.fresh_xml(name)) == serialize(parse_xml(parts[name], name)), name
+    assert Package.from_bytes(data).to_bytes({}) == pkg.to_bytes({}) == data
+
+
+def test_the_view_writes_into_its_working_copy_not_into_the_package() -> None:
+    from redline.apply import make_writer
+    from redline.verify import Planned
+    from redline.view import build_view
+    from redline.writer import WriteOptions
+
+    pkg = Package.from_bytes(h.docx())
+    view = build_view(pkg)
+    assert isinstance(view.working, WorkingCopy) and view.working.package is pkg
+    view.check_tree()
+    writer = make_writer(pkg, view, WriteOptions(date="2026-01-01T00:00:00Z"))
+    assert writer.splice is not None and writer.splice.working is view.working
+    writer.write([Planned(0, 0, 3, "A", True)])
+    changed = serialize(view.working.xml(pkg.main_part))
+    assert b"w:ins" in changed
+    assert b"w:ins" not in serialize(pkg.xml(pkg.main_part))
+    assert build_view(pkg).working is not view.working
 
 
 # --- bounded fuzzing --------------------------------------------------------------------------

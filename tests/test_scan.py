@@ -28,6 +28,7 @@ from redline.view import (
     stories_of,
     verify_only_view,
 )
+from redline.working import WorkingCopy
 from testing.contractgen import generate_contract
 from testing.docbuild import P, Raw, docx
 from testing.hostile_docs import Entry, document, docx_parts, raw_zip
@@ -35,8 +36,9 @@ from testing.hostile_docs import Entry, document, docx_parts, raw_zip
 
 def _both(data: bytes) -> tuple[DocumentView, DocumentView | None]:
     package = Package.from_bytes(data)
-    tree = flatten(stories_of(package), package.revision, numbering_of(package))
-    return tree, _scanned_view(package)
+    working = WorkingCopy(package)  # both readers map into the same trees
+    tree = flatten(stories_of(package, working), package.revision, numbering_of(package))
+    return tree, _scanned_view(package, working)
 
 
 def assert_same(tree: DocumentView, scanned: DocumentView) -> None:

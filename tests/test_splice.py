@@ -55,7 +55,7 @@ def write(data: bytes, ranges: Ranges, track: bool) -> tuple[bytes | None, bytes
     planned = [Planned(i, s, e, r, True, why) for i, (s, e, r, why) in enumerate(ranges)]
     writer.write(planned)
     assert writer.splice is not None
-    return writer.splice.part(MAIN), serialize(package.xml(MAIN))
+    return writer.splice.part(MAIN), serialize(writer.splice.working.xml(MAIN))
 
 
 def check(data: bytes, ranges: Ranges, track: bool) -> bytes:
@@ -170,7 +170,7 @@ def test_a_second_write_or_an_unplaced_part_is_serialised_whole() -> None:
     writer.write([Planned(0, 0, 3, "Uno", True)])
     writer.write([Planned(1, 15, 19, "Quattro", True)])
     assert writer.splice is not None and writer.splice.part(MAIN) is None
-    assert writer.splice.changed([MAIN])[MAIN] == serialize(package.xml(MAIN))
+    assert writer.splice.changed([MAIN])[MAIN] == serialize(writer.splice.working.xml(MAIN))
 
 
 @pytest.mark.skipif(not os.environ.get("REDLINE_CORPUS"), reason="REDLINE_CORPUS not set")
