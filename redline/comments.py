@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from lxml import etree
 
+from shared_schema import Code
+
 from .boundary import PackageError
 from .ooxml import CT_COMMENTS, CT_NS, PKG_REL_NS, REL_COMMENTS, W_NS, XML_SPACE, w
 from .opc import rels_part_for
@@ -56,7 +58,7 @@ def add_comments(
         root = working.xml(part)
         if part == main or root.tag != w("comments"):
             raise PackageError(
-                "wrong_part_kind",
+                Code.WRONG_PART_KIND,
                 f"The document's comments relationship points at {part}, which is not a comments "
                 "part; the file is refused rather than written wrong.",
                 part,

@@ -28,7 +28,7 @@ from typing import cast
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import LCSseq
 
-from shared_schema import Location, MatchKind, Refusal
+from shared_schema import Code, Location, MatchKind, Refusal
 
 from .normalize import ELLIPSIS, INVISIBLE, NormalizedText, normalize, tolerances_needed
 from .view import DocumentView
@@ -287,14 +287,14 @@ class Locator:
         near = self.nearest(quote) if search else None
         if near is None:
             return Refusal(
-                code="not_found",
+                code=Code.NOT_FOUND,
                 message=f"The {noun} does not occur in the document, not even allowing for "
                 "differences in spacing, quotes and dashes.",
                 hint=hint,
             )
         diff = "; ".join(near.differences) or "the wording differs"
         return Refusal(
-            code="not_found",
+            code=Code.NOT_FOUND,
             message=f"The {noun} does not occur in the document. The closest passage is in "
             f"{self.where(near.start)}: \u201c{near.text}\u201d ({diff}).",
             hint=f"If you meant that passage, quote it exactly: \u201c{near.text}\u201d.",

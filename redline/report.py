@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared_schema import EditBatch, EditResult, EditStatus, InvalidEntry, Refusal
+from shared_schema import Code, EditBatch, EditResult, EditStatus, InvalidEntry, Refusal
 
 
 def report_json(data: dict[str, Any]) -> str:
@@ -73,7 +73,7 @@ def invalid_results(batch: EditBatch) -> list[EditResult]:
                 replacement=replacement if isinstance(replacement, str) else "",
                 status=EditStatus.INVALID,
                 error=Refusal(
-                    code=EditStatus.INVALID.value,
+                    code=Code.INVALID,
                     message=f"This entry could not be used: {entry.reason}",
                     hint="Send each edit as an object with a non-empty 'anchor' string and a "
                     "'replacement' string.",

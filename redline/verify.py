@@ -173,7 +173,7 @@ def _refuse(
     result.status = status
     result.error = _new_refusal(
         {
-            "code": status.value,
+            "code": status.code,
             "message": message,
             "hint": hint,
             "candidates": candidates or [],

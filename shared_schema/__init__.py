@@ -3,6 +3,7 @@
 from .codes import MEANINGS, Code, EditStatus, MatchKind, QuoteStatus, Tolerance
 from .json_schema import json_schema
 from .models import (
+    CodedError,
     Edit,
     EditBatch,
     EditResult,
@@ -19,6 +20,7 @@ from .parse import ParseLimits, parse_edit_reply, parse_summary_reply
 __all__ = [
     "MEANINGS",
     "Code",
+    "CodedError",
     "Edit",
     "EditBatch",
     "EditResult",

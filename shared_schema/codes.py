@@ -80,6 +80,8 @@ class Code(StrEnum):
     # -- the command line and batches ----------------------------------------------------------
     USAGE = "usage"
     FAILED = "failed"
+    MISSING_REPLY = "missing_reply"
+    MISSING_DOCUMENT = "missing_document"
     # -- ours ----------------------------------------------------------------------------------
     INTERNAL_ERROR = "internal_error"
 
@@ -143,6 +145,8 @@ MEANINGS: Final[Mapping[Code, str]] = MappingProxyType(
         Code.LOCK_FAILED: "the document's lock file could not be taken",
         Code.USAGE: "the command line was used wrongly (exit 2)",
         Code.FAILED: "a batch job failed (a bug, or a worker lost twice)",
+        Code.MISSING_REPLY: "a batch holds a document without its reply file (NAME.reply.json)",
+        Code.MISSING_DOCUMENT: "a batch holds a reply file without its document (NAME.docx)",
         Code.INTERNAL_ERROR: "a bug in redline, not in the input: the traceback is in the log",
     }
 )
@@ -167,6 +171,17 @@ class EditStatus(StrEnum):
     @property
     def ok(self) -> bool:
         return self in (EditStatus.APPLIED, EditStatus.VERIFIED)
+
+    @property
+    def code(self) -> Code | None:
+        """The catalogue's code of this status: the refusal's ``error.code`` (None for the two
+        successes)."""
+        return _CODE_OF_STATUS.get(self)
+
+
+_CODE_OF_STATUS: Final[Mapping[EditStatus, Code]] = MappingProxyType(
+    {status: Code(status.value) for status in EditStatus if not status.ok}
+)
 
 
 class QuoteStatus(StrEnum):

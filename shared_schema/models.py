@@ -8,11 +8,11 @@ these very classes; neither defines its own copy.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .codes import EditStatus, MatchKind, QuoteStatus
+from .codes import Code, EditStatus, MatchKind, QuoteStatus
 
 _XML_FORBIDDEN = frozenset([chr(c) for c in range(0x20) if chr(c) not in "\t\n\r"] + ["\ufffe", "\uffff"])
 
@@ -142,10 +142,24 @@ class Location(_Shape):
     )
 
 
-class Refusal(_Shape):
-    """Why an edit was not applied (or a quote not verified), written for the model's retry."""
+class CodedError(Protocol):
+    """An exception that carries a code of the catalogue and a sentence (``PackageError``,
+    ``ToolError``, ``UsageError``): what :meth:`Refusal.from_error` reads."""
 
-    code: str
+    @property
+    def code(self) -> str: ...
+
+    @property
+    def message(self) -> str: ...
+
+
+class Refusal(_Shape):
+    """Why an edit was not applied (or a quote not verified), written for the model's retry.
+
+    ``code`` is a :class:`~shared_schema.codes.Code` (a string of the catalogue is validated
+    into one; the JSON holds the string)."""
+
+    code: Code
     message: str
     hint: str | None = None
     candidates: list[Location] = Field(default_factory=list)
@@ -156,6 +170,12 @@ class Refusal(_Shape):
         default_factory=list, description="Indexes of the other edits this refusal concerns."
     )
     actual_matches: int | None = None
+
+    @classmethod
+    def from_error(cls, error: CodedError, hint: str | None = None) -> Refusal:
+        """The refusal an error stands for (the one way a raised refusal becomes a value): its
+        code -- which must be in the catalogue -- and message, and ``hint`` if given."""
+        return cls(code=Code(error.code), message=error.message, hint=hint)
 
 
 class EditResult(_Shape):
