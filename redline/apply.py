@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from shared_schema import EditBatch, ParseLimits, Refusal, parse_edit_reply
-from shared_schema.exit_codes import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
+from shared_schema import Code, EditBatch, ParseLimits, Refusal, parse_edit_reply
 
 from .collector import paused
+from .exits import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
 from .locate import Locator
 from .package import Limits, Package, PackageError
 from .report import ReplyInfo, Report, invalid_results, reply_positions, totals
@@ -91,7 +91,7 @@ def _apply_reply(
         package = Package.from_bytes(document, options.limits, stream_main=streamed)
         view = verify_only_view(package) if streamed else build_view(package)
     except PackageError as exc:
-        return refused(document_name, Refusal(code=exc.code, message=exc.message))
+        return refused(document_name, Refusal.from_error(exc))
     if isinstance(reply, EditBatch):
         batch: EditBatch | None = reply
     else:
@@ -100,7 +100,7 @@ def _apply_reply(
         return refused(
             document_name,
             Refusal(
-                code="unparseable_reply",
+                code=Code.UNPARSEABLE_REPLY,
                 message="The reply holds no usable JSON list of edits.",
                 hint='Reply with JSON: {"edits": [{"anchor": ..., "replacement": ...}]}.',
             ),
@@ -147,7 +147,7 @@ def _apply_batch(
         try:
             output, written = _write(package, view, planned, options)
         except PackageError as exc:
-            return refused(document_name, Refusal(code=exc.code, message=exc.message), view.revision, True)
+            return refused(document_name, Refusal.from_error(exc), view.revision, True)
     report = Report(
         document=document_name,
         revision=view.revision,

@@ -22,6 +22,7 @@ import mcp.types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
+from .exits import EXIT_OK, EXIT_USAGE
 from .tools import DocumentTools, tool_definitions
 
 __all__ = ["INSTRUCTIONS", "build_server", "serve"]
@@ -98,6 +99,6 @@ def serve(root: Path, log: Path | None) -> int:
         tools = DocumentTools(root, log)
     except ValueError as exc:
         print(f"redline mcp: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     anyio.run(_run, build_server(tools))
-    return 0
+    return EXIT_OK

@@ -45,6 +45,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -52,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from shared_schema import (
+    Code,
     Edit,
     EditBatch,
     EditResult,
@@ -214,9 +216,13 @@ _ARGUMENTS: dict[str, frozenset[str]] = {
 
 
 class ToolError(Exception):
-    """A refusal of the whole call: becomes ``{"error": {"code", "message", "hint", ...}}``."""
+    """A refusal of the whole call: becomes ``{"error": {"code", "message", "hint", ...}}``.
 
-    def __init__(self, code: str, message: str, hint: str, **extra: Any) -> None:
+    Raised (not returned) because the checks that refuse a call sit deep in its handling (an
+    argument, a path, a lock, a section); :meth:`DocumentTools.handle` turns it into the
+    result. ``extra`` holds what a :class:`Refusal` has no field for (outline candidates)."""
+
+    def __init__(self, code: Code, message: str, hint: str, **extra: Any) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
@@ -231,11 +237,50 @@ _PACKAGE_HINT = (
     "The file could not be read as a Word document; check that `path` names a .docx file "
     "(not a .doc, a PDF or an encrypted file)."
 )
+_BUG_HINT = "This is a bug in redline, not in your call; report it."
 
 
-def _package_refusal(exc: PackageError) -> ToolError:
-    hint = "Check that the folder exists and is writable." if exc.code == "io_error" else _PACKAGE_HINT
-    return ToolError(exc.code, exc.message, hint)
+def _document_refused(refusal: Refusal) -> ToolError:
+    """The call refused because the document (or its output) was: the refusal, with a hint."""
+    hint = "Check that the folder exists and is writable." if refusal.code == Code.IO_ERROR else _PACKAGE_HINT
+    return ToolError(refusal.code, refusal.message, hint)
+
+
+def call_error(exc: Exception) -> tuple[dict[str, Any], str | None]:
+    """What a call that raised ``exc`` returns as its ``error``, and the traceback to log when
+    ``exc`` is a bug of ours -- the tools' one boundary (:meth:`DocumentTools.handle`).
+
+    A refusal (:class:`ToolError`, a refused document) keeps its code. A foreign failure maps
+    to a code: the operating system's (``OSError``) to ``io_error``; a codec's (``UnicodeError``:
+    an argument holding text no file name can carry, such as a lone surrogate) to
+    ``invalid_arguments``. Anything else is ``internal_error``, never a code about the
+    caller's document.
+    """
+    if isinstance(exc, ToolError):
+        return exc.to_dict(), None
+    if isinstance(exc, PackageError):
+        return _document_refused(Refusal.from_error(exc)).to_dict(), None
+    if isinstance(exc, OSError):
+        where = f" on {_show(str(exc.filename))}" if exc.filename is not None else ""
+        error = ToolError(
+            Code.IO_ERROR,
+            f"A file could not be read or written{where}: {exc.strerror or exc}.",
+            "Check that the path and its folder exist and are accessible, then try again.",
+        )
+        return error.to_dict(), None
+    if isinstance(exc, UnicodeError):
+        error = ToolError(
+            Code.INVALID_ARGUMENTS,
+            f"An argument holds text that cannot be used ({type(exc).__name__}: {exc}).",
+            "Pass paths and texts as plain Unicode text, without lone surrogates.",
+        )
+        return error.to_dict(), None
+    internal = {
+        "code": Code.INTERNAL_ERROR,
+        "message": f"The tool failed unexpectedly ({type(exc).__name__}: {exc}).",
+        "hint": _BUG_HINT,
+    }
+    return internal, "".join(traceback.format_exception(exc))
 
 
 def arguments_digest(arguments: Any) -> str:
@@ -286,7 +331,7 @@ class _Locks:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
         except OSError as exc:
             raise ToolError(
-                "lock_failed",
+                Code.LOCK_FAILED,
                 f"Cannot open the document's lock file {path}: {exc.strerror or exc}.",
                 "Check that the temporary folder is writable, then try again.",
             ) from None
@@ -400,12 +445,12 @@ def _parse_range(value: Any, count: int) -> tuple[int, int]:
     ):
         first, last = int(value[0]), int(value[1])
     if first is None or last is None:
-        raise ToolError("invalid_range", f"{_show(value)} is not a paragraph range.", hint)
+        raise ToolError(Code.INVALID_RANGE, f"{_show(value)} is not a paragraph range.", hint)
     if count == 0:
-        raise ToolError("invalid_range", "The document has no paragraphs.", "Check the path.")
+        raise ToolError(Code.INVALID_RANGE, "The document has no paragraphs.", "Check the path.")
     if first > last or first < 0 or last >= count:
         raise ToolError(
-            "invalid_range",
+            Code.INVALID_RANGE,
             f"The range {first}-{last} is not within the document's paragraphs 0-{count - 1}"
             + (" (the first index is after the last)." if first > last else "."),
             hint,
@@ -625,7 +670,7 @@ class DocumentTools:
         try:
             if impl is None:
                 raise ToolError(
-                    "unknown_tool",
+                    Code.UNKNOWN_TOOL,
                     f"There is no tool named {_show(name)}.",
                     f"The tools are {', '.join(TOOL_NAMES)}.",
                 )
@@ -633,7 +678,7 @@ class DocumentTools:
                 arguments = {}
             if not isinstance(arguments, Mapping):
                 raise ToolError(
-                    "invalid_arguments",
+                    Code.INVALID_ARGUMENTS,
                     f"The arguments must be a JSON object, not {_show(arguments)}.",
                     _usage(name),
                 )
@@ -641,23 +686,19 @@ class DocumentTools:
             unknown = sorted(set(args) - _ARGUMENTS[name])
             if unknown:
                 raise ToolError(
-                    "invalid_arguments",
+                    Code.INVALID_ARGUMENTS,
                     f"{name} has no argument {', '.join(repr(k) for k in unknown)}.",
                     _usage(name),
                 )
             result = impl(args)
-        except ToolError as exc:
-            result = {"tool": name, "error": exc.to_dict()}
         except Exception as exc:  # never let a tool call raise
-            result = {
-                "tool": name,
-                "error": {
-                    "code": "internal_error",
-                    "message": f"The tool failed unexpectedly ({type(exc).__name__}: {exc}).",
-                    "hint": "This is a bug in redline, not in your call; report it.",
-                },
-            }
-        self._log_call(name, arguments, args, result, time.perf_counter() - started)
+            error, trace = call_error(exc)
+            result = {"tool": name, "error": error}
+            if trace is not None:
+                print(f"redline: {name} failed (internal_error):\n{trace}", file=sys.stderr, end="")
+        else:
+            trace = None
+        self._log_call(name, arguments, args, result, time.perf_counter() - started, trace)
         return result
 
     # -- paths ---------------------------------------------------------------------------------
@@ -665,19 +706,21 @@ class DocumentTools:
     def _resolve(self, raw: Any, what: str) -> Path:
         if not isinstance(raw, str) or not raw.strip():
             raise ToolError(
-                "invalid_arguments",
+                Code.INVALID_ARGUMENTS,
                 f"`{what}` must be a non-empty string naming a file, not {_show(raw)}.",
                 "Pass the document's path relative to the root folder, e.g. 'lease.docx'.",
             )
         if "\x00" in raw:
-            raise ToolError("invalid_arguments", f"`{what}` contains a NUL character.", "Pass a plain path.")
+            raise ToolError(
+                Code.INVALID_ARGUMENTS, f"`{what}` contains a NUL character.", "Pass a plain path."
+            )
         candidate = Path(raw)  # no ~ expansion: paths are relative to the root
         if not candidate.is_absolute():
             candidate = self.root / candidate
         real = Path(os.path.realpath(candidate))
         if not real.is_relative_to(self.root):
             raise ToolError(
-                "outside_root",
+                Code.OUTSIDE_ROOT,
                 f"{_show(raw)} is outside the folder this server may open.",
                 "Only files under the server's root folder can be read or written; pass a path "
                 "relative to it, without '..' and not through a link that leads out of it.",
@@ -692,13 +735,13 @@ class DocumentTools:
             exists = is_file = False
         if not exists:
             raise ToolError(
-                "not_found_file",
+                Code.NOT_FOUND_FILE,
                 f"There is no file {_show(raw)} under the root folder.",
                 "Check the file name; paths are relative to the server's root folder.",
             )
         if not is_file:
             raise ToolError(
-                "not_a_file",
+                Code.NOT_A_FILE,
                 f"{_show(raw)} is not a file.",
                 "Pass the path of a .docx file.",
             )
@@ -713,7 +756,7 @@ class DocumentTools:
             package = Package.open(real)
             return package, build_view(package)
         except PackageError as exc:
-            raise _package_refusal(exc) from None
+            raise _document_refused(Refusal.from_error(exc)) from None
 
     # -- read_region ---------------------------------------------------------------------------
 
@@ -723,7 +766,7 @@ class DocumentTools:
         span = args.get("paragraphs")
         if section is not None and (not isinstance(section, str | int) or isinstance(section, bool)):
             raise ToolError(
-                "invalid_arguments",
+                Code.INVALID_ARGUMENTS,
                 f"`section` must be a string such as '4.2', not {_show(section)}.",
                 _usage(READ_REGION),
             )
@@ -731,7 +774,7 @@ class DocumentTools:
             section = None
         if section is not None and span is not None:
             raise ToolError(
-                "invalid_arguments",
+                Code.INVALID_ARGUMENTS,
                 "Pass either `section` or `paragraphs`, not both.",
                 _usage(READ_REGION),
             )
@@ -759,7 +802,7 @@ class DocumentTools:
         text = view.text[paras[0].start : paras[-1].end]
         if len(text) > self.max_region_chars:
             raise ToolError(
-                "region_too_large",
+                Code.REGION_TOO_LARGE,
                 f"The region has {len(text)} characters, over the limit of {self.max_region_chars}.",
                 "Read a smaller paragraph range, or a subsection; the outline (read_region "
                 "without arguments) lists the ranges.",
@@ -781,7 +824,7 @@ class DocumentTools:
                 h.to_dict() for h in heads.values() if key and h.para.title and key in h.para.title.casefold()
             ][:20]
             raise ToolError(
-                "section_not_found",
+                Code.SECTION_NOT_FOUND,
                 f"No section is labelled or headed {_show(name)}.",
                 "Pass a clause number exactly as displayed ('4.2', '(a)') or a heading's text; "
                 "call read_region without `section` for the outline.",
@@ -789,7 +832,7 @@ class DocumentTools:
             )
         if len(found) > 1:
             raise ToolError(
-                "ambiguous_section",
+                Code.AMBIGUOUS_SECTION,
                 f"{len(found)} sections match {_show(name)}.",
                 "Call read_region again with one candidate's `paragraphs` range (or its full "
                 "title as `section`).",
@@ -813,7 +856,7 @@ class DocumentTools:
         revision = args.get("revision")
         if not isinstance(revision, str) or not revision.strip():
             raise ToolError(
-                "missing_revision" if revision is None else "invalid_arguments",
+                Code.MISSING_REVISION if revision is None else Code.INVALID_ARGUMENTS,
                 "`revision` is required: the revision returned by the read_region call whose "
                 "text you quoted.",
                 "Call read_region first, copy anchors from its text, and pass its revision.",
@@ -822,16 +865,18 @@ class DocumentTools:
         out_real = real if output_arg is None else self._resolve(output_arg, "output")
         if out_real != real:
             if out_real.is_dir():
-                raise ToolError("not_a_file", f"{_show(output_arg)} is a folder.", "Name a .docx file.")
+                raise ToolError(Code.NOT_A_FILE, f"{_show(output_arg)} is a folder.", "Name a .docx file.")
             if not out_real.parent.is_dir():
                 raise ToolError(
-                    "not_found_folder",
+                    Code.NOT_FOUND_FOLDER,
                     f"The folder of {_show(output_arg)} does not exist.",
                     "Write into an existing folder under the root.",
                 )
         author = args.get("author")
         if author is not None and (not isinstance(author, str) or not author.strip()):
-            raise ToolError("invalid_arguments", "`author` must be a non-empty string.", _usage(APPLY_EDITS))
+            raise ToolError(
+                Code.INVALID_ARGUMENTS, "`author` must be a non-empty string.", _usage(APPLY_EDITS)
+            )
         batch = _parse_edits(args.get("edits"))
         with self._locks.hold([str(real), str(out_real)], exclusive=True):
             package, view = self._load(real)
@@ -857,7 +902,7 @@ class DocumentTools:
                     write_atomic(out_real, outcome.output)
                     new_view = build_view(Package.from_bytes(outcome.output))
                 except PackageError as exc:
-                    raise _package_refusal(exc) from None
+                    raise _document_refused(Refusal.from_error(exc)) from None
         after = _map_paragraphs(view, new_view, [_touched(view, e) for e in applied])
         after_of = {id(e): paras for e, paras in zip(applied, after, strict=True)}
         entries = []
@@ -893,6 +938,7 @@ class DocumentTools:
         args: dict[str, Any],
         result: dict[str, Any],
         seconds: float,
+        trace: str | None = None,
     ) -> None:
         if self.log is None:
             return
@@ -908,6 +954,8 @@ class DocumentTools:
             "error_code": code,
             "duration_ms": round(seconds * 1000, 1),
         }
+        if trace is not None:  # a bug of ours: what the maintainers need to fix it
+            entry["traceback"] = trace
         if tool == APPLY_EDITS and result.get("edits") and isinstance(result["edits"], list):
             if result.get("revision"):
                 entry["revision"] = result["revision"]
@@ -968,7 +1016,7 @@ def _parse_edits(edits: Any) -> EditBatch:
     batch = parse_edit_reply(text) if text else None
     if batch is None:
         raise ToolError(
-            "invalid_edits",
+            Code.INVALID_EDITS,
             f"`edits` holds no usable list of edits: {_show(edits)}.",
             "Pass `edits` as a list of objects, each with 'anchor' (copied from read_region's "
             "text) and 'replacement'.",
@@ -989,7 +1037,7 @@ def _stale(batch: EditBatch, revision: str) -> dict[str, Any]:
             anchor=edit.anchor,
             replacement=edit.replacement,
             status=EditStatus.STALE,
-            error=Refusal(code=EditStatus.STALE.value, message=message, hint=STALE_HINT),
+            error=Refusal(code=Code.STALE, message=message, hint=STALE_HINT),
         )
         for edit, pos in zip(batch.edits, reply_positions(batch), strict=True)
     ]
@@ -997,6 +1045,6 @@ def _stale(batch: EditBatch, revision: str) -> dict[str, Any]:
     return {
         "status": "stale",
         "written": False,
-        "error": {"code": EditStatus.STALE.value, "message": message, "hint": STALE_HINT},
+        "error": {"code": Code.STALE, "message": message, "hint": STALE_HINT},
         "edits": [r.model_dump(mode="json") for r in results],
     }

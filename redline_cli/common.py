@@ -1,21 +1,27 @@
-"""What every command of the command line shares: the usage error, the exit codes, reading a
-reply, the checks on output targets, and the options ``apply`` and ``review`` take alike.
+"""What every command of the command line shares: the usage error, the exit codes, the one
+boundary between a command and the process (:func:`run_command`), reading a reply, the checks on
+output targets, and the options ``apply`` and ``review`` take alike.
 
-Exit codes (INTERFACE.md): 0 every edit applied; 1 the run completed with unapplied edits;
-2 usage error; 3 an input was refused (no output document written).
+Exit codes (INTERFACE.md, :mod:`redline.exits`): 0 every edit applied; 1 the run completed with
+unapplied edits; 2 usage error; 3 an input was refused (no output document written); 70 a bug of
+ours (``internal_error``, the traceback on stderr).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import traceback
+from collections.abc import Callable
 from pathlib import Path
 
 from redline.apply import ApplyOptions
+from redline.exits import EXIT_INTERNAL, EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED, EXIT_USAGE
 from redline.package import PackageError
-from shared_schema.exit_codes import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED, EXIT_USAGE
+from shared_schema import Code, Refusal
 
 __all__ = [
+    "EXIT_INTERNAL",
     "EXIT_OK",
     "EXIT_REFUSED",
     "EXIT_UNAPPLIED",
@@ -26,11 +32,61 @@ __all__ = [
     "check_targets",
     "default_output",
     "read_reply",
+    "refuse",
+    "run_command",
 ]
 
 
 class UsageError(Exception):
-    pass
+    """The command line was used wrongly (exit 2); its code is always :attr:`Code.USAGE`."""
+
+    code = Code.USAGE
+
+    @property
+    def message(self) -> str:
+        return str(self)
+
+
+def run_command(prog: str, command: Callable[[], int]) -> int:
+    """Run one command and return its exit code: the command line's one boundary.
+
+    What the command raises becomes a code here, and only here: a :class:`UsageError` exits 2;
+    a refused input (:class:`PackageError`) and a foreign failure -- the operating system's
+    (``OSError``: a file that cannot be read or written, a closed pipe) or a codec's
+    (``UnicodeError``: a terminal that cannot show the text) -- exit 3 with the code and the
+    message on stderr; anything else is a bug of ours: ``internal_error``, the traceback on
+    stderr, exit 70 -- never a code about the user's file.
+    """
+    try:
+        return command()
+    except UsageError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except PackageError as exc:
+        return refuse(prog, Refusal.from_error(exc))
+    except KeyboardInterrupt:
+        return 130
+    except OSError as exc:
+        where = f" {exc.filename!r}" if exc.filename is not None else ""
+        message = f"Input or output failed{where}: {exc.strerror or exc}."
+        return refuse(prog, Refusal(code=Code.IO_ERROR, message=message))
+    except UnicodeError as exc:
+        message = f"Text could not be read or written in its encoding: {exc}."
+        return refuse(prog, Refusal(code=Code.IO_ERROR, message=message))
+    except Exception as exc:
+        traceback.print_exc(file=sys.stderr)
+        print(
+            f"{prog}: internal error: {type(exc).__name__}: {exc}; this is a bug in redline, not "
+            f"in the input [{Code.INTERNAL_ERROR}]",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+
+
+def refuse(prog: str, refusal: Refusal) -> int:
+    """Say on stderr why an input was refused; the exit code for it (3)."""
+    print(f"{prog}: refused: {refusal.message} [{refusal.code}]", file=sys.stderr)
+    return EXIT_REFUSED
 
 
 def read_reply(source: str) -> bytes:
@@ -39,7 +95,7 @@ def read_reply(source: str) -> bytes:
     try:
         return Path(source).read_bytes()
     except OSError as exc:  # an input that cannot be read is refused (exit 3), like a document
-        raise PackageError("io_error", f"Cannot read the reply {source!r}: {exc.strerror}.") from exc
+        raise PackageError(Code.IO_ERROR, f"Cannot read the reply {source!r}: {exc.strerror}.") from exc
 
 
 def default_output(doc: Path) -> Path:
@@ -57,7 +113,7 @@ def check_output(doc: Path, out: Path) -> None:
     """Refuse an output path that would overwrite the input document."""
     if _same_file(out, doc):
         raise PackageError(
-            "output_is_input", "The output path is the input document; refusing to overwrite it."
+            Code.OUTPUT_IS_INPUT, "The output path is the input document; refusing to overwrite it."
         )
 
 
@@ -69,9 +125,11 @@ def check_targets(args: argparse.Namespace, doc: Path, out: Path) -> None:
     if not args.dry_run:
         check_output(doc, out)
         if reply is not None and _same_file(out, reply):
-            raise PackageError("output_is_input", "The output path is the reply; refusing to overwrite it.")
+            raise PackageError(
+                Code.OUTPUT_IS_INPUT, "The output path is the reply; refusing to overwrite it."
+            )
         if not out.parent.is_dir():
-            raise PackageError("io_error", f"The output folder {str(out.parent)!r} does not exist.")
+            raise PackageError(Code.IO_ERROR, f"The output folder {str(out.parent)!r} does not exist.")
     if report is not None:
         targets = [("input document", doc), ("reply", reply)]
         if not args.dry_run:
@@ -79,10 +137,10 @@ def check_targets(args: argparse.Namespace, doc: Path, out: Path) -> None:
         for what, path in targets:
             if path is not None and _same_file(report, path):
                 raise PackageError(
-                    "output_is_input", f"The report path is the {what}; refusing to overwrite it."
+                    Code.OUTPUT_IS_INPUT, f"The report path is the {what}; refusing to overwrite it."
                 )
         if not report.parent.is_dir():
-            raise PackageError("io_error", f"The report folder {str(report.parent)!r} does not exist.")
+            raise PackageError(Code.IO_ERROR, f"The report folder {str(report.parent)!r} does not exist.")
 
 
 def apply_options(args: argparse.Namespace) -> ApplyOptions:

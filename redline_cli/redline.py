@@ -1,7 +1,8 @@
 """`redline` command line: wires the pipeline's steps together, nothing more.
 
-Exit codes (INTERFACE.md): 0 every edit applied; 1 the run completed with unapplied edits;
-2 usage error; 3 an input was refused (no output document written).
+Exit codes (INTERFACE.md, :mod:`redline.exits`): 0 every edit applied; 1 the run completed with
+unapplied edits; 2 usage error; 3 an input was refused (no output document written); 70 a bug of
+ours.  What a command raises becomes a code in :func:`redline_cli.common.run_command` alone.
 """
 
 from __future__ import annotations
@@ -17,17 +18,19 @@ from redline.package import Package, PackageError
 from redline.report import Report
 from redline.view import build_view, unread
 from redline.wordml import describe
+from shared_schema import Code
 
 from .common import (
     EXIT_OK,
     EXIT_REFUSED,
     EXIT_UNAPPLIED,
     EXIT_USAGE,
-    UsageError,
     apply_options,
     check_targets,
     default_output,
     read_reply,
+    refuse,
+    run_command,
 )
 
 __all__ = ["EXIT_OK", "EXIT_REFUSED", "EXIT_UNAPPLIED", "EXIT_USAGE", "main"]
@@ -84,31 +87,26 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
-    try:
-        if args.command == "view":
-            return _view(args)
-        if args.command == "apply":
-            return _apply(args)
-        if args.command == "review":
-            from .review import run_review_command
+    return run_command(f"redline {args.command}", lambda: _dispatch(parser, args))
 
-            return run_review_command(args)
-        if args.command == "stats":
-            from .stats import run_stats_command
 
-            return run_stats_command(args)
-        if args.command == "mcp":
-            from redline.mcp_server import serve
+def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    if args.command == "view":
+        return _view(args)
+    if args.command == "apply":
+        return _apply(args)
+    if args.command == "review":
+        from .review import run_review_command
 
-            return serve(Path(args.root), Path(args.log) if args.log else None)
-    except UsageError as exc:
-        print(f"redline {args.command}: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except PackageError as exc:
-        print(f"redline {args.command}: refused: {exc.message} [{exc.code}]", file=sys.stderr)
-        return EXIT_REFUSED
-    except KeyboardInterrupt:
-        return 130
+        return run_review_command(args)
+    if args.command == "stats":
+        from .stats import run_stats_command
+
+        return run_stats_command(args)
+    if args.command == "mcp":
+        from redline.mcp_server import serve
+
+        return serve(Path(args.root), Path(args.log) if args.log else None)
     parser.print_help(sys.stderr)
     return EXIT_USAGE
 
@@ -165,7 +163,7 @@ def _apply(args: argparse.Namespace) -> int:
     try:
         data = doc.read_bytes()
     except OSError as exc:
-        raise PackageError("io_error", f"Cannot read {str(doc)!r}: {exc.strerror}.") from exc
+        raise PackageError(Code.IO_ERROR, f"Cannot read {str(doc)!r}: {exc.strerror}.") from exc
     reply = read_reply(args.reply)
     options = apply_options(args)
     outcome = apply_reply(
@@ -173,9 +171,9 @@ def _apply(args: argparse.Namespace) -> int:
     )
     report = outcome.report
     if report.error is not None:
-        print(f"redline apply: refused: {report.error.message} [{report.error.code}]", file=sys.stderr)
+        code = refuse("redline apply", report.error)
         _write_report(args.report, report)
-        return EXIT_REFUSED
+        return code
     if outcome.output is not None:
         write_atomic(out, outcome.output)
     _write_report(args.report, report)

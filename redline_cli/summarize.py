@@ -1,7 +1,8 @@
 """`summarize` command line.
 
-Exit codes (INTERFACE.md): 0 every quote verified; 1 at least one quote unverified (or a point
-without a quote); 2 usage error; 3 an input was refused.
+Exit codes (INTERFACE.md, :mod:`redline.exits`): 0 every quote verified; 1 at least one quote
+unverified (or a point without a quote); 2 usage error; 3 an input was refused; 70 a bug of
+ours.  The boundary between the command and the process is :func:`.common.run_command`.
 """
 
 from __future__ import annotations
@@ -11,8 +12,11 @@ import sys
 from pathlib import Path
 
 from redline.files import write_atomic
+from shared_schema import Code, Refusal
 from summarize.check import check_reply
 from summarize.render import to_markdown
+
+from .common import EXIT_OK, EXIT_USAGE, refuse, run_command
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,28 +44,28 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
-        return 0 if exc.code in (0, None) else 2
+        return EXIT_OK if exc.code in (0, None) else EXIT_USAGE
     if args.command is None:
         parser.print_help(sys.stderr)
-        return 2
+        return EXIT_USAGE
+    return run_command("summarize check", lambda: _check(args))
+
+
+def _check(args: argparse.Namespace) -> int:
     doc = Path(args.doc)
     try:
         data = doc.read_bytes()
         reply = sys.stdin.buffer.read() if args.reply == "-" else Path(args.reply).read_bytes()
     except OSError as exc:
-        print(
-            f"summarize check: refused: cannot read {exc.filename!r}: {exc.strerror} [io_error]",
-            file=sys.stderr,
-        )
-        return 3
+        message = f"cannot read {exc.filename!r}: {exc.strerror}"
+        return refuse("summarize check", Refusal(code=Code.IO_ERROR, message=message))
     report = check_reply(data, reply, document_name=doc.name, stream=args.stream)
     if args.report == "-":
         sys.stdout.write(report.to_json())
     elif args.report:
         write_atomic(Path(args.report), report.to_json().encode("utf-8"))
     if report.error is not None:
-        print(f"summarize check: refused: {report.error.message} [{report.error.code}]", file=sys.stderr)
-        return 3
+        return refuse("summarize check", report.error)
     if args.format == "md":
         sys.stdout.write(to_markdown(report))
     elif args.format == "json" and args.report != "-":

@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from shared_schema.exit_codes import EXIT_REFUSED
+from redline.exits import EXIT_REFUSED
 
 from .job import FAILED, JobResult, run_document
 

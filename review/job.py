@@ -14,20 +14,22 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from redline.apply import ApplyOptions, apply_reply
+from redline.exits import EXIT_REFUSED
 from redline.report import report_json
+from shared_schema import Code
 
 from .html_report import report_details
 
 REPLY_SUFFIXES = (".reply.json", ".reply.txt", ".reply.md")
 SUMMARY_SUFFIX = ".summary.json"
 
-# outcome of one document in summary.json
+# outcome of one document in summary.json: a status, or (when the job could not run) a code
 OK = "applied"  # every edit applied
 UNAPPLIED = "unapplied"  # the run completed; some edits were refused
-REFUSED = "refused"  # the document or its reply was refused as a whole
-MISSING_REPLY = "missing_reply"
-MISSING_DOCUMENT = "missing_document"
-FAILED = "failed"  # the job itself failed (a bug, or a worker lost twice)
+REFUSED = "refused"  # the document or its reply was refused as a whole (the code: its report)
+MISSING_REPLY = Code.MISSING_REPLY
+MISSING_DOCUMENT = Code.MISSING_DOCUMENT
+FAILED = Code.FAILED  # the job itself failed (a bug, or a worker lost twice)
 
 
 @dataclass(frozen=True)
@@ -106,7 +108,7 @@ def run_document(
         return _run(document, reply, summary, options, name)
     except Exception as exc:  # a bug must not stop the batch; it is reported as one
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        return JobResult(name, FAILED, 3, message=f"internal error: {detail}")
+        return JobResult(name, FAILED, EXIT_REFUSED, message=f"internal error: {detail}")
 
 
 def _run(
@@ -117,9 +119,11 @@ def _run(
     name: str,
 ) -> JobResult:
     if document is None:
-        return JobResult(name, MISSING_DOCUMENT, 3, message=f"a reply for {name}.docx, but no such document")
+        message = f"a reply for {name}.docx, but no such document"
+        return JobResult(name, MISSING_DOCUMENT, EXIT_REFUSED, message=message)
     if reply is None:
-        return JobResult(name, MISSING_REPLY, 3, message=f"{name}.docx has no reply file ({name}.reply.json)")
+        message = f"{name}.docx has no reply file ({name}.reply.json)"
+        return JobResult(name, MISSING_REPLY, EXIT_REFUSED, message=message)
     outcome = apply_reply(
         document,
         reply,
@@ -137,7 +141,7 @@ def _run(
     result = JobResult(
         name,
         REFUSED,
-        3,
+        EXIT_REFUSED,
         report_json=json_bytes(report_dict),
         summary_report_json=None if summary_report is None else json_bytes(summary_report),
         totals=report.totals.model_dump(),

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from redline.apply import ApplyOptions
+from redline.exits import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
 from redline.files import write_atomic
-from shared_schema.exit_codes import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
 
 from .job import (
     FAILED,

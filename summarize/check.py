@@ -6,11 +6,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from redline.exits import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
 from redline.locate import Locator
 from redline.package import Package, PackageError
 from redline.report import report_json
 from redline.view import DocumentView, build_view, verify_only_view
 from shared_schema import (
+    Code,
     ParseLimits,
     QuoteCheck,
     QuoteStatus,
@@ -62,8 +64,8 @@ class SummaryReport(BaseModel):
     @property
     def exit_code(self) -> int:
         if self.error is not None:
-            return 3
-        return 0 if self.all_verified else 1
+            return EXIT_REFUSED
+        return EXIT_OK if self.all_verified else EXIT_UNAPPLIED
 
     def to_json(self) -> str:
         return report_json(self.model_dump(mode="json"))
@@ -128,12 +130,12 @@ def check(view: DocumentView, reply: SummaryReply, document: str = "document.doc
     )
 
 
-def _refused(document: str, code: str, message: str, revision: str | None = None) -> SummaryReport:
+def _refused(document: str, refusal: Refusal, revision: str | None = None) -> SummaryReport:
     return SummaryReport(
         document=document,
         revision=revision,
         totals=SummaryTotals(quotes=0, verified=0, unverified=0),
-        error=Refusal(code=code, message=message),
+        error=refusal,
     )
 
 
@@ -156,13 +158,12 @@ def check_reply(
         else:
             view = build_view(Package.from_bytes(document))
     except PackageError as exc:
-        return _refused(document_name, exc.code, exc.message)
+        return _refused(document_name, Refusal.from_error(exc))
     parsed = reply if isinstance(reply, SummaryReply) else parse_summary_reply(reply, parse_limits)
     if parsed is None:
         return _refused(
             document_name,
-            "unparseable_reply",
-            "The reply holds no usable JSON summary.",
+            Refusal(code=Code.UNPARSEABLE_REPLY, message="The reply holds no usable JSON summary."),
             view.revision,
         )
     return check(view, parsed, document_name)
