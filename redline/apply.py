@@ -12,12 +12,13 @@ from shared_schema import Code, EditBatch, ParseLimits, Refusal, parse_edit_repl
 
 from .collector import paused
 from .exits import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
+from .load import load_view
 from .locate import Locator
 from .package import Limits, Package, PackageError
 from .report import ReplyInfo, Report, invalid_results, reply_positions, totals
 from .splice import Splice
 from .verify import Planned, verify
-from .view import DocumentView, build_view, verify_only_view
+from .view import DocumentView
 from .writer import WriteOptions, Writer, WriteResult, max_revision_id
 
 
@@ -86,12 +87,10 @@ def _apply_reply(
     document_name: str,
     output_name: str | None,
 ) -> Outcome:
-    streamed = options.dry_run and options.stream
-    try:
-        package = Package.from_bytes(document, options.limits, stream_main=streamed)
-        view = verify_only_view(package) if streamed else build_view(package)
-    except PackageError as exc:
-        return refused(document_name, Refusal.from_error(exc))
+    loaded = load_view(document, options.limits, stream=options.dry_run and options.stream)
+    if isinstance(loaded, Refusal):
+        return refused(document_name, loaded)
+    package, view = loaded
     if isinstance(reply, EditBatch):
         batch: EditBatch | None = reply
     else:

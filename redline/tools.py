@@ -65,6 +65,7 @@ from shared_schema import (
 
 from .apply import ApplyOptions, apply_batch
 from .files import write_atomic
+from .load import load_view
 from .package import Package, PackageError
 from .report import invalid_results, reply_positions
 from .view import DocumentView, Paragraph, build_view
@@ -752,11 +753,10 @@ class DocumentTools:
 
     @staticmethod
     def _load(real: Path) -> tuple[Package, DocumentView]:
-        try:
-            package = Package.open(real)
-            return package, build_view(package)
-        except PackageError as exc:
-            raise _document_refused(Refusal.from_error(exc)) from None
+        loaded = load_view(real)
+        if isinstance(loaded, Refusal):
+            raise _document_refused(loaded)
+        return loaded
 
     # -- read_region ---------------------------------------------------------------------------
 

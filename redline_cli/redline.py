@@ -14,11 +14,12 @@ from pathlib import Path
 
 from redline.apply import apply_reply
 from redline.files import write_atomic
+from redline.load import load_view
 from redline.package import Package, PackageError
 from redline.report import Report
-from redline.view import build_view, unread
+from redline.view import unread
 from redline.wordml import describe
-from shared_schema import Code
+from shared_schema import Code, Refusal
 
 from .common import (
     EXIT_OK,
@@ -112,8 +113,10 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
 
 def _view(args: argparse.Namespace) -> int:
-    package = Package.open(args.doc)
-    view = build_view(package)
+    loaded = load_view(Path(args.doc))
+    if isinstance(loaded, Refusal):
+        return refuse(f"redline {args.command}", loaded)
+    package, view = loaded
     notes = _unread(package) if args.unread else None
     if not args.json:
         sys.stdout.write(view.text + "\n")

@@ -7,10 +7,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from redline.exits import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
+from redline.load import load_view
 from redline.locate import Locator
-from redline.package import Package, PackageError
 from redline.report import report_json
-from redline.view import DocumentView, build_view, verify_only_view
+from redline.view import DocumentView
 from shared_schema import (
     Code,
     ParseLimits,
@@ -152,13 +152,10 @@ def check_reply(
     ``stream``: read the document with :func:`redline.view.verify_only_view` (the main part
     streamed, never held whole: for very large documents on small machines; slower).
     """
-    try:
-        if stream:
-            view = verify_only_view(Package.from_bytes(document, stream_main=True))
-        else:
-            view = build_view(Package.from_bytes(document))
-    except PackageError as exc:
-        return _refused(document_name, Refusal.from_error(exc))
+    loaded = load_view(document, stream=stream)
+    if isinstance(loaded, Refusal):
+        return _refused(document_name, loaded)
+    _, view = loaded
     parsed = reply if isinstance(reply, SummaryReply) else parse_summary_reply(reply, parse_limits)
     if parsed is None:
         return _refused(

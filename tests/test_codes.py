@@ -19,8 +19,10 @@ from pydantic import ValidationError
 import redline.tools
 import redline_cli.redline
 from redline.exits import EXIT_INTERNAL, EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED, EXIT_USAGE
-from redline.package import CODES, PackageError
+from redline.load import load_view
+from redline.package import CODES, Package, PackageError
 from redline.tools import DocumentTools, ToolError
+from redline.view import DocumentView
 from redline_cli.common import UsageError
 from redline_cli.redline import main
 from redline_cli.summarize import main as summarize_main
@@ -169,6 +171,28 @@ def test_the_exit_codes() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# The one load step
+
+
+def test_the_load_step_gives_the_view_or_the_refusal(tmp_path: Path) -> None:
+    data = docx("One clause.", "Another clause.")
+    loaded = load_view(data)
+    assert not isinstance(loaded, Refusal)
+    package, view = loaded
+    assert isinstance(package, Package) and isinstance(view, DocumentView)
+    assert view.text == "One clause.\nAnother clause."
+    streamed = load_view(data, stream=True)
+    assert not isinstance(streamed, Refusal) and streamed[1].text == view.text
+    (tmp_path / "a.docx").write_bytes(data)
+    opened = load_view(tmp_path / "a.docx")
+    assert not isinstance(opened, Refusal) and opened[1].revision == view.revision
+    refused = load_view(b"not a zip at all")
+    assert isinstance(refused, Refusal) and refused.code is Code.NOT_A_ZIP
+    missing = load_view(tmp_path / "missing.docx")
+    assert isinstance(missing, Refusal) and missing.code is Code.IO_ERROR
+
+
+# ---------------------------------------------------------------------------------------------
 # The command line's boundary
 
 
@@ -246,7 +270,7 @@ def test_a_bug_in_a_tool_is_internal_error_with_its_traceback_in_the_log(
     (tmp_path / "a.docx").write_bytes(docx("The tenant shall pay rent monthly."))
     log = tmp_path / "calls.jsonl"
     tools = DocumentTools(tmp_path, log, lock_dir=tmp_path / "locks")
-    monkeypatch.setattr(redline.tools, "build_view", _bug)
+    monkeypatch.setattr(redline.tools, "load_view", _bug)
     result = tools.read_region("a.docx")
     assert result["error"]["code"] == "internal_error"
     assert "bug in redline" in result["error"]["hint"]
@@ -264,7 +288,7 @@ def test_a_foreign_failure_in_a_tool_is_a_code(tmp_path: Path, monkeypatch: pyte
     def unreadable(*_args: object, **_kwargs: object) -> object:
         raise PermissionError(13, "Permission denied", str(tmp_path / "a.docx"))
 
-    monkeypatch.setattr(redline.tools, "build_view", unreadable)
+    monkeypatch.setattr(redline.tools, "load_view", unreadable)
     result = tools.read_region("a.docx")
     assert result["error"]["code"] == "io_error" and "Permission denied" in result["error"]["message"]
     monkeypatch.undo()
