@@ -15,7 +15,7 @@ from .exits import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
 from .load import load_view
 from .locate import Locator
 from .package import Limits, Package, PackageError
-from .report import ReplyInfo, Report, invalid_results, reply_positions, totals
+from .report import ReplyInfo, Report, invalid_results, totals
 from .splice import Splice
 from .verify import Planned, verify
 from .view import DocumentView
@@ -131,20 +131,12 @@ def _apply_batch(
 ) -> Outcome:
     locator = Locator(view)
     verification = verify(locator, batch, dry_run=options.dry_run)
-    positions = reply_positions(batch)
-    results = verification.results
-    for result, pos in zip(results, positions, strict=True):
-        result.index = pos
-    planned = [
-        type(p)(positions[p.edit_index], p.start, p.end, p.replacement, p.exact, p.rationale)
-        for p in verification.planned
-    ]
-    all_results = sorted([*results, *invalid_results(batch)], key=lambda r: r.index)
+    all_results = sorted([*verification.results, *invalid_results(batch)], key=lambda r: r.index)
     output: bytes | None = None
     written: WriteResult | None = None
     if not options.dry_run:
         try:
-            output, written = _write(package, view, planned, options)
+            output, written = _write(package, view, verification.planned, options)
         except PackageError as exc:
             return refused(document_name, Refusal.from_error(exc), view.revision, True)
     report = Report(

@@ -83,18 +83,6 @@ def invalid_results(batch: EditBatch) -> list[EditResult]:
     return out
 
 
-def reply_positions(batch: EditBatch) -> list[int]:
-    """The position in the reply's list of each valid edit (invalid entries keep theirs)."""
-    taken = {entry.index for entry in batch.invalid}
-    out, pos = [], 0
-    for _ in batch.edits:
-        while pos in taken:
-            pos += 1
-        out.append(pos)
-        pos += 1
-    return out
-
-
 def totals(results: list[EditResult]) -> Totals:
     by_status = Counter(r.status.value for r in results)
     applied = sum(1 for r in results if r.status.ok)

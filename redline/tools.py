@@ -67,7 +67,7 @@ from .apply import ApplyOptions, apply_batch
 from .files import write_atomic
 from .load import load_view
 from .package import Package, PackageError
-from .report import invalid_results, reply_positions
+from .report import invalid_results
 from .view import DocumentView, Paragraph, build_view
 
 __all__ = [
@@ -1032,14 +1032,14 @@ def _stale(batch: EditBatch, revision: str) -> dict[str, Any]:
     )
     results = [
         EditResult(
-            index=pos,
+            index=edit.index if edit.index is not None else i,
             id=edit.id,
             anchor=edit.anchor,
             replacement=edit.replacement,
             status=EditStatus.STALE,
             error=Refusal(code=Code.STALE, message=message, hint=STALE_HINT),
         )
-        for edit, pos in zip(batch.edits, reply_positions(batch), strict=True)
+        for i, edit in enumerate(batch.edits)
     ]
     results = sorted([*results, *invalid_results(batch)], key=lambda r: r.index)
     return {

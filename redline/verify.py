@@ -28,7 +28,8 @@ _new_refusal: Callable[[dict[str, object]], Refusal] = Refusal.__pydantic_valida
 
 @dataclass(frozen=True)
 class Planned:
-    """One range the writer will change: view [start, end) becomes ``replacement``."""
+    """One range the writer will change: view [start, end) becomes ``replacement``.
+    ``edit_index`` is the edit's index in the reply (its result's ``index``)."""
 
     edit_index: int
     start: int
@@ -72,8 +73,11 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
         locator.prepare()  # index once now rather than after a few full scans
 
     for i, edit in enumerate(edits):
+        index = edit.index
+        if index is None:  # an edit made in code: its place in the batch
+            index = i
         if stale:
-            result = _result(i, edit, ok_status)
+            result = _result(index, edit, ok_status)
             results.append(result)
             _refuse(
                 result,
@@ -84,7 +88,7 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
             )
             continue
         found = locator.find(edit.anchor)
-        result = _result(i, edit, ok_status, locator, found)
+        result = _result(index, edit, ok_status, locator, found)
         results.append(result)
         if not found.ranges:
             _not_found(locator, edit, result, hints)
@@ -130,7 +134,7 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
 
     _refuse_overlaps(results, found_of)
     planned = [
-        Planned(i, s, e, edits[i].replacement, locator.view.text[s:e] == edits[i].anchor,
+        Planned(results[i].index, s, e, edits[i].replacement, locator.view.text[s:e] == edits[i].anchor,
                 edits[i].rationale)
         for i, found in found_of.items()
         if results[i].error is None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from .codes import Code, EditStatus, MatchKind, QuoteStatus
 
@@ -40,6 +40,11 @@ class _Shape(BaseModel):
 
 class Edit(_Shape):
     """One proposed change: replace the verbatim ``anchor`` with ``replacement``."""
+
+    # (The docstring is the schema's description a model reads.) :attr:`index` is where the
+    # entry stood in the reply's list, which the parser knows and every report states: not a
+    # field (a model neither sends nor sees it), and two edits that say the same are equal
+    # wherever they stood.
 
     anchor: str = Field(
         min_length=1,
@@ -71,6 +76,27 @@ class Edit(_Shape):
         ),
     )
     id: str | None = Field(default=None, description="Your identifier for this edit, echoed back.")
+    _index: int | None = PrivateAttr(default=None)
+
+    @property
+    def index(self) -> int | None:
+        """The entry's position in the reply's list (invalid entries count too), as the parser
+        found it; None for an edit made in code, which reports its position in the batch."""
+        private = self.__pydantic_private__  # (``self._index`` goes through __getattr__: slow)
+        if private is None:
+            return None
+        index: int | None = private.get("_index")
+        return index
+
+    def placed(self, index: int) -> Edit:
+        """Record the entry's position in the reply (the parser's step); returns the edit."""
+        self._index = index
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Edit):
+            return NotImplemented
+        return type(self) is type(other) and self.__dict__ == other.__dict__  # the fields alone
 
     @field_validator("anchor", "replacement", "rationale", "section")
     @classmethod

@@ -763,10 +763,11 @@ def _entries(
     limit: int,
     beyond: Callable[[int], str],
     read: Callable[[Any, list[str]], T | str],
-) -> tuple[list[T], list[InvalidEntry]]:
+) -> tuple[list[tuple[int, T]], list[InvalidEntry]]:
     """Every entry of ``reading`` read with ``read`` (which returns the shape, or the reason
-    it cannot); entries past ``limit`` and unusable ones become invalid entries, with why."""
-    kept: list[T] = []
+    it cannot), with its position in the reply; entries past ``limit`` and unusable ones
+    become invalid entries, with why."""
+    kept: list[tuple[int, T]] = []
     invalid: list[InvalidEntry] = []
     for index, entry in enumerate(reading.entries):
         if index >= limit:
@@ -777,7 +778,7 @@ def _entries(
         if isinstance(result, str):
             invalid.append(InvalidEntry(index=index, reason=result, raw=_raw(entry)))
         else:
-            kept.append(result)
+            kept.append((index, result))
             tally.count(notes)
     return kept, invalid
 
@@ -791,7 +792,8 @@ def _edit_batch(reading: _Reading, tally: _Tally, limits: ParseLimits) -> EditBa
         "send it in another batch",
         _read_edit,
     )
-    return EditBatch(edits=edits, invalid=invalid, notes=tally.render(), revision=reading.extra)
+    placed = [edit.placed(index) for index, edit in edits]
+    return EditBatch(edits=placed, invalid=invalid, notes=tally.render(), revision=reading.extra)
 
 
 def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
@@ -1050,7 +1052,9 @@ def _summary_reply(reading: _Reading, tally: _Tally, limits: ParseLimits) -> Sum
         lambda i: f"point {i} is beyond the limit of {limits.max_points} points per reply",
         _read_point,
     )
-    return SummaryReply(summary=reading.extra or "", points=points, invalid=invalid, notes=tally.render())
+    return SummaryReply(
+        summary=reading.extra or "", points=[p for _, p in points], invalid=invalid, notes=tally.render()
+    )
 
 
 def _read_point(entry: Any, notes: list[str]) -> SummaryPoint | str:

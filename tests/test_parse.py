@@ -907,3 +907,14 @@ def test_any_valid_summary_wrapped_in_prose_parses_back(
     assert reply is not None
     assert reply.summary == summary
     assert reply.points == points
+
+
+def test_every_edit_knows_its_place_in_the_reply() -> None:
+    batch = edits_of(json.dumps([TERM, {"anchor": ""}, CAP, 42, LAW]))
+    assert [e.index for e in batch.edits] == [0, 2, 4]
+    assert [i.index for i in batch.invalid] == [1, 3]
+    # not a field: a model neither sends nor sees it, and it is no part of what the edit says
+    assert "index" not in batch.edits[0].model_dump()
+    assert "index" not in Edit.model_json_schema()["properties"]
+    assert batch.edits[1] == Edit(**CAP) and Edit(**CAP).index is None
+    assert batch.model_copy(deep=True).edits[2].index == 4

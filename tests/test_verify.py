@@ -25,7 +25,7 @@ from redline.normalize import normalize
 from redline.package import Package
 from redline.verify import Verification, verify
 from redline.view import DocumentView, build_view
-from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, MatchKind
+from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, MatchKind, parse_edit_reply
 
 # -- a small lease as a real package ----------------------------------------------------------
 
@@ -672,3 +672,26 @@ def test_verifying_leaves_the_garbage_collector_as_it_found_it(view: DocumentVie
     finally:
         gc.unfreeze()
     assert kept
+
+
+def test_results_and_plans_carry_each_edits_place_in_the_reply() -> None:
+    doc = package(para(runs("Tenant shall pay rent monthly.")) + para(runs("Landlord shall fix the roof.")))
+    reply = json.dumps(
+        [
+            {"nonsense": 1},
+            {"anchor": "pay rent monthly", "replacement": "pay rent quarterly"},
+            "not an edit",
+            {"anchor": "fix the roof", "replacement": "fix the roof promptly"},
+        ]
+    )
+    outcome = apply_reply(doc, reply, ApplyOptions(date="2026-01-01T00:00:00Z"))
+    assert [(e.index, e.status.value) for e in outcome.report.edits] == [
+        (0, "invalid"), (1, "applied"), (2, "invalid"), (3, "applied"),
+    ]  # fmt: skip
+    batch = parse_edit_reply(reply)
+    assert batch is not None
+    planned = verify(Locator(build_view(Package.from_bytes(doc))), batch).planned
+    assert sorted(p.edit_index for p in planned) == [1, 3]
+    # an edit made in code has no place in a reply: it reports its place in the batch
+    made = verify(Locator(build_view(Package.from_bytes(doc))), [Edit(anchor="the roof", replacement="it")])
+    assert made.results[0].index == 0 and made.planned[0].edit_index == 0
