@@ -35,7 +35,6 @@ error code.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import fcntl
 import hashlib
 import json
@@ -465,104 +464,6 @@ def _show(value: Any, limit: int = 80) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Mapping paragraphs of the document before an apply to the document after it
-
-
-def _touched(view: DocumentView, result: EditResult) -> list[int]:
-    out: list[int] = []
-    for loc in result.locations:
-        for p in view.paragraphs_between(loc.start, max(loc.end, loc.start + 1)):
-            if p.index not in out:
-                out.append(p.index)
-    return out
-
-
-def _map_paragraphs(
-    old: DocumentView, new: DocumentView, touched: Sequence[Sequence[int]]
-) -> list[list[int]]:
-    """For each edit's old paragraph indexes, the indexes of those paragraphs after the write.
-
-    Paragraphs no edit touched keep their text, so they anchor the alignment: runs of touched
-    paragraphs (adjacent ones merged) are matched to the new paragraphs between their untouched
-    neighbours. A group that kept its paragraph count maps one to one; one that gained or lost
-    paragraphs maps every member to the whole new group. When the untouched paragraphs do not
-    line up (they should), a difflib alignment of the paragraph texts is used instead.
-    """
-    old_texts = [old.paragraph_text(p) for p in old.paragraphs]
-    new_texts = [new.paragraph_text(p) for p in new.paragraphs]
-    mapping = _align_by_anchors(old_texts, new_texts, {i for t in touched for i in t})
-    if mapping is None:
-        mapping = _align_by_difflib(old_texts, new_texts)
-    out: list[list[int]] = []
-    for indexes in touched:
-        seen: list[int] = []
-        for i in indexes:
-            for j in mapping.get(i, []):
-                if j not in seen:
-                    seen.append(j)
-        out.append(sorted(seen))
-    return out
-
-
-def _align_by_anchors(old: list[str], new: list[str], touched: set[int]) -> dict[int, list[int]] | None:
-    groups: list[tuple[int, int]] = []  # inclusive old ranges of touched paragraphs
-    for i in sorted(touched):
-        if groups and i <= groups[-1][1] + 1:
-            groups[-1] = (groups[-1][0], i)
-        else:
-            groups.append((i, i))
-    mapping: dict[int, list[int]] = {}
-    i = j = 0
-    for g, (a, b) in enumerate(groups):
-        span = a - i  # the untouched stretch before the group keeps its paragraphs
-        if new[j : j + span] != old[i:a]:
-            return None
-        j += span
-        # the untouched stretch after the group, up to the next group (or the end)
-        stop = groups[g + 1][0] if g + 1 < len(groups) else len(old)
-        follow = old[b + 1 : stop]
-        k = _find_run(new, follow, j, len(new) - (len(old) - stop))
-        if k is None:
-            return None
-        width = k - j
-        if width == b - a + 1:
-            for n, old_index in enumerate(range(a, b + 1)):
-                mapping[old_index] = [j + n]
-        else:
-            for old_index in range(a, b + 1):
-                mapping[old_index] = list(range(j, k))
-        i, j = b + 1, k
-    if new[j:] != old[i:]:
-        return None
-    return mapping
-
-
-def _find_run(seq: list[str], run: list[str], lo: int, tail_start: int) -> int | None:
-    """The first position >= lo at which ``run`` occurs in ``seq`` and ends at ``tail_start``
-    or before (the untouched tail must still fit after it)."""
-    n = len(run)
-    if n == 0:
-        return tail_start if tail_start >= lo else None
-    for k in range(lo, tail_start - n + 1):
-        if seq[k] == run[0] and seq[k : k + n] == run:
-            return k
-    return None
-
-
-def _align_by_difflib(old: list[str], new: list[str]) -> dict[int, list[int]]:
-    mapping: dict[int, list[int]] = {}
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
-            for n in range(i2 - i1):
-                mapping[i1 + n] = [j1 + n]
-        elif tag in ("replace", "delete"):
-            for i in range(i1, i2):
-                mapping[i] = list(range(j1, j2))
-    return mapping
-
-
-# ---------------------------------------------------------------------------------------------
 # The tools
 
 
@@ -903,14 +804,14 @@ class DocumentTools:
                     new_view = build_view(Package.from_bytes(outcome.output))
                 except PackageError as exc:
                     raise _document_refused(Refusal.from_error(exc)) from None
-        after = _map_paragraphs(view, new_view, [_touched(view, e) for e in applied])
-        after_of = {id(e): paras for e, paras in zip(applied, after, strict=True)}
+        # the writer numbers the paragraphs each edit touched as the written document's view does
+        after = outcome.written.touched_paragraphs if outcome.written is not None else {}
         entries = []
         for e in report.edits:
             entry = e.model_dump(mode="json")
-            if id(e) in after_of:
+            if e.status.ok:
                 entry["paragraphs"] = [
-                    _paragraph_dict(new_view, new_view.paragraphs[i]) for i in after_of[id(e)]
+                    _paragraph_dict(new_view, new_view.paragraphs[i]) for i in after.get(e.index, [])
                 ]
             entries.append(entry)
         total = report.totals

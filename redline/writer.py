@@ -27,6 +27,7 @@ split around ours), deleting their inserted text nests our ``w:del`` inside thei
 
 from __future__ import annotations
 
+import bisect
 import copy
 import difflib
 import re
@@ -42,7 +43,7 @@ from .normalize import NormalizedText
 from .ooxml import W_NS, XML_SPACE, w
 from .splice import Splice
 from .verify import Planned
-from .view import DocumentView, Piece, SpanFlag, SpanKind
+from .view import DocumentView, Paragraph, Piece, SpanFlag, SpanKind
 from .wordml import RANGE_MARKUP
 
 _R, _T, _RPR, _PPR, _P = w("r"), w("t"), w("rPr"), w("pPr"), w("p")
@@ -94,7 +95,10 @@ class Comment:
 class WriteResult:
     touched_parts: set[str] = field(default_factory=set)
     comments: list[Comment] = field(default_factory=list)
-    touched_paragraphs: dict[int, list[etree._Element]] = field(default_factory=dict)
+    # edit index -> the paragraphs its ranges touched, as indexes of the written document's
+    # view (its paragraphs, the ones it split off, a paragraph its new text went into; not one
+    # its edits removed), ascending
+    touched_paragraphs: dict[int, list[int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -132,7 +136,24 @@ class Writer:
         self._quotes_known = False
         self._ours: set[etree._Element] = set()  # the w:ins / w:del wrappers we made
         self._doomed: list[etree._Element] = []  # untracked: runs removed once a range is done
-        self._new_paras: set[etree._Element] = set()
+        # What _renumber needs to number the written document's paragraphs without reading it:
+        # for each view paragraph whose structure changed, the paragraph elements it has become
+        # (itself and those split off it, in order; one joined into the paragraph before is no
+        # longer in the tree), and for each of those the view paragraph it came from; the view
+        # offset of the last break put into each; the marks deleted (tracked); the view ranges
+        # deleted; every new run; and per range, its edit, its view paragraphs and the new runs
+        # it put into another paragraph.
+        self._pieces: dict[int, list[etree._Element]] = {}
+        self._origin: dict[etree._Element, int] = {}
+        self._split_at: dict[int, int] = {}
+        self._marks_deleted: set[int] = set()
+        self._deleted: list[tuple[int, int]] = []
+        self._inserted: list[etree._Element] = []
+        self._ranges: list[tuple[int, list[int], list[etree._Element]]] = []
+        self._olds: list[int] = []  # the view paragraphs of the range being written
+        self._holders: list[etree._Element] = []  # its new runs put into another paragraph
+        self._op_end = 0  # the end of the change being written (view offset)
+        self._at_edge = False  # it starts at the edge of the range's paragraphs
         # view offset -> the first thing a later range inserted there (an earlier range's
         # text for the same offset goes before it)
         self._inserted_at: dict[int, etree._Element] = {}
@@ -155,6 +176,7 @@ class Writer:
             self.splice.plan(((p.start, p.end) for p in ordered), joins=not self.options.track)
         for plan in ordered:
             self._write_one(plan)
+        self.result.touched_paragraphs = self._renumber()
         return self.result
 
     # -- one range ------------------------------------------------------------------------
@@ -170,9 +192,17 @@ class Writer:
         ops = word_diff(old, new, old_breaks=plan.exact or "\n" in new)
         paras = view.paragraphs_between(plan.start, plan.end)
         self.result.touched_parts.update(p.part for p in paras)
+        self._olds = [p.index for p in paras]
+        self._holders = []
         created: list[list[etree._Element]] = []
+        first, last = paras[0], paras[-1]
         for kind, a, b, text in reversed(ops):
             a, b = plan.start + a, plan.start + b
+            self._op_end = b
+            # new text here can go into the paragraph before the range or after it
+            self._at_edge = a <= first.start or a > last.end
+            if kind != "insert":
+                self._deleted.append((a, b))
             if kind == "insert":
                 spot = self._spot(a)
                 created.append(self._insert_text(spot, text, spot.fmt))
@@ -191,16 +221,141 @@ class Writer:
         for run in self._doomed:
             _remove(run)
         self._doomed.clear()
-        touched = self.result.touched_paragraphs.setdefault(plan.edit_index, [])
-        for p in paras:
-            element = p.element
-            if element.getparent() is None:
-                continue  # joined into the paragraph before (untracked mark deletion)
-            touched.append(element)
-            nxt = element.getnext()
-            while nxt is not None and nxt in self._new_paras:
-                touched.append(nxt)
-                nxt = nxt.getnext()
+        self._ranges.append((plan.edit_index, self._olds, self._holders))
+
+    # -- the written document's paragraph numbering -------------------------------------
+    def _own(self, para: Paragraph) -> int:
+        """Follow what becomes of the view paragraph ``para`` (its structure changes); its index."""
+        if para.index not in self._pieces:
+            element = para.element
+            self._pieces[para.index] = [element]
+            self._origin[element] = para.index
+        return para.index
+
+    def _origin_of(self, p: etree._Element) -> int | None:
+        """The view paragraph the paragraph element ``p`` is (or was split off from): one of the
+        range's own, or the one before or after them."""
+        found = self._origin.get(p)
+        if found is None and self._olds:
+            paragraphs = self.view.paragraphs
+            first, last = self._olds[0], self._olds[-1]
+            part = paragraphs[first].part
+            for at in (*self._olds, last + 1, first - 1):
+                near = paragraphs[at] if 0 <= at < len(paragraphs) else None
+                if near is not None and near.part == part and near.element is p:
+                    return self._own(near)
+        return found
+
+    def _in_range(self, p: etree._Element) -> bool:
+        """Is ``p`` one of the range's view paragraphs, or split off one?"""
+        origin = self._origin.get(p)
+        if origin is not None:
+            return origin in self._olds
+        paragraphs = self.view.paragraphs
+        return any(paragraphs[old].element is p for old in self._olds)
+
+    def _split(self, p: etree._Element, p2: etree._Element) -> None:
+        """``p2`` was just split off ``p`` (and follows it) by a break at :attr:`_op_end`."""
+        origin = self._origin_of(p)
+        if origin is None:
+            return
+        pieces = self._pieces[origin]
+        pieces.insert(pieces.index(p) + 1, p2)
+        self._origin[p2] = origin
+        para = self.view.paragraphs[origin]
+        at = min(max(self._op_end, para.start), para.end)
+        self._split_at[origin] = max(self._split_at.get(origin, at), at)
+
+    def _joining(self, p: etree._Element, nxt: etree._Element) -> None:
+        """``nxt``, the paragraph after ``p``, is about to be joined into it (untracked): what
+        came from ``nxt``'s view paragraph is in ``p`` from now on."""
+        origin = self._origin_of(p)
+        if origin is None:
+            return
+        after = self._origin.get(nxt)
+        paragraphs = self.view.paragraphs
+        if after is None and origin + 1 < len(paragraphs):
+            candidate = paragraphs[origin + 1]
+            if candidate.part == paragraphs[origin].part and candidate.element is nxt:
+                after = self._own(candidate)
+        if after is not None:
+            self._pieces[after] = [p if q is nxt else q for q in self._pieces[after]]
+
+    def _renumber(self) -> dict[int, list[int]]:
+        """Every range's paragraphs, numbered as the written document's view will number them.
+
+        The view has one paragraph per paragraph element, save one whose mark is deleted and
+        that holds no text (a deleted mark alone joins, but does not remove, a paragraph).
+        So a view paragraph whose structure no edit changed is one paragraph still; one that
+        was split is followed by what was split off it (a line break in new text); one joined
+        into the one before (an untracked mark deletion) is gone, and so is the last piece of
+        one whose mark is deleted and whose text all went; every later index moves by as many.
+        Only the paragraphs whose structure changed are followed as elements (:attr:`_pieces`).
+        """
+        paragraphs = self.view.paragraphs
+        for _, olds, _ in self._ranges:  # text all deleted from a paragraph whose mark was
+            for old in olds:  # deleted before (the view joined it to the next): it may go
+                if old not in self._pieces and self._mark_was_deleted(old):
+                    self._own(paragraphs[old])
+        new_index: dict[etree._Element, int] = {}
+        followed = sorted(self._pieces)
+        ends: list[int] = []  # how many are numbered once each followed paragraph's pieces are
+        count = 0  # the written document's paragraphs numbered so far
+        before = -1  # the last followed view paragraph
+        for old in followed:
+            count += old - before - 1  # those in between: one each, as they were
+            before = old
+            pieces = self._pieces[old]
+            last = pieces[-1]
+            for q in pieces:
+                if q in new_index or q.getparent() is None:
+                    continue  # joined into a paragraph numbered already, or joined away
+                if q is last and self._vanishes(old, q):
+                    continue
+                new_index[q] = count
+                count += 1
+            ends.append(count)
+
+        def numbered(old: int) -> list[int]:
+            k = bisect.bisect_left(followed, old)
+            if k < len(followed) and followed[k] == old:
+                return [new_index[q] for q in self._pieces[old] if q in new_index]
+            # not followed: one paragraph, after those of the followed one before it
+            return [old - followed[k - 1] - 1 + ends[k - 1] if k else old]
+
+        out: dict[int, list[int]] = {}
+        for edit_index, olds, holders in self._ranges:
+            found = out.setdefault(edit_index, [])
+            for old in olds:
+                found += numbered(old)
+            for holder in holders:
+                into = _paragraph_of(holder)
+                if into in new_index:
+                    found.append(new_index[into])
+        return {edit_index: sorted(set(found)) for edit_index, found in out.items()}
+
+    def _mark_was_deleted(self, old: int) -> bool:
+        """Might view paragraph ``old``'s mark have been deleted before our edits? The view
+        joined it to the next paragraph of its story, or it ends its story (where a deleted
+        mark joins nothing)."""
+        paragraphs = self.view.paragraphs
+        para = paragraphs[old]
+        after = paragraphs[old + 1] if old + 1 < len(paragraphs) else None
+        return after is None or after.story_no != para.story_no or after.start == para.end
+
+    def _vanishes(self, old: int, last: etree._Element) -> bool:
+        """Does the view drop ``last``, the last piece of view paragraph ``old`` (the piece that
+        holds its mark): a deleted mark, and none of its text nor any new text left in it?"""
+        if old not in self._marks_deleted and not self._mark_was_deleted(old):
+            return False
+        if not _mark_deleted(last):
+            return False
+        para = self.view.paragraphs[old]
+        start = self._split_at.get(old, para.start)
+        gone = sum(max(0, min(b, para.end) - max(a, start)) for a, b in self._deleted)
+        if gone < para.end - start:
+            return False
+        return not any(_paragraph_of(h) is last for h in self._inserted)
 
     def _replace(self, a: int, b: int, text: str) -> list[etree._Element]:
         """Delete view [a, b) and put ``text`` in its place; return what was made, in order."""
@@ -315,6 +470,9 @@ class Writer:
                 if self.options.track:
                     self._delete_mark(atom.node)
                     made.append(atom.node)
+                    origin = self._origin_of(atom.node)
+                    if origin is not None:
+                        self._marks_deleted.add(origin)
                 continue
             if group and group[-1].getnext() is not atom.node:
                 flush()
@@ -339,6 +497,7 @@ class Writer:
             nxt = nxt.getnext()
         if nxt is None or nxt.tag != _P:
             return  # the last paragraph of a cell, a text box or a content control: kept
+        self._joining(p, nxt)
         p.extend(between)
         ppr, ppr2 = p.find(_PPR), nxt.find(_PPR)
         # The section break the later mark carried now ends the joined paragraph.
@@ -368,6 +527,12 @@ class Writer:
                 holder = self._new_runs(line, fmt)
                 spot = self._put(spot, holder)
                 made.append(holder)
+                self._inserted.append(holder)
+                if self._at_edge:
+                    into = _paragraph_of(holder)
+                    if into is not None and not self._in_range(into):
+                        self._origin_of(into)  # (new text starting the paragraph after, say)
+                        self._holders.append(holder)
         return made
 
     def _put(self, spot: _Spot, el: etree._Element) -> _Spot:
@@ -453,7 +618,7 @@ class Writer:
                     rpr.remove(rev)
         p2.extend([c for c in list(p)[index:] if c.tag != _PPR])
         p.addnext(p2)
-        self._new_paras.add(p2)
+        self._split(p, p2)
         if self.options.track:
             _mark_rpr(p).insert(0, self._revision(_INS))
         # the next line continues inside what was split (the rest of a hyperlink, ...)
@@ -610,6 +775,21 @@ def _preserve_text(t: etree._Element, text: str) -> None:
     """:func:`_preserve` for a ``t`` whose text the caller has at hand (``t.text or ""``)."""
     if text != text.strip(" \t\r\n") or "  " in text:
         t.set(XML_SPACE, "preserve")
+
+
+def _paragraph_of(el: etree._Element) -> etree._Element | None:
+    """The paragraph ``el`` lies in (the nearest), or None when it is in none."""
+    node = el.getparent()
+    while node is not None and node.tag != _P:
+        node = node.getparent()
+    return node
+
+
+def _mark_deleted(p: etree._Element) -> bool:
+    """Is the mark of paragraph ``p`` a tracked deletion (``w:pPr/w:rPr/w:del``)?"""
+    ppr = p.find(_PPR)
+    rpr = ppr.find(_RPR) if ppr is not None else None
+    return rpr is not None and rpr.find(_DEL) is not None
 
 
 def _depth(el: etree._Element) -> int:
