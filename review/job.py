@@ -8,6 +8,7 @@ and, for the summary flow, ``NAME.summary.json``.
 
 from __future__ import annotations
 
+import sys
 import traceback
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -103,11 +104,17 @@ def run_document(
     options: ApplyOptions,
     name: str,
 ) -> JobResult:
-    """The per-document job: apply the reply, check the summary; never raises."""
+    """The per-document job: apply the reply, check the summary; never raises.
+
+    The batch's boundary: the pipeline returns refusals as values, so an exception here is a bug
+    of ours -- the document is reported ``failed`` (never with a code about its file), and the
+    traceback goes to stderr (the worker's log)."""
     try:
         return _run(document, reply, summary, options, name)
     except Exception as exc:  # a bug must not stop the batch; it is reported as one
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        trace = "".join(traceback.format_exception(exc))
+        print(f"redline: {name}.docx failed ({Code.INTERNAL_ERROR}):\n{trace}", file=sys.stderr, end="")
         return JobResult(name, FAILED, EXIT_REFUSED, message=f"internal error: {detail}")
 
 

@@ -303,3 +303,17 @@ def test_a_refused_document_in_a_tool_keeps_its_code(tmp_path: Path) -> None:
     result = tools.read_region("bad.docx")
     assert result["error"]["code"] == "not_a_zip"
     assert "check that `path` names a .docx file" in result["error"]["hint"]
+
+
+def test_a_bug_in_a_batch_job_fails_that_document_with_its_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import review.job
+    from redline.apply import ApplyOptions
+
+    monkeypatch.setattr(review.job, "apply_reply", _bug)
+    result = review.job.run_document(docx("Text."), b"[]", None, ApplyOptions(), "lease")
+    assert result.outcome == FAILED == "failed" and result.exit_code == EXIT_REFUSED
+    assert result.message == "internal error: KeyError: 'a bug of ours'"
+    err = capsys.readouterr().err
+    assert "lease.docx failed (internal_error)" in err and "Traceback" in err
