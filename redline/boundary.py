@@ -65,6 +65,11 @@ class PackageError(Exception):
     def __str__(self) -> str:
         return self.message
 
+    def __reduce__(self) -> tuple[type[PackageError], tuple[Code, str, str | None]]:
+        # an exception pickles its args (here the message alone): a refusal that crosses a
+        # process pool or a cluster must arrive with its code and part
+        return (PackageError, (self.code, self.message, self.part))
+
     def __repr__(self) -> str:
         return f"PackageError(code={self.code.value!r}, message={self.message!r}, part={self.part!r})"
 

@@ -39,6 +39,8 @@ from typing import Any
 
 from lxml import etree
 
+from shared_schema import Code
+
 from .ooxml import MC_NS, R_NS, W_NS
 from .paragraphs import Assembler, StoryText
 from .wordml import (
@@ -653,7 +655,7 @@ class BodyStream:
         self._tags += piece.count(b"<")
         if self._tags > self._max_markup:
             raise PackageError(
-                "too_complex",
+                Code.TOO_COMPLEX,
                 f"The document's XML holds more than {self._max_markup:,} tags (at the part {self.part}); "
                 "no real contract comes close, and a file like this is built to cost time and memory, "
                 "so it is refused.",

@@ -45,6 +45,8 @@ from typing import TYPE_CHECKING, Any, overload
 
 from lxml import etree
 
+from shared_schema import Code
+
 from . import scan
 from .collector import paused
 from .numbering import Numbering
@@ -385,7 +387,7 @@ class _Builder:
 
 def _too_many(part: str) -> PackageError:
     return PackageError(
-        "too_complex",
+        Code.TOO_COMPLEX,
         f"The document has more than {MAX_PARAGRAPHS:,} paragraphs; no real contract comes "
         "close, and a file like this is built to cost time and memory, so it is refused.",
         part,
@@ -660,7 +662,7 @@ class NodeMap(Sequence[etree._Element]):
         found = list(self._working.xml(part).iter(*NODE_TAGS))
         if len(found) != self._totals.get(part, -1):
             raise PackageError(
-                "malformed_xml",
+                Code.MALFORMED_XML,
                 f"The part {part} reads differently as text and as an XML tree (an element "
                 "where Word allows none, such as markup inside w:t), so edits cannot be placed "
                 "in it safely.",

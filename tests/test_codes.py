@@ -42,10 +42,6 @@ CODE_TAKERS = {"Refusal", "ToolError", "PackageError", "JobResult"}
 CODE_KEYS = {"code", "error_code"}
 # Module-level names that hold a code (a batch outcome that is not a status).
 CODE_NAMES = {"FAILED", "MISSING_REPLY", "MISSING_DOCUMENT"}
-# Modules that still raise PackageError with a string code (the readers, under restructuring
-# elsewhere): each is checked against the catalogue; drop it from here once it spells its codes
-# Code.X.
-STRING_CODES_LEFT = {"view.py", "scan.py"}
 
 
 def test_every_code_has_a_meaning_and_the_meanings_only_codes() -> None:
@@ -155,11 +151,8 @@ def test_every_code_written_in_the_source_is_in_the_catalogue() -> None:
 
 
 def test_outside_the_package_layer_codes_are_written_as_codes_not_strings() -> None:
-    """Codes are spelled ``Code.X``, so that a typo is an AttributeError and a rename a search
-    -- except in the modules being rewritten in parallel (:data:`STRING_CODES_LEFT`), whose
-    string codes the test above holds to the catalogue."""
-    strings = [(w, n, c) for w, n, c in _literal_codes() if Path(w).name not in STRING_CODES_LEFT]
-    assert strings == []
+    """Codes are spelled ``Code.X``, so that a typo is an AttributeError and a rename a search."""
+    assert _literal_codes() == []
 
 
 def test_the_exit_codes() -> None:

@@ -1179,3 +1179,14 @@ def test_libreoffice_opens_a_saved_corpus_document(tmp_path: Path) -> None:
     out = tmp_path / "saved.docx"
     write_atomic(out, pkg.to_bytes({pkg.main_part: serialize(root)}))
     assert marker in libreoffice_text(soffice, out, tmp_path)
+
+
+def test_a_refusal_crosses_a_process_boundary_whole() -> None:
+    import pickle
+
+    from shared_schema import Code
+
+    error = PackageError(Code.TOO_LARGE, "Too large.", "word/document.xml")
+    again = pickle.loads(pickle.dumps(error))
+    assert (again.code, again.message, again.part) == (Code.TOO_LARGE, "Too large.", "word/document.xml")
+    assert str(again) == "Too large."
