@@ -396,13 +396,14 @@ def _too_many(part: str) -> PackageError:
 
 def flatten(stories: list[Story], revision: str = "", numbering: Numbering | None = None) -> DocumentView:
     """Flatten ``stories`` into one view; label body paragraphs with ``numbering``."""
-    builder = _Builder()
-    for story in stories:
-        assert story.root is not None
-        builder.add(read_story(story.root), story)
-    view = builder.finish(revision)
-    _label(view, numbering or Numbering.empty(), builder.props)
-    return view
+    with paused():  # as build_view: see redline.collector
+        builder = _Builder()
+        for story in stories:
+            assert story.root is not None
+            builder.add(read_story(story.root), story)
+        view = builder.finish(revision)
+        _label(view, numbering or Numbering.empty(), builder.props)
+        return view
 
 
 def _label(view: DocumentView, numbering: Numbering, props: list[ParagraphProps]) -> None:

@@ -27,16 +27,41 @@ _PARAGRAPH, _TEXT, _CHARACTER, _SYMBOL = Role.PARAGRAPH, Role.TEXT, Role.CHARACT
 _FIELD_CHAR, _FLAGGED, _DELETED = Role.FIELD_CHAR, Role.FLAGGED, Role.DELETED
 
 
+_NESTS = (*tags(Role.FLAGGED, Role.DELETED, Role.SKIPPED), w("txbxContent"))
+_FLAT_TAGS = tags(Role.PARAGRAPH, Role.TEXT, Role.CHARACTER, Role.SYMBOL, Role.FIELD_CHAR)
+
+
 def read_story(root: etree._Element) -> StoryText:
     """The text of the story under ``root`` (a ``w:body``, ``w:hdr``, ``w:footnote``, ...)."""
+    if next(root.iter(*_NESTS), None) is None:
+        return _read_flat(root)
+    return _read_nested(root)
+
+
+def _read_nested(root: etree._Element) -> StoryText:
+    """Every element's start and end, followed: what a story with deletions, moves, fields,
+    fallbacks or text boxes needs."""
     asm = Assembler()
     fields: list[bool] = []  # per open complex field: past its separator?
     depth = dict.fromkeys(_FLAG.values(), 0)  # how deep in FLAGGED elements of each flag
     flagged = 0  # the union of the flags of the FLAGGED elements we are in
+    out = asm.out  # its lists stay the same objects: text is appended to them here, in the hot loop
+    pieces, offsets, nodes, kinds, spans = out.pieces, out.offsets, out.nodes, out.kinds, out.flags
     walker = etree.iterwalk(root, events=("start", "end"), tag=_WALK_TAGS)
     for event, node in walker:
         tag = node.tag
         role = _ROLE[tag]
+        if role is _TEXT:  # the most frequent: first
+            if event == "start" and asm.ref is not None and not (fields and not fields[-1]):
+                text = node.text
+                if text:
+                    offsets.append(asm.size)
+                    nodes.append(node)
+                    kinds.append(SpanKind.TEXT)
+                    spans.append(flagged | (SpanFlag.FIELD_RESULT if fields else 0))
+                    pieces.append(text)
+                    asm.size += len(text)
+            continue
         if event == "end":
             if role is _PARAGRAPH:
                 asm.props = read_ppr(node)
@@ -46,11 +71,6 @@ def read_story(root: etree._Element) -> StoryText:
                 depth[flag] -= 1
                 if not depth[flag]:
                     flagged &= ~flag
-            continue
-        if role is _TEXT:  # the most frequent: first
-            text = node.text
-            if text and asm.ref is not None and not (fields and not fields[-1]):
-                asm.add(text, node, SpanKind.TEXT, flagged | (SpanFlag.FIELD_RESULT if fields else 0))
             continue
         if role is _PARAGRAPH:
             asm.begin(node, bool(fields) and not fields[-1])
@@ -89,3 +109,42 @@ def _marks_paragraph(deletion: etree._Element) -> bool:
     parent = deletion.getparent()
     grand = parent.getparent() if parent is not None and parent.tag == _RPR else None
     return grand is not None and grand.tag == _PPR
+
+
+def _read_flat(root: etree._Element) -> StoryText:
+    """:func:`read_story` for a story with nothing to skip or flag and no paragraph in another
+    (most parts): one pass over the elements that make text, in which a paragraph ends where
+    the next begins -- about a fifth cheaper than following every element's start and end."""
+    asm = Assembler()
+    fields: list[bool] = []
+    out = asm.out
+    pieces, offsets, nodes, kinds, spans = out.pieces, out.offsets, out.nodes, out.kinds, out.flags
+    for node in root.iter(*_FLAT_TAGS):
+        tag = node.tag
+        role = _ROLE[tag]
+        if role is _TEXT:
+            if asm.ref is not None and not (fields and not fields[-1]):
+                text = node.text
+                if text:
+                    offsets.append(asm.size)
+                    nodes.append(node)
+                    kinds.append(SpanKind.TEXT)
+                    spans.append(SpanFlag.FIELD_RESULT if fields else 0)
+                    pieces.append(text)
+                    asm.size += len(text)
+        elif role is _PARAGRAPH:
+            if asm.ref is not None:
+                asm.props = read_ppr(asm.ref)
+                asm.end()
+            asm.begin(node, bool(fields) and not fields[-1])
+        elif role is _FIELD_CHAR:
+            track_field(fields, node.get(_FLD_CHAR_TYPE))
+        elif asm.ref is not None and not (fields and not fields[-1]):
+            parent = node.getparent()
+            if parent is not None and parent.tag == _R:
+                char = symbol(node.get(_CHAR)) if role is _SYMBOL else CHAR_OF[tag]
+                asm.add(char, node, SpanKind.CHAR, SpanFlag.FIELD_RESULT if fields else 0)
+    if asm.ref is not None:
+        asm.props = read_ppr(asm.ref)
+        asm.end()
+    return asm.finish()

@@ -116,9 +116,7 @@ def test_containers_hyperlinks_smart_tags_content_controls_and_tables() -> None:
 # -- property: random runs -> the oracle string, and every offset maps to its node -------------
 
 # characters XML 1.0 allows in text (no surrogates, controls or the U+FFFE/U+FFFF non-characters)
-_XML_CHARS = st.characters(
-    codec="utf-8", exclude_categories=("Cs", "Cc"), exclude_characters="\ufffe\uffff"
-)
+_XML_CHARS = st.characters(codec="utf-8", exclude_categories=("Cs", "Cc"), exclude_characters="\ufffe\uffff")
 
 _piece = st.one_of(
     st.text(alphabet=_XML_CHARS, min_size=1, max_size=8),
@@ -177,6 +175,39 @@ def test_random_runs_flatten_to_the_oracle_and_map_back(case: tuple[str, str]) -
         assert _char_at(view, i) == view.text[i]
     for p in view.paragraphs:
         assert view.paragraph_text(p) == oracle.split("\n")[p.index] or "\n" in oracle
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    _paragraphs(),
+    st.sampled_from(
+        [
+            "",
+            "<w:r><w:sym w:font='Symbol' w:char='F0B7'/></w:r>",
+            "<w:pPr><w:tabs><w:tab w:val='left' w:pos='720'/></w:tabs></w:pPr>",
+        ]
+    ),
+)
+def test_the_flat_loop_reads_a_flat_story_as_the_full_walk_does(case: tuple[str, str], extra: str) -> None:
+    """The tree reader's one-pass loop (a story with nothing to skip, flag or nest) against its
+    full start-and-end walk, span for span and node for node."""
+    from redline import walk
+
+    xml, _ = case
+    xml = (
+        xml.replace("<w:p>", f"<w:p>{extra}", 1)
+        if extra.startswith("<w:pPr")
+        else xml + f"<w:p>{extra}</w:p>"
+    )
+    root = etree.fromstring(f"<w:body {W}>{xml}</w:body>".encode())
+    full = walk._read_nested(root)
+    if next(root.iter(*walk._NESTS), None) is not None:
+        return  # not a flat story: read_story takes the full walk
+    flat = walk.read_story(root)
+    assert flat.pieces == full.pieces and flat.offsets == full.offsets and flat.size == full.size
+    assert all(a is b for a, b in zip(flat.nodes, full.nodes, strict=True))
+    assert flat.kinds == full.kinds and flat.flags == full.flags and flat.field_code == full.field_code
+    assert [(s, e, p, props) for s, e, p, props in flat.paragraphs] == full.paragraphs
 
 
 def test_paragraph_offsets_and_json_shape(tmp_path: Path) -> None:
