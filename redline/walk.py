@@ -4,7 +4,9 @@
 The reference reader (the scanner's oracle in the tests) and the write path: its spans name
 the very elements the writer changes.  It meets every element the table gives a role that
 matters to the text (:data:`_WALK_TAGS`), takes its decision from that role, and emits the
-paragraph events of :mod:`redline.paragraphs`.
+paragraph events of :mod:`redline.paragraphs`.  A story with nothing to skip, flag or nest
+(no deletion, move, simple field, fallback or text box: most parts) is read in one pass over the
+elements that make text; any other follows every element's start and end.
 """
 
 from __future__ import annotations
