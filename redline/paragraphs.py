@@ -77,58 +77,70 @@ class Assembler:
 
     def begin(self, ref: Any, code: bool, extra: Any = None) -> None:
         """A paragraph begins (``code``: inside a complex field's instructions)."""
-        out = self.out
         if self.ref is not None:  # inside another: that one's text so far is set aside
-            k, start = self._first, self._start
-            cut = k + (1 if self._sep else 0)
-            self._outer.append(
-                (
-                    self.ref, self.props, self.deleted, self._code, self.extra,
-                    [o - start for o in out.offsets[cut:]], out.nodes[cut:], out.kinds[cut:],
-                    out.flags[cut:], out.pieces[cut:], self.size - start,
-                )
-            )  # fmt: skip
-            del out.offsets[k:], out.nodes[k:], out.kinds[k:], out.flags[k:], out.pieces[k:]
-            self.size = self._open
+            self._set_aside()
         self.ref, self.props, self.deleted, self._code, self.extra = ref, PLAIN, False, code, extra
         self._open_here()
 
+    def _set_aside(self) -> None:
+        out = self.out
+        k, start = self._first, self._start
+        cut = k + (1 if self._sep else 0)
+        self._outer.append(
+            (
+                self.ref, self.props, self.deleted, self._code, self.extra,
+                [o - start for o in out.offsets[cut:]], out.nodes[cut:], out.kinds[cut:],
+                out.flags[cut:], out.pieces[cut:], self.size - start,
+            )
+        )  # fmt: skip
+        del out.offsets[k:], out.nodes[k:], out.kinds[k:], out.flags[k:], out.pieces[k:]
+        self.size = self._open
+
     def end(self) -> None:
         """The open paragraph ends, with the :attr:`props` and :attr:`deleted` set on it."""
-        out = self.out
-        if self.deleted and self.size == self._start:  # a deleted mark and no text: it goes
+        size, deleted = self.size, self.deleted
+        if deleted and size == self._start:  # a deleted mark and no text: it goes
             if self._sep:
+                out = self.out
                 del out.offsets[-1], out.nodes[-1], out.kinds[-1], out.flags[-1], out.pieces[-1]
-                self.size -= 1
+                self.size = size - 1
         else:
+            out = self.out
             if self._code:
                 out.field_code.append(len(out.paragraphs))
-            out.paragraphs.append((self._start, self.size, self.ref, self.props))
-            self.last, self.joined = self.ref, self.deleted
+            ref = self.ref
+            out.paragraphs.append((self._start, size, ref, self.props))
+            self.last, self.joined = ref, deleted
         self.ref = None
         if self._outer:  # back to the paragraph that holds the text box
-            (self.ref, self.props, self.deleted, self._code, self.extra,
-             offsets, nodes, kinds, flags, pieces, held) = self._outer.pop()  # fmt: skip
-            self._open_here()
-            out.offsets.extend(map(self.size.__add__, offsets))
-            out.nodes.extend(nodes)
-            out.kinds.extend(kinds)
-            out.flags.extend(flags)
-            out.pieces.extend(pieces)
-            self.size += held
+            self._take_up()
+
+    def _take_up(self) -> None:
+        out = self.out
+        (self.ref, self.props, self.deleted, self._code, self.extra,
+         offsets, nodes, kinds, flags, pieces, held) = self._outer.pop()  # fmt: skip
+        self._open_here()
+        out.offsets.extend(map(self.size.__add__, offsets))
+        out.nodes.extend(nodes)
+        out.kinds.extend(kinds)
+        out.flags.extend(flags)
+        out.pieces.extend(pieces)
+        self.size += held
 
     def _open_here(self) -> None:
         out = self.out
-        self._first, self._open = len(out.offsets), self.size
-        self._sep = self.last is not None and not self.joined
-        if self._sep:  # the mark of the paragraph before: a MARK span whose node is that paragraph
-            out.offsets.append(self.size)
-            out.nodes.append(self.last)
+        offsets, size, last = out.offsets, self.size, self.last
+        self._first, self._open = len(offsets), size
+        sep = self._sep = last is not None and not self.joined
+        if sep:  # the mark of the paragraph before: a MARK span whose node is that paragraph
+            offsets.append(size)
+            out.nodes.append(last)
             out.kinds.append(SpanKind.MARK)
             out.flags.append(0)
             out.pieces.append(SEPARATOR)
-            self.size += 1
-        self._start = self.size
+            size += 1
+            self.size = size
+        self._start = size
 
     def add(self, text: str, node: Any, kind: int, flags: int) -> None:
         """One span of the open paragraph (the tree walk's way; the scanner appends in bulk)."""

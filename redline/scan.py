@@ -410,6 +410,7 @@ class Scanner:
         x, texts_in, tag_end = src.text, pt.texts.findall, pt.tag_end.match
         amp = src.has_entities
         asm = Assembler(*self._carry) if continued else Assembler()
+        inside = False  # a paragraph is open (asm.ref is not None), kept in a local for the hot loop
         out = asm.out
         pieces, offsets, nodes, kinds, flags = out.pieces, out.offsets, out.nodes, out.kinds, out.flags
         ordinal = self.ordinal
@@ -429,7 +430,7 @@ class Scanner:
             if at > pos:
                 texts = texts_in(x, pos, at)
                 if texts:
-                    if asm.ref is not None and not skip and not (fields and not fields[-1]):
+                    if inside and not skip and not (fields and not fields[-1]):
                         if amp and x.find("&", pos, at) >= 0:
                             texts = [unescape(t) for t in texts]
                         bits = flagged | (1 if fields else 0)
@@ -465,7 +466,7 @@ class Scanner:
                 if role is _PARAGRAPH:
                     if skip:
                         continue  # a paragraph inside something skipped (a fallback, a deletion)
-                    if asm.ref is None:
+                    if not inside:
                         raise Unscannable("an unmatched paragraph end")
                     close_at = at
                 elif role is _DELETED:
@@ -504,9 +505,10 @@ class Scanner:
                     if skip:
                         ordinal += 1
                         continue
-                    if asm.ref is None:
+                    if not inside:
                         u_start = at
                     asm.begin(ordinal, bool(fields) and not fields[-1], pos)  # extra: where its content is
+                    inside = True
                     ordinal += 1
                     if not empty:
                         continue
@@ -528,11 +530,11 @@ class Scanner:
                         ordinal += len(pt.nodes.findall(blob))
                     if pt.sect_open in blob:
                         self._sections.append((blob_at, pos))
-                    if asm.ref is not None and not skip:
+                    if inside and not skip:
                         asm.props, asm.deleted = self._read_ppr(blob)
                     continue
                 elif role is _CHARACTER or role is _SYMBOL:
-                    if asm.ref is not None and not skip and not (fields and not fields[-1]):
+                    if inside and not skip and not (fields and not fields[-1]):
                         char = symbol(attributes(attrs).get(pt.char)) if role is _SYMBOL else _CHAR_OF[name]
                         offsets.append(asm.size)
                         nodes.append(ordinal)
@@ -564,6 +566,7 @@ class Scanner:
                 asm.props = props._replace(empty=True)
             outermost, ended = asm.outermost, asm.ref
             asm.end()
+            inside = asm.ref is not None  # back in the paragraph that holds a text box
             if placing and outermost:
                 u_ordinals.append(ended)
                 u_starts.append(u_start)
@@ -571,7 +574,7 @@ class Scanner:
         if pos < end:
             ordinal += len(texts_in(x, pos, end))
             self._sections.append((pos, end))
-        if asm.ref is not None:
+        if inside:
             raise Unscannable("an unclosed paragraph")
         self.pos, self.ordinal = end, ordinal
         self._carry, self._fields = (asm.last, asm.joined), fields
