@@ -31,6 +31,7 @@ __all__ = [
     "check_output",
     "check_targets",
     "default_output",
+    "parse_command",
     "read_reply",
     "refuse",
     "run_command",
@@ -45,6 +46,19 @@ class UsageError(Exception):
     @property
     def message(self) -> str:
         return str(self)
+
+
+def parse_command(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace | int:
+    """The command line's arguments, or the exit code when there is nothing to run: ``--help``
+    (0), a usage error (2, argparse has said why) or no command at all (2, with the help)."""
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return EXIT_OK if exc.code in (0, None) else EXIT_USAGE
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    return args
 
 
 def run_command(prog: str, command: Callable[[], int]) -> int:

@@ -29,6 +29,7 @@ from .common import (
     apply_options,
     check_targets,
     default_output,
+    parse_command,
     read_reply,
     refuse,
     run_command,
@@ -81,13 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return EXIT_OK if exc.code in (0, None) else EXIT_USAGE
-    if args.command is None:
-        parser.print_help(sys.stderr)
-        return EXIT_USAGE
+    args = parse_command(parser, argv)
+    if isinstance(args, int):
+        return args
     return run_command(f"redline {args.command}", lambda: _dispatch(parser, args))
 
 

@@ -16,7 +16,7 @@ from shared_schema import Code, Refusal
 from summarize.check import check_reply
 from summarize.render import to_markdown
 
-from .common import EXIT_OK, EXIT_USAGE, refuse, run_command
+from .common import parse_command, refuse, run_command
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,13 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return EXIT_OK if exc.code in (0, None) else EXIT_USAGE
-    if args.command is None:
-        parser.print_help(sys.stderr)
-        return EXIT_USAGE
+    args = parse_command(parser, argv)
+    if isinstance(args, int):
+        return args
     return run_command("summarize check", lambda: _check(args))
 
 
