@@ -2,25 +2,20 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import re
-import subprocess
 import sys
 import time
-import zipfile
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
-from rapidfuzz import fuzz
 
 from redline.numbering import ListNumber, Numbering, format_number
 from redline.ooxml import MC_NS, W_NS, W_STRICT_NS
+from tests import numbering_oracle
 
 # ---------------------------------------------------------------------------------------------
 # Building numbering.xml, styles.xml and paragraphs by hand
@@ -638,176 +633,17 @@ def test_labelling_costs_one_pass_over_ppr_per_paragraph() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# LibreOffice as an oracle on the real documents in $REDLINE_CORPUS
-#
-# `soffice --convert-to txt` writes each list paragraph's label, as LibreOffice computed it, at
-# the start of its line ("    1.1 Providing Services…", "        (a) …", a bullet character
-# for bullets). We align our body paragraphs with those lines by their text and compare the
-# prefix LibreOffice wrote with our label. LibreOffice shows tracked deletions and symbols
-# in the text, so the text we align on includes w:delText and w:sym; it writes no text-box
-# contents, so paragraphs inside text boxes are numbered (counters see them) but not compared.
+# LibreOffice as an oracle on the real documents in $REDLINE_CORPUS (tests/numbering_oracle.py:
+# `python -m tests.numbering_oracle` prints the same table)
 
 CORPUS = os.environ.get("REDLINE_CORPUS")
 CORPUS_DOCS = sorted(Path(CORPUS).glob("*.docx")) if CORPUS else []
 
-AGREEMENT_THRESHOLD = 0.95
-"""Share of numbered paragraphs (ours or LibreOffice's) whose labels must agree, per document."""
-
-COVERAGE_THRESHOLD = 0.90
-"""Share of our labelled paragraphs that the alignment must reach, so agreement means something."""
-
-EXCLUDED: dict[str, str] = {
-    # No document needs excluding today; the form is "file name": "why LibreOffice differs".
-}
-
-_WS = re.compile(r"\s+")
-
-
-@dataclass
-class Agreement:
-    labelled_total: int = 0
-    """Comparable paragraphs we label (non-empty label, not a bullet)."""
-    labelled: int = 0
-    """Those of them the alignment reached."""
-    compared: int = 0
-    """Aligned paragraphs that either side numbers."""
-    agreed: int = 0
-    bullets: int = 0
-    bullets_agreed: int = 0
-    aligned: int = 0
-    comparable: int = 0
-    disagreements: list[tuple[str | None, str, str]] = field(default_factory=list)
-
-
-def _part(z: zipfile.ZipFile, name: str) -> etree._Element | None:
-    wanted = f"word/{name}"
-    for member in z.namelist():
-        if member.lower() == wanted:
-            parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
-            return etree.fromstring(z.read(member), parser)
-    return None
-
-
-def _shown_text(p: etree._Element, w: str) -> str:
-    """The paragraph's text as LibreOffice shows it with changes visible, without whitespace."""
-    out: list[str] = []
-
-    def walk(el: etree._Element) -> None:
-        for child in el:
-            tag = child.tag
-            if tag in (f"{w}t", f"{w}delText"):
-                out.append(child.text or "")
-            elif tag == f"{w}sym":
-                with contextlib.suppress(ValueError):
-                    out.append(chr(int(child.get(f"{w}char") or "", 16)))
-            elif tag == f"{w}noBreakHyphen":
-                out.append("\u2011")
-            elif tag == f"{w}softHyphen":
-                out.append("\u00ad")
-            elif tag not in (f"{w}p", f"{w}txbxContent", f"{w}pPr", f"{w}instrText"):
-                walk(child)
-
-    walk(p)
-    return _WS.sub("", "".join(out))
-
-
-def _ours(path: Path) -> Iterator[tuple[ListNumber | None, str | None]]:
-    """(our number, text to align on) per body paragraph; text None = not comparable."""
-    with zipfile.ZipFile(path) as z:
-        document = _part(z, "document.xml")
-        n = Numbering.from_parts(_part(z, "numbering.xml"), _part(z, "styles.xml"))
-    assert document is not None
-    w = document.tag.split("}")[0] + "}"
-    body = document.find(f"{w}body")
-    assert body is not None
-    fallback, textbox = f"{{{MC_NS}}}Fallback", f"{w}txbxContent"
-    deleted_marks = (f"{w}del", f"{w}moveFrom")
-    for p in body.iter(f"{w}p"):
-        ancestors = {a.tag for a in p.iterancestors()}
-        if fallback in ancestors:
-            continue  # Word stores text boxes twice; the fallback copy is not a paragraph
-        number = n.number(p)
-        if textbox in ancestors:
-            yield number, None
-            continue
-        mark = p.find(f"{w}pPr/{w}rPr")
-        if mark is not None and any(m.tag in deleted_marks for m in mark):
-            yield number, None  # LibreOffice shows it as its own paragraph; we merge it
-            continue
-        yield number, _shown_text(p, w)
-
-
-def compare_with_libreoffice(path: Path, txt: str) -> Agreement:
-    lines = [line for line in (_WS.sub("", raw) for raw in txt.split("\n")) if line]
-    result = Agreement()
-    cursor = 0
-    for number, key in _ours(path):
-        if not key:
-            continue
-        result.comparable += 1
-        mine = None if number is None else number.label
-        is_bullet = number is not None and number.label is None
-        mine_key = "" if mine is None else _WS.sub("", mine)
-        result.labelled_total += bool(mine_key)
-        found = None
-        for j in range(cursor, min(cursor + 60, len(lines))):
-            line = lines[j]
-            if not is_bullet and line.startswith(mine_key + key[:12]):
-                at = len(mine_key)
-            else:
-                at = line.find(key[:12])
-                if not 0 <= at <= 40:
-                    continue
-            rest, k = line[at:], j + 1
-            while len(rest) < len(key) and k < min(len(lines), j + 8):  # paragraphs with breaks
-                rest, k = rest + lines[k], k + 1
-            if rest != key and (len(key) < 20 or fuzz.ratio(rest, key) < 90):
-                continue
-            found = (j, line[:at])
-            break
-        if found is None:
-            continue
-        cursor = found[0] + 1
-        result.aligned += 1
-        result.labelled += bool(mine_key)
-        shown = found[1]
-        if is_bullet:
-            result.bullets += 1
-            result.bullets_agreed += 1 <= len(shown) <= 2
-            continue
-        if not mine_key and not shown:
-            continue
-        result.compared += 1
-        if mine_key == shown:
-            result.agreed += 1
-        else:
-            result.disagreements.append((mine, shown, key[:40]))
-    return result
-
 
 @pytest.fixture(scope="module")
-def libreoffice_text(soffice: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """LibreOffice's plain text of every corpus document with numbering, in one soffice call."""
-    docs = []
-    for doc in CORPUS_DOCS:
-        with zipfile.ZipFile(doc) as z:
-            if any(m.lower() == "word/numbering.xml" for m in z.namelist()):
-                docs.append(doc)
-    tmp = tmp_path_factory.mktemp("libreoffice")
-    out = tmp / "out"
-    subprocess.run(
-        [soffice, f"-env:UserInstallation={(tmp / 'profile').as_uri()}", "--headless",
-         "--convert-to", "txt:Text (encoded):UTF8", "--outdir", str(out), *map(str, docs)],
-        env={**os.environ, "HOME": str(tmp)},
-        capture_output=True,
-        timeout=300,
-        check=False,
-    )  # fmt: skip
-    return {
-        doc.name: (out / f"{doc.stem}.txt").read_text(encoding="utf-8-sig")
-        for doc in docs
-        if (out / f"{doc.stem}.txt").exists()
-    }
+def oracle(soffice: str) -> dict[str, numbering_oracle.Agreement]:
+    """Every corpus document compared with LibreOffice, from one conversion of them all."""
+    return {result.name: result for result in numbering_oracle.check(CORPUS_DOCS, soffice)}
 
 
 @pytest.mark.corpus
@@ -815,33 +651,15 @@ def libreoffice_text(soffice: str, tmp_path_factory: pytest.TempPathFactory) -> 
 @pytest.mark.skipif(not CORPUS, reason="set REDLINE_CORPUS to the real-document corpus")
 @pytest.mark.parametrize("doc", CORPUS_DOCS or [None], ids=lambda d: d.name if d else "none")
 def test_labels_agree_with_libreoffice(
-    doc: Path, libreoffice_text: dict[str, str], record_property: Callable[[str, object], None]
+    doc: Path, oracle: dict[str, numbering_oracle.Agreement], record_property: Callable[[str, object], None]
 ) -> None:
-    if doc.name in EXCLUDED:
-        pytest.skip(EXCLUDED[doc.name])
-    txt = libreoffice_text.get(doc.name)
-    if txt is None:
-        with zipfile.ZipFile(doc) as z:
-            has_numbering = any(m.lower() == "word/numbering.xml" for m in z.namelist())
-        if has_numbering:
-            pytest.fail(f"LibreOffice did not convert {doc.name}")
-        pytest.skip("no numbering.xml: nothing is numbered")
-    result = compare_with_libreoffice(doc, txt)
-    labelled_total = result.labelled_total
-    record_property("numbering_agreement", f"{result.agreed}/{result.compared}")
-    print(  # shown with -s or -rP: the per-document agreement table
-        f"{doc.name}: {result.agreed}/{result.compared} numbered paragraphs agree, "
-        f"bullets {result.bullets_agreed}/{result.bullets}, "
-        f"reached {result.labelled}/{labelled_total} of our labels",
-        file=sys.stderr,
+    result = oracle[doc.name]
+    print(result.line(), file=sys.stderr)  # shown with -s or -rP: the per-document table
+    if result.excluded is not None:
+        pytest.skip(result.excluded)
+    record_property("numbering_agreement", f"{result.agreed}/{result.numbered}")
+    assert result.share >= numbering_oracle.THRESHOLD, (
+        f"{result.line()}; paragraphs that differ (index, redline, LibreOffice, text): "
+        + "; ".join(f"{d.paragraph}: {d.ours!r} vs {d.theirs!r} {d.text}" for d in result.differences)
     )
-    if result.compared == 0 and labelled_total == 0:
-        return  # neither side numbers anything here
-    assert result.labelled >= COVERAGE_THRESHOLD * labelled_total, (
-        f"alignment reached only {result.labelled} of our {labelled_total} labels"
-    )
-    assert result.agreed >= AGREEMENT_THRESHOLD * result.compared, (
-        f"{doc.name}: {result.agreed}/{result.compared} agree; first differences "
-        f"(ours, LibreOffice's, text): {result.disagreements[:10]}"
-    )
-    assert result.bullets_agreed >= AGREEMENT_THRESHOLD * result.bullets
+    assert result.bullets_agreed >= numbering_oracle.THRESHOLD * result.bullets, result.line()
