@@ -23,8 +23,10 @@ Counting follows Word rather than the letter of the spec where they differ:
   continues from one ``numId`` to the next; a ``w:startOverride`` restarts the shared counter the
   first time its ``(numId, ilvl)`` is used (§17.9.27), once;
 * when a level is used, deeper levels restart (unless their ``w:lvlRestart`` says otherwise,
-  §17.9.10); a level that has not been used since its restart displays ``start - 1`` in a
-  deeper level's text (Word's familiar "1.0.1" for a skipped level);
+  §17.9.10); a shallower level that has not been used since its restart, when a deeper one is
+  (a "%1.%2.%3" item right under "2."), takes its start value and counts as used: "2.1.1",
+  then "2.2" for the next second-level item, as LibreOffice numbers (and as the documents'
+  own cross-references do);
 * tracked changes are read as if every revision were accepted: ``w:pPrChange`` (the *old*
   properties) is ignored, and a paragraph whose mark is deleted (``w:pPr/w:rPr/w:del`` or
   ``w:moveFrom``) has no number of its own: once accepted it merges into the next paragraph,
@@ -585,6 +587,16 @@ class Numbering:
             current = counters[ilvl]
             value = (level.start - 1 if current is None else current) + 1
         counters[ilvl] = value
+        # A shallower level that has not occurred since it (re)started, as under a "2.1.1"
+        # that follows "2." directly, or a first item at level 2: its number is taken to be
+        # its start value (§17.9.25 w:start; the start of this instance's own level, so a
+        # w:lvlOverride/w:lvl counts but a w:startOverride, which restarts a level only where
+        # it is used, does not), and it now counts as used, so the next item at that level is
+        # start + 1. LibreOffice counts so, as the document's own cross-references do.
+        for higher in range(ilvl):
+            if counters[higher] is None:
+                ref = instance.levels[higher]
+                counters[higher] = ref.start if ref is not None else 0
         for deeper in range(ilvl + 1, MAX_LEVELS):
             if counters[deeper] is None:
                 continue
