@@ -17,14 +17,18 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from typing import Any
 
 import uno  # type: ignore[import-not-found]
 from com.sun.star.beans import PropertyValue  # type: ignore[import-not-found]
+
+_PER_DOCUMENT = 120.0  # seconds LibreOffice may take over one document
 
 
 def _prop(name: str, value: object) -> Any:
@@ -55,7 +59,8 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
     try:
         proc.wait(timeout=20)
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, 9)  # the process group this script started, and only that
+        with contextlib.suppress(ProcessLookupError):  # the group this script started, only that
+            os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
 
 
@@ -89,12 +94,15 @@ def main(outdir: str, profile: str, docs: list[str]) -> int:
             copy = os.path.join(work, os.path.basename(doc))  # LibreOffice writes a lock file beside it
             shutil.copyfile(doc, copy)
             proc, ctx = _office(profile, f"redline_accept_{os.getpid()}_{n}")
+            watchdog = threading.Timer(_PER_DOCUMENT, os.killpg, (proc.pid, signal.SIGKILL))
+            watchdog.start()  # LibreOffice hangs on some documents: this one's group goes
             try:
                 _accept_one(ctx, doc, copy, outdir)
             except Exception as exc:  # a crash of LibreOffice is one document's failure
                 failed += 1
                 print(f"{doc}: {type(exc).__name__}: {exc}", file=sys.stderr)
             finally:
+                watchdog.cancel()
                 _stop(proc)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -14,15 +14,15 @@ Nothing here imports the code under test.
 from __future__ import annotations
 
 import io
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from tests import libreoffice
 
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
@@ -175,20 +175,6 @@ class Case:
 # LibreOffice
 
 
-def uno_python() -> str | None:
-    """A Python with LibreOffice's ``uno`` module (for the cases witnessed with changes accepted)."""
-    for candidate in dict.fromkeys(c for c in ("/usr/bin/python3", shutil.which("python3")) if c):
-        try:
-            done = subprocess.run(
-                [candidate, "-c", "import uno"], capture_output=True, timeout=60, check=False
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-        if done.returncode == 0:
-            return candidate
-    return None
-
-
 def libreoffice_labels(cases: Sequence[Case], soffice: str | None = None) -> dict[str, list[str | None]]:
     """LibreOffice's label of every paragraph of every case (None: no label), by case name; a
     case marked ``accepted`` once LibreOffice accepted its tracked changes (left out without
@@ -197,32 +183,24 @@ def libreoffice_labels(cases: Sequence[Case], soffice: str | None = None) -> dic
     if soffice is None:
         return {}
     with tempfile.TemporaryDirectory(prefix="numbering-cases-") as tmp:
-        src, out = Path(tmp) / "src", Path(tmp) / "out"
+        src = Path(tmp) / "src"
         src.mkdir()
+        docs: dict[str, Path] = {}
         for case in cases:
-            (src / f"{case.name}.docx").write_bytes(case.docx())
-        profile = (Path(tmp) / "profile").as_uri()
-        env = {**os.environ, "HOME": tmp}
-        plain = [str(src / f"{c.name}.docx") for c in cases if not c.accepted]
-        accepted = [str(src / f"{c.name}.docx") for c in cases if c.accepted]
-        subprocess.run(
-            [soffice, f"-env:UserInstallation={profile}", "--headless",
-             "--convert-to", "txt:Text (encoded):UTF8", "--outdir", str(out), *plain],
-            env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=600, check=False,
-        )  # fmt: skip
-        python = uno_python() if accepted else None
-        if python is not None:
-            script = Path(__file__).with_name("libreoffice_accept.py")
-            subprocess.run(
-                [python, str(script), str(out), profile, *accepted],
-                env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=600, check=False,
-            )  # fmt: skip
+            docs[case.name] = src / f"{case.name}.docx"
+            docs[case.name].write_bytes(case.docx())
+        plain, accepted = libreoffice.text_exports(
+            [docs[c.name] for c in cases if not c.accepted],
+            [docs[c.name] for c in cases if c.accepted],
+            Path(tmp) / "work",
+            soffice,
+        )
         found: dict[str, list[str | None]] = {}
         for case in cases:
-            path = out / f"{case.name}.txt"
-            if not path.exists():
+            txt = (accepted if case.accepted else plain).get(docs[case.name])
+            if txt is None:
                 continue
-            lines = path.read_text(encoding="utf-8").lstrip("\ufeff").split("\n")
+            lines = txt.lstrip("\ufeff").split("\n")
             labels: list[str | None] = []
             for i in range(len(case.paragraphs)):
                 marker = case.text(i)

@@ -29,7 +29,6 @@ import difflib
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import zipfile
@@ -41,6 +40,7 @@ from lxml import etree
 
 from redline.package import Package, PackageError
 from redline.view import build_view, numbering_of
+from tests import libreoffice
 
 THRESHOLD = 0.995
 """Share of numbered paragraphs whose labels must agree, per document."""
@@ -158,56 +158,17 @@ def libreoffice_lines(txt: str) -> list[str]:
     return [_key(line) for line in txt.lstrip("\ufeff").split("\n")]
 
 
-def uno_python() -> str | None:
-    """A Python that can drive LibreOffice (has its ``uno`` module), or None."""
-    for candidate in dict.fromkeys(c for c in ("/usr/bin/python3", shutil.which("python3")) if c):
-        try:
-            done = subprocess.run(
-                [candidate, "-c", "import uno"], capture_output=True, timeout=60, check=False
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-        if done.returncode == 0:
-            return candidate
-    return None
-
-
 def convert(
-    docs: Sequence[Path], accepted: Sequence[Path] = (), soffice: str | None = None, timeout: float = 900
+    docs: Sequence[Path], accepted: Sequence[Path] = (), soffice: str | None = None
 ) -> tuple[dict[str, str], dict[str, str]]:
     """LibreOffice's text export of ``docs``, and of ``accepted`` with every tracked change
-    accepted by LibreOffice first (``tests/libreoffice_accept.py``; none without a Python that
-    has ``uno``), each by file name.  One profile of its own (so it neither needs nor disturbs
-    a running LibreOffice), set up by the plain conversion, which runs first."""
+    accepted by LibreOffice first (none without a Python that has ``uno``), by file name."""
     soffice = soffice or shutil.which("soffice")
     if soffice is None:
         return {}, {}
     with tempfile.TemporaryDirectory(prefix="numbering-oracle-") as tmp:
-        profile = (Path(tmp) / "profile").as_uri()
-        env = {**os.environ, "HOME": tmp}
-        out, out_accepted = Path(tmp) / "out", Path(tmp) / "accepted"
-        out_accepted.mkdir()
-        subprocess.run(
-            [soffice, f"-env:UserInstallation={profile}", "--headless",
-             "--convert-to", "txt:Text (encoded):UTF8", "--outdir", str(out), *map(str, [*docs, *accepted])],
-            env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout, check=False,
-        )  # fmt: skip
-        python = uno_python() if accepted else None
-        if python is not None:
-            script = Path(__file__).with_name("libreoffice_accept.py")
-            subprocess.run(
-                [python, str(script), str(out_accepted), profile, *map(str, accepted)],
-                env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout, check=False,
-            )  # fmt: skip
-
-        def read(folder: Path, which: Sequence[Path]) -> dict[str, str]:
-            return {
-                doc.name: (folder / f"{doc.stem}.txt").read_text(encoding="utf-8")
-                for doc in which
-                if (folder / f"{doc.stem}.txt").exists()
-            }
-
-        return read(out, docs), read(out_accepted, accepted)
+        plain, done = libreoffice.text_exports(docs, accepted, Path(tmp), soffice)
+    return {d.name: t for d, t in plain.items()}, {d.name: t for d, t in done.items()}
 
 
 @dataclass(frozen=True, slots=True)
