@@ -639,6 +639,65 @@ def test_labelling_costs_one_pass_over_ppr_per_paragraph() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# Deep and cyclic chains: no recursion, linear time
+
+DEPTH = 10_000
+
+
+def test_a_ten_thousand_deep_based_on_chain_is_followed_without_recursion_in_linear_time() -> None:
+    # Style S0 holds the numbering; S1 is based on S0, S2 on S1, …: every style is numbered.
+    chain = [style("S0", num_id=1, outline=0)] + [
+        style(f"S{i}", based_on=f"S{i - 1}") for i in range(1, DEPTH)
+    ]
+    n = Numbering.from_parts(numbering(DECIMAL_OUTLINE, num(1, 0)), styles(*chain))
+    paragraphs = [para(style_id=f"S{i}") for i in range(DEPTH - 1, -1, -1)]  # deepest first
+    started = time.process_time()
+    got = [n.label(p) for p in paragraphs]
+    outline = n.outline_level(para(style_id=f"S{DEPTH - 1}"))
+    spent = time.process_time() - started
+    assert got[0] == "1." and got[-1] == f"{DEPTH}." and None not in got
+    assert outline == 0
+    assert spent < 2.0, spent  # about 0.1 s; walking the chain per paragraph took minutes
+
+
+def test_a_based_on_cycle_ends_the_chain_and_a_long_one_costs_linear_time() -> None:
+    # A cycle of DEPTH styles; C0 alone has numbering. Each style's chain runs once round the
+    # cycle from it (the first repeat ends it): every style on it reaches C0's numbering.
+    cycle = [style(f"C{i}", based_on=f"C{(i + 1) % DEPTH}") for i in range(1, DEPTH)]
+    cycle.append(style("C0", based_on="C1", num_id=1))
+    bare = [style("X", based_on="Y"), style("Y", based_on="X")]  # a cycle without numbering
+    n = Numbering.from_parts(numbering(DECIMAL_OUTLINE, num(1, 0)), styles(*cycle, *bare))
+    started = time.process_time()
+    got = [n.label(para(style_id=f"C{i}")) for i in range(DEPTH)]
+    spent = time.process_time() - started
+    assert got[:2] == ["1.", "2."] and got[-1] == f"{DEPTH}."
+    assert labels(n, para(style_id="X"), para(style_id="Y")) == [None, None]
+    assert spent < 2.0, spent
+
+
+def test_num_style_link_chains_deep_or_cyclic_resolve_without_recursion() -> None:
+    # abstract i links (w:numStyleLink) to list style L{i}, whose w:num i+1 is of abstract
+    # i+1, …; the last holds the levels. A second chain closes into a cycle: no levels.
+    defs, list_styles = [], []
+    for i in range(DEPTH):
+        defs.append(abstract(i, extra=f'<w:numStyleLink w:val="L{i}"/>'))
+        defs.append(num(i, i))
+        list_styles.append(style(f"L{i}", kind="numbering", num_id=i + 1))
+    defs.append(abstract(DEPTH, lvl(0, "%1)")))
+    defs.append(num(DEPTH, DEPTH))
+    defs += [abstract(DEPTH + 1, extra='<w:numStyleLink w:val="Loop1"/>'), num(DEPTH + 1, DEPTH + 1)]
+    defs += [abstract(DEPTH + 2, extra='<w:numStyleLink w:val="Loop2"/>'), num(DEPTH + 2, DEPTH + 2)]
+    list_styles += [style("Loop1", kind="numbering", num_id=DEPTH + 2),
+                    style("Loop2", kind="numbering", num_id=DEPTH + 1)]  # fmt: skip
+    started = time.process_time()
+    n = Numbering.from_parts(numbering(*defs), styles(*list_styles))
+    got = labels(n, para(num_id=0 + 1), para(num_id=DEPTH // 2), para(num_id=DEPTH), para(num_id=DEPTH + 1))
+    spent = time.process_time() - started
+    assert got == ["1)", "2)", "3)", None]  # one list: they all share the last definition
+    assert spent < 5.0, spent
+
+
+# ---------------------------------------------------------------------------------------------
 # Cases witnessed by LibreOffice (tests/numbering_cases.py), read as the model is shown them
 
 
