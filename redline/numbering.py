@@ -25,7 +25,7 @@ Counting follows Word rather than the letter of the spec where they differ:
   continues from one ``numId`` to the next; a ``w:startOverride`` restarts the shared counter the
   first time its ``(numId, ilvl)`` is used (§17.9.27), once;
 * when a level is used, deeper levels restart (unless their ``w:lvlRestart`` says otherwise,
-  §17.9.10); a shallower level that has not been used since its restart, when a deeper one is
+  §17.9.11); a shallower level that has not been used since its restart, when a deeper one is
   (a "%1.%2.%3" item right under "2."), takes its start value and counts as used: "2.1.1",
   then "2.2" for the next second-level item, as LibreOffice numbers (and as the documents'
   own cross-references do);
@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TypeVar
 
@@ -520,7 +520,9 @@ class Numbering:
         if not self._instances:
             return None
         if props.mark_deleted:
-            return None  # once accepted, the paragraph merges into the next one
+            # A deleted paragraph mark (§17.13.5, w:pPr/w:rPr/w:del or w:moveFrom): once
+            # accepted, the paragraph merges into the next one, and has no number of its own.
+            return None
         if props.section_break and props.empty:
             # An empty paragraph that only carries a section break: Word shows no number
             # there and does not count it (nor does LibreOffice, which drops the paragraph).
@@ -530,14 +532,14 @@ class Numbering:
         from_style = num_id is None
         if from_style and info is not None:
             num_id = info.num_id
-        if not num_id:  # None, or numId 0: numbering removed (§17.9.18)
+        if not num_id:  # None, or numId 0: numbering removed (§17.9.19)
             return None
         instance = self._instances.get(num_id)
         if instance is None:
             return None
         if ilvl is None and info is not None:
             if from_style:
-                # §17.9.23: for numbering that comes from the paragraph style, the level
+                # §17.9.24: for numbering that comes from the paragraph style, the level
                 # linked to the style (w:lvl/w:pStyle) wins over the style's own w:ilvl.
                 ilvl = self._linked_level(num_id, instance, props.style_id)
             if ilvl is None:
@@ -553,7 +555,7 @@ class Numbering:
 
     def _linked_level(self, num_id: int, instance: _Instance, style_id: str | None) -> int | None:
         """The level whose ``w:pStyle`` names the paragraph's style or, nearest first, one it is
-        based on (§17.9.23)."""
+        based on (§17.9.24)."""
         if style_id is None or style_id not in self._style_elements:
             style_id = self._default_style
             if style_id is None:
@@ -592,7 +594,7 @@ class Numbering:
         counters[ilvl] = value
         # A shallower level that has not occurred since it (re)started, as under a "2.1.1"
         # that follows "2." directly, or a first item at level 2: its number is taken to be
-        # its start value (§17.9.25 w:start; the start of this instance's own level, so a
+        # its start value (§17.9.26 w:start; the start of this instance's own level, so a
         # w:lvlOverride/w:lvl counts but a w:startOverride, which restarts a level only where
         # it is used, does not), and it now counts as used, so the next item at that level is
         # start + 1. LibreOffice counts so, as the document's own cross-references do.
@@ -631,7 +633,7 @@ def _render(instance: _Instance, ilvl: int, level: Level, counters: list[int | N
         if value is None:
             value = max((ref.start if ref is not None else 1) - 1, 0)
         fmt = ref.fmt if ref is not None else "decimal"
-        if level.is_legal and fmt not in ("none", "bullet"):
+        if level.is_legal and fmt not in ("none", "bullet"):  # §17.9.4: legal numbering
             fmt = "decimal"
         if fmt == "decimal":
             out.append(str(value))
@@ -674,7 +676,7 @@ def _build_instances(
         return None if value is None else value.strip()
 
     def link_of(key: str) -> str | None:
-        """Where ``w:numStyleLink`` leads (§17.9.21): the abstract definition of the list
+        """Where ``w:numStyleLink`` leads (§17.9.22): the abstract definition of the list
         style's ``w:num``; the key itself when it holds its own levels, or links to a style
         that cannot be followed (its own levels are kept); None past the end (no such
         definition)."""
@@ -732,7 +734,10 @@ def _build_instances(
                 continue
             lvl = _child(override, f"{{{n.ns}}}lvl")
             if lvl is not None:
-                levels[ilvl] = _parse_level(lvl, n)
+                # §17.9.7 (w:lvl in a w:lvlOverride) replaces the level for this w:num only; its
+                # w:lvlRestart Word ignores (MS-OI29500 on §17.9.11): the level restarts as
+                # by default.
+                levels[ilvl] = replace(_parse_level(lvl, n), restart=None)
             start = int_value(_child_val(override, f"{{{n.ns}}}startOverride", n))
             if start is not None:
                 starts[ilvl] = start
@@ -742,6 +747,8 @@ def _build_instances(
             if style_id is not None:
                 linked.setdefault(style_id, index)
         instances[num_id] = _Instance(
+            # Every w:num of one abstract definition (§17.9.16, §17.9.2), or linked to one
+            # through a list style (§17.9.22), is one list: one set of counters.
             list_key=resolved,
             levels=tuple(levels.get(i) for i in range(MAX_LEVELS)),
             start_overrides=starts,

@@ -243,7 +243,7 @@ LEVEL_0_FROM_7 = '<w:lvlOverride w:ilvl="0">' + lvl(0, "%1.", start=7) + "</w:lv
 CASES: tuple[Case, ...] = (
     Case(
         "shared_abstract",
-        "w:num instances of one w:abstractNum share its counters (§17.9.15, §17.9.2)",
+        "w:num instances of one w:abstractNum share its counters (§17.9.16, §17.9.2)",
         OUTLINE + num(1, 0) + num(2, 0),
         (P(1, 0), P(1, 0), P(2, 0), P(1, 0), P(2, 1), P(1, 1)),
         ("1.", "2.", "3.", "4.", "4.1", "4.2"),
@@ -286,7 +286,7 @@ CASES: tuple[Case, ...] = (
     ),
     Case(
         "num_style_link",
-        "w:numStyleLink: abstract definitions linked to one list style are one list (§17.9.21)",
+        "w:numStyleLink: abstract definitions linked to one list style are one list (§17.9.22)",
         LINKED + num(5, 5) + num(6, 6) + num(7, 7),
         (P(6, 0), P(6, 0), P(7, 1), P(5, 0), P(7, 0), P(6, 2)),
         ("1.", "2.", "2.1", "3.", "4.", "(a)"),
@@ -295,21 +295,21 @@ CASES: tuple[Case, ...] = (
     Case(
         "skipped_levels",
         "a shallower level not used since it (re)started shows its start value and counts as "
-        "used (§17.9.25 w:start, §17.9.11 w:lvlText)",
+        "used (§17.9.26 w:start, §17.9.12 w:lvlText)",
         OUTLINE + num(1, 0),
         (P(1, 1), P(1, 0), P(1, 2), P(1, 1), P(1, 3), P(1, 0), P(1, 3)),
         ("1.1", "2.", "2.1.1", "2.2", "(a)", "3.", "(a)"),
     ),
     Case(
         "skipped_levels_start_values",
-        "a skipped level takes its own w:start (§17.9.25)",
+        "a skipped level takes its own w:start (§17.9.26)",
         abstract(0, lvl(0, "%1.", start=4), lvl(1, "%1.%2", start=3), lvl(2, "%1.%2.%3")) + num(1, 0),
         (P(1, 2), P(1, 1), P(1, 0), P(1, 2)),
         ("4.3.1", "4.4", "5.", "5.3.1"),
     ),
     Case(
         "skipped_levels_zero_start",
-        "levels that start at 0 (§17.9.25)",
+        "levels that start at 0 (§17.9.26)",
         abstract(0, lvl(0, "%1.", start=0), lvl(1, "%1.%2", start=0), lvl(2, "%1.%2.%3", start=3))
         + num(1, 0),
         (P(1, 1), P(1, 0), P(1, 2), P(1, 1)),
@@ -333,7 +333,7 @@ CASES: tuple[Case, ...] = (
     Case(
         "style_numbering",
         "numbering from the paragraph style and its w:basedOn chain, at the style's w:ilvl; a "
-        "paragraph's own w:ilvl or w:numId wins; w:numId 0 removes it (§17.3.1.19, §17.9.18)",
+        "paragraph's own w:ilvl or w:numId wins; w:numId 0 removes it (§17.3.1.19, §17.9.19)",
         OUTLINE + num(1, 0) + num(2, 0),
         (
             P(style="H1"),
@@ -360,7 +360,7 @@ CASES: tuple[Case, ...] = (
     ),
     Case(
         "num_id_zero",
-        "w:numId 0: no number, and not counted (§17.9.18)",
+        "w:numId 0: no number, and not counted (§17.9.19)",
         OUTLINE + num(1, 0),
         (P(1, 0), P(0, 0), P(1, 0)),
         ("1.", None, "2."),
@@ -374,7 +374,7 @@ CASES: tuple[Case, ...] = (
     ),
     Case(
         "empty_levels",
-        "an empty w:lvlText or w:numFmt none shows no label (§17.9.11, §17.9.17)",
+        "an empty w:lvlText or w:numFmt none shows no label (§17.9.12, §17.9.18)",
         abstract(0, lvl(0, "", "none"), lvl(1, "%2)"), lvl(2, "", "decimal")) + num(1, 0),
         (P(1, 0), P(1, 1), P(1, 2), P(1, 0), P(1, 1)),
         (None, "1)", None, None, "1)"),
@@ -389,7 +389,7 @@ CASES: tuple[Case, ...] = (
     Case(
         "deleted_paragraphs",
         "read with revisions accepted: a paragraph whose mark is deleted joins the next and "
-        "takes no number of its own; a whole deleted paragraph is gone (§17.13.5.15)",
+        "takes no number of its own; a whole deleted paragraph is gone (§17.13.5)",
         OUTLINE + num(1, 0),
         (
             P(1, 0),
@@ -405,8 +405,8 @@ CASES: tuple[Case, ...] = (
 )
 """Each with LibreOffice 7.4's labels.  Not here, because LibreOffice 7.4 does not implement
 them (``tests/test_numbering.py`` holds them to the spec instead): ``w:lvlRestart``
-(§17.9.10), ``w:isLgl`` (§17.9.4), and a level linked to the paragraph's style by
-``w:lvl/w:pStyle`` winning over the style's own ``w:ilvl`` (§17.9.23)."""
+(§17.9.11), ``w:isLgl`` (§17.9.4), and a level linked to the paragraph's style by
+``w:lvl/w:pStyle`` winning over the style's own ``w:ilvl`` (§17.9.24)."""
 
 
 def main() -> int:

@@ -278,8 +278,23 @@ def test_lvl_restart_controls_when_a_level_restarts() -> None:
         para(num_id=1, ilvl=3),
     )
     # "1.2": the level-2 item right under "1." counted level 1 as used, at its start value
-    # (LibreOffice numbers so; it ignores w:lvlRestart, which §17.9.10 defines as asserted).
+    # (LibreOffice numbers so; it ignores w:lvlRestart, which §17.9.11 defines as asserted).
     assert got == ["1.", "[1]", "#1", "1.2", "[2]", "#2", "2.", "[1]", "#3"]
+
+
+def test_a_level_restart_inside_a_level_override_is_ignored_as_word_does() -> None:
+    # MS-OI29500 on §17.9.11: Word ignores w:lvlRestart in a w:lvlOverride's w:lvl; the level
+    # restarts as by default. The abstract definition's own w:lvlRestart still counts.
+    never = '<w:lvlRestart w:val="0"/>'
+    override = f'<w:lvlOverride w:ilvl="1">{lvl(1, "%1.%2", extra=never)}</w:lvlOverride>'
+    n = Numbering.from_parts(
+        numbering(abstract(0, lvl(0, "%1."), lvl(1, "%1.%2", extra=never)), abstract(1, lvl(0, "%1."),
+                  lvl(1, "%1.%2")), num(1, 0), num(2, 1, override)),
+        None,
+    )  # fmt: skip
+    got = labels(n, para(num_id=1), para(num_id=1, ilvl=1), para(num_id=1), para(num_id=1, ilvl=1),
+                 para(num_id=2), para(num_id=2, ilvl=1), para(num_id=2), para(num_id=2, ilvl=1))  # fmt: skip
+    assert got == ["1.", "1.1", "2.", "2.2", "1.", "1.1", "2.", "2.1"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -391,7 +406,7 @@ def test_heading_styles_carry_numbering_through_their_style_chain() -> None:
 
 
 def test_the_level_linked_to_a_style_wins_over_the_styles_own_ilvl() -> None:
-    # §17.9.23: with numbering from the paragraph style, w:lvl/w:pStyle picks the level.
+    # §17.9.24: with numbering from the paragraph style, w:lvl/w:pStyle picks the level.
     n = Numbering.from_parts(
         numbering(abstract(0, lvl(0, "%1."), lvl(1, "%1.%2", extra='<w:pStyle w:val="Sub"/>')), num(1, 0)),
         styles(style("Top", num_id=1), style("Sub", num_id=1, ilvl=0), style("SubChild", based_on="Sub")),

@@ -12,7 +12,7 @@ label to every paragraph.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -185,13 +185,14 @@ def model_labels(doc: Document) -> list[str | None]:
         if from_style:
             num_id = next((s.num_id for s in styled if s.num_id is not None), None)
         if not num_id or num_id not in doc.nums:
-            labels.append(None)  # no numbering, or w:numId 0 (§17.9.18)
+            labels.append(None)  # no numbering, or w:numId 0 (§17.9.19)
             continue
         num_def = doc.nums[num_id]
         levels = dict(doc.abstracts[num_def.abstract])
-        levels.update(num_def.level_overrides)  # §17.9.9
+        for ilvl_, override in num_def.level_overrides.items():  # §17.9.9, §17.9.7
+            levels[ilvl_] = replace(override, restart=None)  # Word ignores its w:lvlRestart
         ilvl = p.ilvl
-        if ilvl is None and from_style:  # §17.9.23: the level linked to the style wins
+        if ilvl is None and from_style:  # §17.9.24: the level linked to the style wins
             for s in styled:
                 linked = [i for i in sorted(levels) if levels[i].style == s.style_id]
                 if linked:
@@ -213,7 +214,7 @@ def model_labels(doc: Document) -> list[str | None]:
         for higher in range(ilvl):  # a skipped level: its start value, now used
             if count[higher] is None:
                 count[higher] = levels[higher].start if higher in levels else 0
-        for deeper in range(ilvl + 1, LEVELS):  # §17.9.10: deeper levels restart
+        for deeper in range(ilvl + 1, LEVELS):  # §17.9.11: deeper levels restart
             restart = levels[deeper].restart if deeper in levels else None
             if restart is None or restart > deeper or (restart != 0 and ilvl < restart):
                 count[deeper] = None
