@@ -14,8 +14,10 @@ any time. Level definitions per ``(numId, ilvl)`` are built once and the numberi
 paragraph style resolves to is cached, so a paragraph costs one pass over its ``w:pPr`` and a
 few dict lookups.
 
-Odd input never raises: a missing or malformed attribute, an unknown ``numId``, a cycle in
-``w:basedOn`` or ``w:numStyleLink``: each yields "no label" rather than an exception.
+Odd input never raises: a missing or malformed attribute, an unknown ``numId``, a
+``w:numStyleLink`` cycle: each yields "no label" rather than an exception; a ``w:basedOn``
+cycle ends a style's chain where it would repeat. Chains are followed without recursion and
+each style is read once, however deep (:func:`first_along`).
 
 Counting follows Word rather than the letter of the spec where they differ:
 
@@ -23,8 +25,10 @@ Counting follows Word rather than the letter of the spec where they differ:
   continues from one ``numId`` to the next; a ``w:startOverride`` restarts the shared counter the
   first time its ``(numId, ilvl)`` is used (§17.9.27), once;
 * when a level is used, deeper levels restart (unless their ``w:lvlRestart`` says otherwise,
-  §17.9.10); a level that has not been used since its restart displays ``start - 1`` in a
-  deeper level's text (Word's familiar "1.0.1" for a skipped level);
+  §17.9.11); a shallower level that has not been used since its restart, when a deeper one is
+  (a "%1.%2.%3" item right under "2."), takes its start value and counts as used: "2.1.1",
+  then "2.2" for the next second-level item, as LibreOffice numbers (and as the documents'
+  own cross-references do);
 * tracked changes are read as if every revision were accepted: ``w:pPrChange`` (the *old*
   properties) is ignored, and a paragraph whose mark is deleted (``w:pPr/w:rPr/w:del`` or
   ``w:moveFrom``) has no number of its own: once accepted it merges into the next paragraph,
@@ -35,8 +39,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import TypeVar
 
 from lxml import etree
 
@@ -46,8 +51,7 @@ from .wordml import TRANSITIONAL, Names, ParagraphProps, int_value, names_for, r
 MAX_LEVELS = 9
 """Word lists have nine levels, ``ilvl`` 0..8 (§17.9.3)."""
 
-_MAX_CHAIN = 64
-"""Longest ``w:basedOn`` / ``w:numStyleLink`` chain followed before it is treated as a cycle."""
+T = TypeVar("T")
 
 
 # --------------------------------------------------------------------------------------------
@@ -278,6 +282,8 @@ class _Instance:
     list_key: str
     levels: tuple[Level | None, ...]
     start_overrides: dict[int, int]
+    styles: dict[str, int]
+    """The paragraph styles linked to a level (``w:lvl/w:pStyle``), with that level."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,7 +293,6 @@ class _StyleInfo:
     num_id: int | None
     ilvl: int | None
     outline_level: int | None
-    chain: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,7 +383,8 @@ class Numbering:
         self._instances = instances
         self._style_elements = style_elements
         self._styles: dict[str, _StyleInfo] = {}  # resolved lazily: styles.xml can be huge
-        self._linked: dict[tuple[int, str], int | None] = {}
+        self._chains = _StyleChains(style_elements, names)
+        self._linked: dict[int, dict[str, int | None]] = {}  # per numId, per style
         self._default_style = default_style
         self._names = names
         # Counters per list (everything sharing one abstract definition): the last number
@@ -506,7 +512,7 @@ class Numbering:
         try:
             return self._styles[style_id]
         except KeyError:
-            info = self._styles[style_id] = _resolve_style(style_id, self._style_elements, self._names)
+            info = self._styles[style_id] = self._chains.info(style_id)
             return info
 
     def _membership(self, props: ParagraphProps) -> tuple[int, int, _Instance, Level] | None:
@@ -514,7 +520,9 @@ class Numbering:
         if not self._instances:
             return None
         if props.mark_deleted:
-            return None  # once accepted, the paragraph merges into the next one
+            # A deleted paragraph mark (§17.13.5, w:pPr/w:rPr/w:del or w:moveFrom): once
+            # accepted, the paragraph merges into the next one, and has no number of its own.
+            return None
         if props.section_break and props.empty:
             # An empty paragraph that only carries a section break: Word shows no number
             # there and does not count it (nor does LibreOffice, which drops the paragraph).
@@ -524,16 +532,16 @@ class Numbering:
         from_style = num_id is None
         if from_style and info is not None:
             num_id = info.num_id
-        if not num_id:  # None, or numId 0: numbering removed (§17.9.18)
+        if not num_id:  # None, or numId 0: numbering removed (§17.9.19)
             return None
         instance = self._instances.get(num_id)
         if instance is None:
             return None
         if ilvl is None and info is not None:
             if from_style:
-                # §17.9.23: for numbering that comes from the paragraph style, the level
+                # §17.9.24: for numbering that comes from the paragraph style, the level
                 # linked to the style (w:lvl/w:pStyle) wins over the style's own w:ilvl.
-                ilvl = self._linked_level(num_id, instance, info)
+                ilvl = self._linked_level(num_id, instance, props.style_id)
             if ilvl is None:
                 ilvl = info.ilvl
         if ilvl is None:
@@ -545,23 +553,22 @@ class Numbering:
             return None
         return num_id, ilvl, instance, level
 
-    def _linked_level(self, num_id: int, instance: _Instance, info: _StyleInfo) -> int | None:
-        """The level whose ``w:pStyle`` names the paragraph's style or one it is based on."""
-        key = (num_id, info.chain[0] if info.chain else "")
-        try:
-            return self._linked[key]
-        except KeyError:
-            pass
-        found: int | None = None
-        for style_id in info.chain:
-            for index, level in enumerate(instance.levels):
-                if level is not None and level.style == style_id:
-                    found = index
-                    break
-            if found is not None:
-                break
-        self._linked[key] = found
-        return found
+    def _linked_level(self, num_id: int, instance: _Instance, style_id: str | None) -> int | None:
+        """The level whose ``w:pStyle`` names the paragraph's style or, nearest first, one it is
+        based on (§17.9.24)."""
+        if style_id is None or style_id not in self._style_elements:
+            style_id = self._default_style
+            if style_id is None:
+                return None
+        memo = self._linked.get(num_id)
+        if memo is None:
+            memo = self._linked[num_id] = {}
+        elif style_id in memo:
+            return memo[style_id]
+        by_style = instance.styles
+        if not by_style:
+            return None
+        return self._chains.first(style_id, by_style.get, memo)
 
     def _number(self, props: ParagraphProps) -> ListNumber | None:
         membership = self._membership(props)
@@ -585,6 +592,16 @@ class Numbering:
             current = counters[ilvl]
             value = (level.start - 1 if current is None else current) + 1
         counters[ilvl] = value
+        # A shallower level that has not occurred since it (re)started, as under a "2.1.1"
+        # that follows "2." directly, or a first item at level 2: its number is taken to be
+        # its start value (§17.9.26 w:start; the start of this instance's own level, so a
+        # w:lvlOverride/w:lvl counts but a w:startOverride, which restarts a level only where
+        # it is used, does not), and it now counts as used, so the next item at that level is
+        # start + 1. LibreOffice counts so, as the document's own cross-references do.
+        for higher in range(ilvl):
+            if counters[higher] is None:
+                ref = instance.levels[higher]
+                counters[higher] = ref.start if ref is not None else 0
         for deeper in range(ilvl + 1, MAX_LEVELS):
             if counters[deeper] is None:
                 continue
@@ -616,7 +633,7 @@ def _render(instance: _Instance, ilvl: int, level: Level, counters: list[int | N
         if value is None:
             value = max((ref.start if ref is not None else 1) - 1, 0)
         fmt = ref.fmt if ref is not None else "decimal"
-        if level.is_legal and fmt not in ("none", "bullet"):
+        if level.is_legal and fmt not in ("none", "bullet"):  # §17.9.4: legal numbering
             fmt = "decimal"
         if fmt == "decimal":
             out.append(str(value))
@@ -658,23 +675,45 @@ def _build_instances(
         value = _child_val(num, f"{{{n.ns}}}abstractNumId", n)
         return None if value is None else value.strip()
 
+    def link_of(key: str) -> str | None:
+        """Where ``w:numStyleLink`` leads (§17.9.22): the abstract definition of the list
+        style's ``w:num``; the key itself when it holds its own levels, or links to a style
+        that cannot be followed (its own levels are kept); None past the end (no such
+        definition)."""
+        abstract = abstracts.get(key)
+        if abstract is None:
+            return None
+        link = _child_val(abstract, f"{{{n.ns}}}numStyleLink", n)
+        if link is None:
+            return key
+        numpr = _child(_child(style_els.get(link), f"{{{n.ns}}}pPr"), n.numPr)
+        target = nums.get(int_value(_child_val(numpr, n.numId, n)) or -1)
+        next_key = abstract_of(target) if target is not None else None
+        return key if next_key is None else next_key
+
+    known: dict[str, str | None] = {}
+
     def resolve(key: str) -> str | None:
-        """Follow ``w:numStyleLink`` to the abstract definition that holds the levels."""
+        """The abstract definition holding the levels ``key``'s list uses: ``w:numStyleLink``
+        followed iteratively, every key on the way remembered; a cycle resolves to nothing."""
+        path: list[str] = []
         seen: set[str] = set()
-        while key in abstracts and key not in seen and len(seen) < _MAX_CHAIN:
-            seen.add(key)
-            link = _child_val(abstracts[key], f"{{{n.ns}}}numStyleLink", n)
-            if link is None:
-                return key
-            style = style_els.get(link)
-            numpr = _child(_child(style, f"{{{n.ns}}}pPr"), n.numPr)
-            target = nums.get(int_value(_child_val(numpr, n.numId, n)) or -1)
-            next_key = abstract_of(target) if target is not None else None
-            if next_key is None:
-                # A link to a style we cannot follow: keep this definition's own levels.
-                return key
-            key = next_key
-        return key if key in abstracts and key not in seen else None
+        current: str | None = key
+        while current is not None and current not in known:
+            if current in seen:
+                current = None  # a cycle of links: no definition holds the levels
+                break
+            seen.add(current)
+            path.append(current)
+            following = link_of(current)
+            if following == current:
+                known[current] = current
+                break
+            current = following
+        result = None if current is None else known[current]
+        for step in path:
+            known[step] = result
+        return result
 
     level_cache: dict[str, dict[int, Level]] = {}
     instances: dict[int, _Instance] = {}
@@ -695,45 +734,108 @@ def _build_instances(
                 continue
             lvl = _child(override, f"{{{n.ns}}}lvl")
             if lvl is not None:
-                levels[ilvl] = _parse_level(lvl, n)
+                # §17.9.7 (w:lvl in a w:lvlOverride) replaces the level for this w:num only; its
+                # w:lvlRestart Word ignores (MS-OI29500 on §17.9.11): the level restarts as
+                # by default.
+                levels[ilvl] = replace(_parse_level(lvl, n), restart=None)
             start = int_value(_child_val(override, f"{{{n.ns}}}startOverride", n))
             if start is not None:
                 starts[ilvl] = start
+        linked: dict[str, int] = {}
+        for index in sorted(levels):
+            style_id = levels[index].style
+            if style_id is not None:
+                linked.setdefault(style_id, index)
         instances[num_id] = _Instance(
+            # Every w:num of one abstract definition (§17.9.16, §17.9.2), or linked to one
+            # through a list style (§17.9.22), is one list: one set of counters.
             list_key=resolved,
             levels=tuple(levels.get(i) for i in range(MAX_LEVELS)),
             start_overrides=starts,
+            styles=linked,
         )
     return instances
 
 
-def _resolve_style(style_id: str, style_els: dict[str, etree._Element], n: Names) -> _StyleInfo:
-    """Numbering and outline level a paragraph style gets from itself and its ``w:basedOn``."""
-    num_id: int | None = None
-    ilvl: int | None = None
-    outline: int | None = None
-    outline_found = False
-    chain: list[str] = []
-    current: str | None = style_id
-    while current is not None and current not in chain and len(chain) < _MAX_CHAIN:
-        st = style_els.get(current)
-        if st is None:
-            break
-        chain.append(current)
-        ppr = _child(st, n.pPr)
-        numpr = _child(ppr, n.numPr)
-        if numpr is not None:
-            if num_id is None:
-                num_id = int_value(_child_val(numpr, n.numId, n))
-            if ilvl is None:
-                ilvl = int_value(_child_val(numpr, n.ilvl, n))
-        if not outline_found:
-            direct = _child(ppr, n.outlineLvl)
-            if direct is not None:
-                outline, outline_found = _outline(int_value(direct.get(n.val))), True
-            else:
-                match = _HEADING_NAME.fullmatch((_child_val(st, f"{{{n.ns}}}name", n) or "").strip())
-                if match:
-                    outline, outline_found = int(match.group(1)) - 1, True
-        current = _child_val(st, f"{{{n.ns}}}basedOn", n)
-    return _StyleInfo(num_id=num_id, ilvl=ilvl, outline_level=outline, chain=tuple(chain))
+def first_along(
+    start: str, parent: Callable[[str], str | None], own: Callable[[str], T | None], memo: dict[str, T | None]
+) -> T | None:
+    """The first value ``own`` gives along ``start``'s chain (``start``, ``parent(start)``, … up
+    to the end or the first style met twice), without recursion, in time linear in the chain.
+
+    ``memo`` keeps the answer of every style on the way, so a chain is walked once however
+    many of its styles are asked for: a 10,000-deep ``w:basedOn`` chain costs 10,000 steps,
+    not 10,000 per paragraph. A cycle is followed once round from each of its styles (the
+    answer for a style on it is the first value from it onwards, round the cycle)."""
+    path: list[str] = []
+    at: dict[str, int] = {}
+    current: str | None = start
+    while current is not None and current not in memo and current not in at:
+        at[current] = len(path)
+        path.append(current)
+        current = parent(current)
+    if current is not None and current in at:  # a cycle: path[at[current]:], back to current
+        cycle = path[at[current] :]
+        del path[at[current] :]
+        values = [own(style) for style in cycle]
+        found: T | None = None
+        for k in range(2 * len(cycle) - 1, -1, -1):  # twice round, backwards
+            value = values[k % len(cycle)]
+            if value is not None:
+                found = value
+            if k < len(cycle):
+                memo[cycle[k]] = found
+        current = cycle[0]
+    result = memo.get(current) if current is not None else None
+    for style in reversed(path):
+        value = own(style)
+        if value is not None:
+            result = value
+        memo[style] = result
+    return memo[start]
+
+
+class _StyleChains:
+    """What paragraph styles get through their ``w:basedOn`` chains (§17.7.4.3), each style
+    read once: numbering (``w:numPr``, §17.3.1.19) and outline level (§17.3.1.20)."""
+
+    def __init__(self, style_els: dict[str, etree._Element], n: Names) -> None:
+        self._els = style_els
+        self._n = n
+        self._num_id: dict[str, int | None] = {}
+        self._ilvl: dict[str, int | None] = {}
+        self._outline: dict[str, tuple[int | None] | None] = {}
+
+    def parent(self, style_id: str) -> str | None:
+        """The style ``style_id`` is based on, if there is one (a missing style ends a chain)."""
+        el = self._els.get(style_id)
+        based_on = _child_val(el, f"{{{self._n.ns}}}basedOn", self._n)
+        return based_on if based_on is not None and based_on in self._els else None
+
+    def first(self, style_id: str, own: Callable[[str], T | None], memo: dict[str, T | None]) -> T | None:
+        return first_along(style_id, self.parent, own, memo)
+
+    def _numpr(self, style_id: str, tag: str) -> int | None:
+        n = self._n
+        numpr = _child(_child(self._els.get(style_id), n.pPr), n.numPr)
+        return None if numpr is None else int_value(_child_val(numpr, tag, n))
+
+    def _own_outline(self, style_id: str) -> tuple[int | None] | None:
+        n = self._n
+        st = self._els.get(style_id)
+        direct = _child(_child(st, n.pPr), n.outlineLvl)
+        if direct is not None:
+            return (_outline(int_value(direct.get(n.val))),)
+        match = _HEADING_NAME.fullmatch((_child_val(st, f"{{{n.ns}}}name", n) or "").strip())
+        return (int(match.group(1)) - 1,) if match else None
+
+    def info(self, style_id: str) -> _StyleInfo:
+        """Numbering and outline level of a paragraph style, from itself or, nearest first, the
+        styles it is based on."""
+        n = self._n
+        outline = self.first(style_id, self._own_outline, self._outline)
+        return _StyleInfo(
+            num_id=self.first(style_id, lambda s: self._numpr(s, n.numId), self._num_id),
+            ilvl=self.first(style_id, lambda s: self._numpr(s, n.ilvl), self._ilvl),
+            outline_level=None if outline is None else outline[0],
+        )

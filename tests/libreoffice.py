@@ -1,0 +1,79 @@
+"""Running LibreOffice for the numbering oracles: its text export, plain or with changes accepted.
+
+LibreOffice runs headless with a profile of its own (so it neither needs nor disturbs a running
+LibreOffice) in a process group of its own, which is ended, and only it, when it overruns its
+time (LibreOffice loops for ever on some documents, a ``w:basedOn`` cycle for one).
+Imports nothing of the project.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+TXT_FILTER = "txt:Text (encoded):UTF8"
+
+
+def run(cmd: Sequence[str], env: dict[str, str], timeout: float) -> None:
+    """Run ``cmd`` in a process group of its own; end that group if it overruns ``timeout``."""
+    proc = subprocess.Popen(
+        list(cmd), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def uno_python() -> str | None:
+    """A Python that has LibreOffice's ``uno`` module (Debian's ``python3-uno``), or None."""
+    for candidate in dict.fromkeys(c for c in ("/usr/bin/python3", shutil.which("python3")) if c):
+        try:
+            done = subprocess.run(
+                [candidate, "-c", "import uno"], capture_output=True, timeout=60, check=False
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if done.returncode == 0:
+            return candidate
+    return None
+
+
+def text_exports(
+    docs: Sequence[Path],
+    accepted: Sequence[Path],
+    tmp: Path,
+    soffice: str,
+    timeout: float = 900,
+) -> tuple[dict[Path, str], dict[Path, str]]:
+    """LibreOffice's text export of ``docs``, and of ``accepted`` once LibreOffice accepted every
+    tracked change (``tests/libreoffice_accept.py``; none without a Python that has ``uno``),
+    by document.  ``tmp``: an empty folder to work in.  The plain conversion runs first: it
+    sets up the profile both use."""
+    profile = (tmp / "profile").as_uri()
+    env = {**os.environ, "HOME": str(tmp)}
+    out, out_accepted = tmp / "out", tmp / "accepted"
+    out.mkdir(parents=True)
+    out_accepted.mkdir()
+    setup = [] if docs else list(accepted[:1])  # a conversion sets up the profile
+    run(
+        [soffice, f"-env:UserInstallation={profile}", "--headless", "--convert-to", TXT_FILTER,
+         "--outdir", str(out if docs else tmp / "setup"), *map(str, [*docs, *setup])],
+        env, timeout,
+    )  # fmt: skip
+    python = uno_python() if accepted else None
+    if python is not None:
+        script = Path(__file__).with_name("libreoffice_accept.py")
+        run([python, str(script), str(out_accepted), profile, *map(str, accepted)], env, timeout)
+
+    def read(folder: Path, which: Sequence[Path]) -> dict[Path, str]:
+        found = {doc: folder / f"{doc.stem}.txt" for doc in which}
+        return {doc: path.read_text(encoding="utf-8") for doc, path in found.items() if path.exists()}
+
+    return read(out, docs), read(out_accepted, accepted)

@@ -1,0 +1,113 @@
+"""LibreOffice's text export of documents with every tracked change accepted (by LibreOffice).
+
+Run by a Python that has LibreOffice's ``uno`` module (Debian's ``python3-uno``:
+``/usr/bin/python3``), not by the project's virtual environment:
+
+    /usr/bin/python3 tests/libreoffice_accept.py OUTDIR PROFILE_URL DOC.docx ...
+
+For each document: a copy is opened in a headless LibreOffice of its own (``PROFILE_URL``, a
+``file://`` URL of an empty folder), ``.uno:AcceptAllTrackedChanges`` is dispatched, and the
+text is stored as ``OUTDIR/<stem>.txt`` with the same filter ``--convert-to`` uses.  A document
+LibreOffice cannot open this way (it crashes on some) gets no file, and the next document is
+tried in a new LibreOffice.  Imports nothing of the project.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from typing import Any
+
+import uno  # type: ignore[import-not-found]
+from com.sun.star.beans import PropertyValue  # type: ignore[import-not-found]
+
+_PER_DOCUMENT = 120.0  # seconds LibreOffice may take over one document
+
+
+def _prop(name: str, value: object) -> Any:
+    prop = PropertyValue()
+    prop.Name, prop.Value = name, value
+    return prop
+
+
+def _office(profile: str, pipe: str) -> tuple[subprocess.Popen[bytes], Any]:
+    proc = subprocess.Popen(
+        ["soffice", f"-env:UserInstallation={profile}", "--headless", "--nologo", "--norestore",
+         f"--accept=pipe,name={pipe};urp;"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )  # fmt: skip
+    local = uno.getComponentContext()
+    resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
+    for _ in range(600):
+        try:
+            return proc, resolver.resolve(f"uno:pipe,name={pipe};urp;StarOffice.ComponentContext")
+        except Exception:
+            time.sleep(0.1)
+    _stop(proc)
+    raise SystemExit("LibreOffice did not start")
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):  # the group this script started, only that
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def _accept_one(ctx: Any, doc: str, copy: str, outdir: str) -> None:
+    smgr = ctx.ServiceManager
+    desktop = smgr.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
+    dispatcher = smgr.createInstanceWithContext("com.sun.star.frame.DispatchHelper", ctx)
+    load = (_prop("Hidden", True), _prop("Silent", True), _prop("FilterName", "MS Word 2007 XML"))
+    comp = desktop.loadComponentFromURL(uno.systemPathToFileUrl(copy), "_blank", 0, load)
+    if comp is None:
+        raise RuntimeError("not opened")
+    try:
+        frame = comp.getCurrentController().getFrame()
+        dispatcher.executeDispatch(frame, ".uno:AcceptAllTrackedChanges", "", 0, ())
+        if comp.getRedlines().getCount():
+            raise RuntimeError("tracked changes left after accepting them all")
+        stem = os.path.splitext(os.path.basename(doc))[0]
+        url = uno.systemPathToFileUrl(os.path.join(os.path.abspath(outdir), stem + ".txt"))
+        comp.storeToURL(url, (_prop("FilterName", "Text (encoded)"), _prop("FilterOptions", "UTF8")))
+    finally:
+        comp.close(True)
+    with contextlib.suppress(Exception):  # the bridge goes as LibreOffice quits
+        desktop.terminate()
+
+
+def main(outdir: str, profile: str, docs: list[str]) -> int:
+    work = tempfile.mkdtemp(prefix="libreoffice-accept-")
+    failed = 0
+    try:
+        for n, doc in enumerate(docs):
+            copy = os.path.join(work, os.path.basename(doc))  # LibreOffice writes a lock file beside it
+            shutil.copyfile(doc, copy)
+            proc, ctx = _office(profile, f"redline_accept_{os.getpid()}_{n}")
+            watchdog = threading.Timer(_PER_DOCUMENT, os.killpg, (proc.pid, signal.SIGKILL))
+            watchdog.start()  # LibreOffice hangs on some documents: this one's group goes
+            try:
+                _accept_one(ctx, doc, copy, outdir)
+            except Exception as exc:  # a crash of LibreOffice is one document's failure
+                failed += 1
+                print(f"{doc}: {type(exc).__name__}: {exc}", file=sys.stderr)
+            finally:
+                watchdog.cancel()
+                _stop(proc)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3:]))
