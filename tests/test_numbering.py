@@ -18,6 +18,7 @@ from redline.ooxml import MC_NS, W_NS, W_STRICT_NS
 from redline.package import Package
 from redline.view import build_view
 from tests import numbering_cases, numbering_oracle
+from tests.numbering_cases import abstract, num, start_override
 
 # ---------------------------------------------------------------------------------------------
 # Building numbering.xml, styles.xml and paragraphs by hand
@@ -40,16 +41,6 @@ def lvl(
     )
 
 
-def abstract(abstract_id: int, *levels: str, extra: str = "") -> str:
-    return f'<w:abstractNum w:abstractNumId="{abstract_id}">{extra}{"".join(levels)}</w:abstractNum>'
-
-
-def num(num_id: int, abstract_id: int, *overrides: str) -> str:
-    return f'<w:num w:numId="{num_id}"><w:abstractNumId w:val="{abstract_id}"/>{"".join(overrides)}</w:num>'
-
-
-def start_override(ilvl: int, start: int) -> str:
-    return f'<w:lvlOverride w:ilvl="{ilvl}"><w:startOverride w:val="{start}"/></w:lvlOverride>'
 
 
 def numbering(*children: str) -> etree._Element:
