@@ -28,9 +28,10 @@ from typing import cast
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import LCSseq
 
-from shared_schema import Code, Location, MatchKind, Refusal
+from shared_schema import Code, Location, MatchKind, Refusal, Tolerance
 
 from .normalize import ELLIPSIS, INVISIBLE, NormalizedText, normalize, tolerances_needed
+from .sections import label_key, place, typed_number
 from .view import DocumentView
 
 MAX_MATCHES = 1000  # occurrences counted before a quote is called hopelessly ambiguous
@@ -47,6 +48,9 @@ _NEAR_MAX_SCORED = 3_000  # starts scored at most (quotes of nothing but common 
 _NEAR_SAME = 32  # characters between two proposals that are one place
 _NEAR_SLACK = 24  # characters either side of a proposed start that its window includes
 _NEAR_PAD = 4  # tokens of slack either side of a candidate window
+_LABEL_MAX = 40  # characters at the start of a quote's line that may hold a label
+_LABELLED_MIN = 3  # characters a quote must hold besides its labels to be found by them
+_SPACE_RUN = re.compile(r"[ \t\u00a0\u2002-\u200a\u202f]+")
 # Location(**fields), validated the same, without keyword-argument handling (half the cost).
 _new_location: Callable[[dict[str, object]], Location] = Location.__pydantic_validator__.validate_python
 
@@ -59,6 +63,20 @@ class Found:
     kind: MatchKind | None
     tolerances: list[str] = field(default_factory=list)
     truncated: bool = False  # more than MAX_MATCHES occurrences
+    # The label tolerance: the displayed labels left out of the quote, one per line ("" where
+    # a line began with none); a replacement that repeats them does not write them as text.
+    labels: tuple[str, ...] = ()
+    wrong_label: WrongLabel | None = None  # not found: the quote began with another label
+
+
+@dataclass(frozen=True)
+class WrongLabel:
+    """A quote whose text, after the label it begins with, begins a paragraph numbered
+    otherwise: found nowhere, and the hint names the paragraph's real label."""
+
+    quoted: str  # the label the quote began with
+    actual: str | None  # the displayed label of the paragraph the rest begins (None: unnumbered)
+    start: int  # where that paragraph's text begins
 
 
 @dataclass(frozen=True)
@@ -163,6 +181,7 @@ class Locator:
         self._tokens: _TokenIndex | None = None
         self._scans = 0
         self._found: dict[str, Found] = {}
+        self._labels: set[str] | None = None
 
     @property
     def normalized(self) -> NormalizedText:
@@ -181,10 +200,20 @@ class Locator:
 
     # -- finding --------------------------------------------------------------------------
     def find(self, quote: str) -> Found:
-        """Every occurrence of ``quote`` (overlapping ones included), exact or tolerant."""
+        """Every occurrence of ``quote`` (overlapping ones included), exact or tolerant; a
+        quote that is found nowhere but begins with a paragraph's displayed label ("2.2 Standard
+        of Care...", as a reader of the page copies it) is found there, with the label left out
+        (the ``label`` tolerance)."""
         cached = self._found.get(quote)
         if cached is not None:
             return cached
+        found = self._find(quote)
+        if not found.ranges:
+            found = self._find_labelled(quote) or found
+        self._found[quote] = found
+        return found
+
+    def _find(self, quote: str) -> Found:
         needle = normalize(quote)
         if not needle.strip():
             return Found([], None)
@@ -202,13 +231,65 @@ class Locator:
             at = list(map(norm.orig_start, starts))
             if all(map(text.startswith, repeat(quote), at)):
                 kind = MatchKind.EXACT if at else None
-                found = Found([(s, s + size) for s in at], kind, truncated=truncated)
-                self._found[quote] = found
-                return found
+                return Found([(s, s + size) for s in at], kind, truncated=truncated)
         ranges = [_tighten(text, quote, *norm.orig_span(p, p + size)) for p in starts]
-        found = self._classify(quote, ranges, truncated)
-        self._found[quote] = found
-        return found
+        return self._classify(quote, ranges, truncated)
+
+    # -- the label tolerance ----------------------------------------------------------------
+    def _label_keys(self) -> set[str]:
+        if self._labels is None:
+            self._labels = {label_key(p.label) for p in self.view.paragraphs if p.label}
+        return self._labels
+
+    def _label_prefix(self, line: str) -> tuple[str, str] | None:
+        """(the label ``line`` begins with, the rest of the line), or None: a displayed label
+        of the document, else anything numbered like a clause ("7.9", "(c)", "Clause 4")."""
+        keys = self._label_keys()
+        if keys:
+            for m in _SPACE_RUN.finditer(line, 0, min(len(line), _LABEL_MAX)):
+                if m.start() and label_key(line[: m.start()]) in keys:
+                    return line[: m.start()].strip(), line[m.end() :]
+        typed = typed_number(line)
+        if typed is not None:
+            end = line.index(typed) + len(typed)
+            if end < len(line) and line[end].isspace():
+                return typed, line[end:].lstrip()
+        return None
+
+    def _find_labelled(self, quote: str) -> Found | None:
+        lines = quote.split("\n")
+        split = [self._label_prefix(line) for line in lines]
+        if not any(split):
+            return None
+        labels = tuple(p[0] if p else "" for p in split)
+        rest = "\n".join(p[1] if p else line for p, line in zip(split, lines, strict=True))
+        if len(normalize(rest).strip()) < _LABELLED_MIN:
+            return None
+        base = self._find(rest)
+        view = self.view
+        good: list[tuple[int, int]] = []
+        wrong: WrongLabel | None = None
+        for s, e in base.ranges:
+            paras = view.paragraphs_between(s, e)
+            first = paras[0]
+            if view.text[first.start : s].strip():
+                continue  # not where a paragraph (and so its label) begins
+            numbered = [first, *(p for p in paras[1:] if p.start < e)]
+            pairs = list(zip(labels, numbered, strict=False)) if len(numbered) == len(labels) else []
+            if pairs:
+                bad = [(q, p) for q, p in pairs if q and label_key(q) != label_key(p.label or "")]
+            else:  # the lines do not line up with paragraphs (a line break inside one)
+                have = {label_key(p.label or "") for p in numbered}
+                bad = [(q, first) for q in labels if q and label_key(q) not in have]
+            if not bad:
+                good.append((s, e))
+            elif wrong is None:
+                q, p = bad[0]
+                wrong = WrongLabel(q, p.label, p.start)
+        if good:
+            tolerances = [*base.tolerances, Tolerance.LABEL.value]
+            return Found(good, MatchKind.NORMALIZED, tolerances, base.truncated, labels=labels)
+        return Found([], None, wrong_label=wrong) if wrong is not None else None
 
     def count(self, quote: str, limit: int = MAX_MATCHES) -> int:
         """How many times ``quote`` occurs (tolerantly), counting at most ``limit + 1``."""
@@ -272,18 +353,27 @@ class Locator:
         )
 
     def where(self, start: int) -> str:
-        """A short phrase saying where an offset lies: '§4.2 Rent, paragraph 57'."""
+        """A short phrase saying where an offset lies: 'section “4.2 Rent”, paragraph 57'."""
         para = self.view.paragraph_at(start)
-        place = f"paragraph {para.index}"
-        if para.story != "body":
-            place = f"the {para.story} ({para.part}), {place}"
-        if para.section:
-            return f"§{para.section}, {place}"
-        return place
+        return place(para.section, para.index, para.story, para.part)
 
     def not_found(self, quote: str, *, noun: str, hint: str, search: bool = True) -> Refusal:
         """The refusal for a ``noun`` ("anchor", "quote") that does not occur: with the nearest
         passage and what differs when one is close (and ``search`` allows looking), else ``hint``."""
+        wrong = self._found[quote].wrong_label if quote in self._found else None
+        if wrong is not None:
+            actual = f"labelled \u201c{wrong.actual}\u201d" if wrong.actual else "unnumbered"
+            return Refusal(
+                code=Code.NOT_FOUND,
+                message=f"The {noun} begins with the clause label \u201c{wrong.quoted}\u201d, but the "
+                f"text after it begins a paragraph {actual}: {self.where(wrong.start)}.",
+                hint=(
+                    f"Quote it without the label, or with its own label \u201c{wrong.actual}\u201d."
+                    if wrong.actual
+                    else "Quote it without the label."
+                ),
+                nearest_location=self.location(wrong.start, wrong.start),
+            )
         near = self.nearest(quote) if search else None
         if near is None:
             return Refusal(

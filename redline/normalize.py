@@ -41,7 +41,7 @@ ELLIPSIS = "\u2026"
 _GONE = "\x00"  # stands in for an invisible character until the length-changing pass
 _RUN = " \x00"  # what a whitespace/invisible run is made of after the one-for-one pass
 
-ALL = frozenset(Tolerance)
+ALL = frozenset(Tolerance) - {Tolerance.LABEL}  # a label is left out before matching, not normalised
 
 
 def _table(tolerances: frozenset[Tolerance]) -> dict[str, str]:
@@ -252,7 +252,7 @@ def tolerances_needed(quote: str, found: str) -> list[str]:
     # equal texts equal: dropping it normalises both exactly as before.
     present = None if normalize(quote) != normalize(found) else set(quote).union(found)
     needed = []
-    for tol in Tolerance:
+    for tol in sorted(ALL, key=list(Tolerance).index):
         chars = _CHARS.get(tol)
         if present is not None and chars is not None and present.isdisjoint(chars):
             continue

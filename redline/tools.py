@@ -46,7 +46,6 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -67,6 +66,7 @@ from .files import write_atomic
 from .load import load_view
 from .package import Package, PackageError
 from .report import invalid_results
+from .sections import Head
 from .view import DocumentView, Paragraph, build_view
 
 __all__ = [
@@ -362,48 +362,16 @@ def _range(first: int, last: int) -> str:
     return f"{first}-{last}"
 
 
-@dataclass(frozen=True)
-class _Head:
-    """One outline entry: a heading or numbered paragraph and the paragraphs it governs."""
-
-    para: Paragraph
-    last: int  # index of the section's last paragraph
-    parent: str | None  # the enclosing section's title
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "label": self.para.label,
-            "title": self.para.title,
-            "level": self.para.level,
-            "paragraphs": _range(self.para.index, self.last),
-            "within": self.parent,
-        }
-
-
-def _outline(view: DocumentView) -> list[_Head]:
-    """Every section head with its last paragraph, by the same rule as ``sections_named``."""
-    heads: list[_Head] = []
-    open_heads: list[tuple[Paragraph, int]] = []  # (head, position in heads)
-    last_index: dict[int, int] = {}
-
-    def close(until_level: int | None, before: int) -> None:
-        while open_heads and (until_level is None or (open_heads[-1][0].level or 0) >= until_level):
-            _, pos = open_heads.pop()
-            last_index[pos] = before - 1
-
-    story = None
-    for p in view.paragraphs:
-        if p.story != story:
-            close(None, p.index)
-            story = p.story
-        if p.title is None:
-            continue
-        close(p.level or 0, p.index)
-        parent = open_heads[-1][0].title if open_heads else None
-        open_heads.append((p, len(heads)))
-        heads.append(_Head(p, -1, parent))
-    close(None, len(view.paragraphs))
-    return [_Head(h.para, last_index[i], h.parent) for i, h in enumerate(heads)]
+def _head_dict(view: DocumentView, head: Head) -> dict[str, Any]:
+    """One outline entry: a heading or numbered clause and the paragraphs it governs."""
+    return {
+        "label": view.paragraphs[head.index].label,
+        "cite": head.cite,
+        "title": head.title,
+        "level": head.depth,
+        "paragraphs": _range(head.index, head.last),
+        "within": None if head.parent is None else head.parent.title,
+    }
 
 
 def _stories(view: DocumentView) -> list[dict[str, Any]]:
@@ -683,10 +651,12 @@ class DocumentTools:
             _, view = self._load(real)
         out: dict[str, Any] = {"path": self._relative(real), "revision": view.revision}
         if section is not None:
-            first, last, head = self._section(view, str(section))
+            head = self._section(view, str(section))
+            first, last = head.index, head.last
             region: dict[str, Any] = {
                 "kind": "section",
-                "label": head.label,
+                "label": view.paragraphs[first].label,
+                "cite": head.cite,
                 "title": head.title,
                 "paragraphs": _range(first, last),
             }
@@ -694,13 +664,12 @@ class DocumentTools:
             first, last = _parse_range(span, len(view.paragraphs))
             region = {"kind": "paragraphs", "paragraphs": _range(first, last)}
         else:
-            heads = _outline(view)
             out["region"] = {"kind": "outline", "paragraph_count": len(view.paragraphs)}
-            out["outline"] = [h.to_dict() for h in heads]
+            out["outline"] = [_head_dict(view, h) for h in view.outline.heads]
             out["stories"] = _stories(view)
             return out
         paras = view.paragraphs[first : last + 1]
-        text = view.text[paras[0].start : paras[-1].end]
+        text = view.labelled(first, last)
         if len(text) > self.max_region_chars:
             raise ToolError(
                 Code.REGION_TOO_LARGE,
@@ -716,39 +685,32 @@ class DocumentTools:
         return out
 
     @staticmethod
-    def _section(view: DocumentView, name: str) -> tuple[int, int, Paragraph]:
-        found = view.sections_named(name)
-        heads = {h.para.index: h for h in _outline(view)}
+    def _section(view: DocumentView, name: str) -> Head:
+        found = view.outline.named(name)
         if not found:
-            key = name.casefold().strip()
+            key = " ".join(name.casefold().split())
             near = [
-                h.to_dict() for h in heads.values() if key and h.para.title and key in h.para.title.casefold()
+                _head_dict(view, h) for h in view.outline.heads if key and key in h.title.casefold()
             ][:20]
             raise ToolError(
                 Code.SECTION_NOT_FOUND,
-                f"No section is labelled or headed {_show(name)}.",
-                "Pass a clause number exactly as displayed ('4.2', '(a)') or a heading's text; "
-                "call read_region without `section` for the outline.",
+                f"No section is numbered or headed {_show(name)}.",
+                "Pass a clause as the document numbers it ('4.2', 'Clause 4.2(b)', 'Article IV', "
+                "'Schedule 2') or a heading's text; call read_region without `section` for the "
+                "outline, which lists every section's `cite`.",
                 candidates=near,
             )
         if len(found) > 1:
             raise ToolError(
                 Code.AMBIGUOUS_SECTION,
-                f"{len(found)} sections match {_show(name)}.",
-                "Call read_region again with one candidate's `paragraphs` range (or its full "
-                "title as `section`).",
-                candidates=[
-                    heads[head.index].to_dict() if head.index in heads else {"title": head.title}
-                    for head, _ in found
-                ],
+                f"{len(found)} sections match {_show(name)}: "
+                + ", ".join(f"\u201c{h.title}\u201d" for h in found[:5])
+                + ".",
+                "Call read_region again with one candidate's `paragraphs` range, or name it in "
+                "full (its container too: 'Schedule 2, paragraph 1').",
+                candidates=[_head_dict(view, h) for h in found],
             )
-        head, end = found[0]
-        last = head.index
-        for p in view.paragraphs[head.index + 1 :]:
-            if p.start >= end or p.story != head.story:
-                break
-            last = p.index
-        return head.index, last, head
+        return found[0]
 
     # -- apply_edits ---------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ writer.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,8 +19,10 @@ from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, Mat
 from .collector import paused
 from .locate import Found, Locator
 from .normalize import normalize
+from .sections import Head, label_key
 from .view import SpanFlag
 
+_SPACE_RUN = re.compile(r"[ \t\u00a0\u2002-\u200a\u202f]+")
 HINTED_CANDIDATES = 20  # candidates of an ambiguous anchor that get a unique extension in the hint
 # EditResult(**fields) and Refusal(**fields), validated the same, without keyword-argument handling.
 _new_result: Callable[[dict[str, object]], EditResult] = EditResult.__pydantic_validator__.validate_python
@@ -68,6 +71,7 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
     ok_status = EditStatus.VERIFIED if dry_run else EditStatus.APPLIED
     results: list[EditResult] = []
     found_of: dict[int, Found] = {}
+    replacement_of: dict[int, str] = {}
     stale = revision is not None and revision != view.revision
     if len(edits) > 8 and not stale:
         locator.prepare()  # index once now rather than after a few full scans
@@ -112,7 +116,8 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
             continue
         if edit.section is not None and not _in_scope(locator, edit, result, found):
             continue
-        if _same_text(edit.replacement, edit.anchor):
+        replacement = unlabel(edit.replacement, found.labels) if found.labels else edit.replacement
+        if _same_text(replacement, _unlabelled(locator, found) if found.labels else edit.anchor):
             _refuse(
                 result,
                 EditStatus.NO_CHANGE,
@@ -121,7 +126,7 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
                 "Send the text as it should read after the change, or drop the edit.",
             )
             continue
-        reason = _unsupported(locator, found, edit.replacement)
+        reason = _unsupported(locator, found, replacement)
         if reason:
             _refuse(
                 result,
@@ -131,10 +136,11 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
             )
             continue
         found_of[i] = found
+        replacement_of[i] = replacement
 
     _refuse_overlaps(results, found_of)
     planned = [
-        Planned(results[i].index, s, e, edits[i].replacement, locator.view.text[s:e] == edits[i].anchor,
+        Planned(results[i].index, s, e, replacement_of[i], locator.view.text[s:e] == edits[i].anchor,
                 edits[i].rationale)
         for i, found in found_of.items()
         if results[i].error is None
@@ -233,29 +239,82 @@ def _ambiguous(locator: Locator, edit: Edit, result: EditResult, found: Found, h
 
 
 def _in_scope(locator: Locator, edit: Edit, result: EditResult, found: Found) -> bool:
+    """Whether every occurrence lies in the one section ``edit.section`` names; else refused
+    ``out_of_scope``, with the sections involved by their full names."""
     assert edit.section is not None
-    sections = locator.view.sections_named(edit.section)
-    if not sections:
+    view = locator.view
+    heads = view.outline.named(edit.section)
+    landed = [view.paragraph_at(s).node for s, _ in found.ranges]
+    there = landed[0] if len(set(map(id, landed))) == 1 else None
+    where = ", ".join(locator.where(s) for s, _ in found.ranges[:5])
+    if there is not None:
+        retry = f"If you meant the passage in {where}, set `section` to \u201c{there.cite}\u201d"
+    else:
+        retry = f"The anchor is in {where}, which no numbered clause or heading governs: leave out `section`"
+    near = view.outline.near(there)
+    listed = ", ".join(f"\u201c{h.title}\u201d" for h in near)
+    if not heads:
         _refuse(
             result,
             EditStatus.OUT_OF_SCOPE,
             f"The document has no section named \u201c{edit.section}\u201d.",
-            "Name the section by its number as displayed (e.g. 4.2) or its heading's exact text.",
+            f"{retry}. Sections near the anchor: {listed}." if listed else f"{retry}.",
             candidates=result.locations,
         )
         return False
-    outside = [(s, e) for s, e in found.ranges if not any(h.start <= s and e <= end for h, end in sections)]
-    if not outside:
+    if len(heads) > 1:
+        both = "; ".join(
+            f"\u201c{h.title}\u201d ({locator.where(view.paragraphs[h.index].start)})" for h in heads[:5]
+        )
+        _refuse(
+            result,
+            EditStatus.OUT_OF_SCOPE,
+            f"The section name \u201c{edit.section}\u201d names {len(heads)} sections: {both}.",
+            "Name one of them in full, with the schedule or part it is in (e.g. "
+            f"\u201c{_full_cite(heads[-1])}\u201d).",
+            candidates=result.locations,
+        )
+        return False
+    head = heads[0]
+    start, end = view.paragraphs[head.index].start, view.section_end(head)
+    if all(start <= s and e <= end for s, e in found.ranges):
         return True
-    landed = ", ".join(locator.where(s) for s, _ in outside[:5])
     _refuse(
         result,
         EditStatus.OUT_OF_SCOPE,
-        f"The anchor is not in section \u201c{edit.section}\u201d: it occurs in {landed}.",
-        f"Quote text from section {edit.section}, or correct the section name.",
+        f"The anchor is not in section \u201c{head.title}\u201d (paragraphs {head.index}-{head.last}): "
+        f"it occurs in {where}.",
+        f"{retry}; otherwise quote text from within \u201c{head.title}\u201d. Sections near the "
+        f"anchor: {listed}.",
         candidates=result.locations,
     )
     return False
+
+
+def _full_cite(head: Head) -> str:
+    """A citation that names ``head`` alone: inside a schedule (annex, ...), with it."""
+    if head.namespace is not None and head.namespace is not head:
+        return f"{head.namespace.cite}, {head.cite}"
+    return head.cite
+
+
+def _unlabelled(locator: Locator, found: Found) -> str:
+    s, e = found.ranges[0]
+    return locator.view.text[s:e]
+
+
+def unlabel(replacement: str, labels: tuple[str, ...]) -> str:
+    """``replacement`` without the displayed labels its lines repeat from the anchor's (a
+    label is the document's numbering, never text to write)."""
+    wanted = {label_key(q) for q in labels if q}
+    lines = replacement.split("\n")
+    for i, line in enumerate(lines):
+        mine = {label_key(labels[i])} if i < len(labels) and labels[i] else wanted
+        for m in _SPACE_RUN.finditer(line, 0, min(len(line), 40)):
+            if m.start() and label_key(line[: m.start()]) in mine:
+                lines[i] = line[m.end() :]
+                break
+    return "\n".join(lines)
 
 
 def _unsupported(locator: Locator, found: Found, replacement: str) -> str | None:

@@ -62,6 +62,7 @@ from .ooxml import (
     w,
 )
 from .paragraphs import SEPARATOR, StoryText
+from .sections import Entry, Head, Outline, build_outline
 from .walk import read_story
 from .wordml import NODE_TAGS, ParagraphProps, unrecognised
 from .wordml import SpanFlag as SpanFlag  # re-exported: the view's spans carry them
@@ -95,36 +96,30 @@ class Paragraph:
     start: int
     end: int
     ref: etree._Element | int  # the w:p, or its ordinal in a scanned part
-    label: str | None = None
-    level: int | None = None  # outline level when the paragraph heads a section
+    label: str | None = None  # the number Word displays for it ("4.2", "(a)"), else None
+    level: int | None = None  # its depth in the outline (0: top) when it heads a section
     # It begins inside a complex field's instructions (a field whose code runs on across
     # paragraphs): text put at its start would be code, which no reader shows.
     field_code: bool = False
     nodes: NodeMap | None = field(default=None, repr=False, compare=False)
     story_no: int = field(default=0, compare=False)  # which story of the view (each note is one)
-    # Set by the labelling pass: whether the paragraph heads a section (True: an outline
-    # heading, False: a numbered clause, None: it heads none), the head of the section it is
-    # in, and the view's text, from which the title is made when first asked for.
-    heading: bool | None = field(default=None, repr=False, compare=False)
-    head: Paragraph | None = field(default=None, repr=False, compare=False)  # never itself
-    text_of: str = field(default="", repr=False, compare=False)
-    _title: str | None = field(default=None, repr=False, compare=False)
+    # Set by the labelling pass: the section the paragraph lies in (the one it heads, if any).
+    node: Head | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def heads(self) -> bool:
+        """Whether the paragraph heads a section (a numbered clause or a heading)."""
+        return self.node is not None and self.node.index == self.index
 
     @property
     def title(self) -> str | None:
         """The section title the paragraph heads ("4.2 Operating Expenses"), else None."""
-        if self.heading is None:
-            return None
-        if self._title is None:
-            self._title = _title(self.label, self.text_of[self.start : self.end], self.heading)
-        return self._title
+        return self.node.title if self.heads and self.node is not None else None
 
     @property
     def section(self) -> str | None:
         """The title of the section the paragraph is in (its own, when it heads one)."""
-        if self.heading is not None:
-            return self.title
-        return None if self.head is None else self.head.title
+        return None if self.node is None else self.node.title
 
     @property
     def element(self) -> etree._Element:
@@ -162,7 +157,7 @@ class DocumentView:
     # The trees the spans point into, which a write from this view changes (None: a
     # verify-only view, or one flattened from stories whose trees are the caller's).
     working: WorkingCopy | None = field(default=None, repr=False, compare=False)
-    _sections: dict[str, list[tuple[Paragraph, int]]] | None = field(default=None, init=False, repr=False)
+    outline: Outline = field(default_factory=lambda: Outline([], []), repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.para_starts:
@@ -223,51 +218,31 @@ class DocumentView:
         return out
 
     def sections_named(self, name: str) -> list[tuple[Paragraph, int]]:
-        """Every section whose label or heading matches ``name``, as (head, end offset)."""
-        if self._sections is None:
-            self._sections = self._index_sections()
-        return list(self._sections.get(_section_key(name), ()))
+        """Every section ``name`` names (see :mod:`redline.sections`), as (head, end offset):
+        one when the name is unambiguous, none when no section answers to it."""
+        return [(self.paragraphs[h.index], self.section_end(h)) for h in self.outline.named(name)]
 
-    def _index_sections(self) -> dict[str, list[tuple[Paragraph, int]]]:
-        """One pass: each head's section runs until the next head of its level or above, or
-        the end of its story; indexed by every name it answers to."""
-        ends: dict[int, int] = {}
-        open_heads: list[Paragraph] = []
-        for p in self.paragraphs:
-            if open_heads and p.story != open_heads[-1].story:
-                for h in open_heads:
-                    ends[h.index] = p.start
-                open_heads = []
-            if p.title is None:
-                continue
-            level = p.level if p.level is not None else 0
-            while open_heads and (open_heads[-1].level or 0) >= level:
-                ends[open_heads.pop().index] = p.start
-            open_heads.append(p)
-        for h in open_heads:
-            ends[h.index] = len(self.text)
-        index: dict[str, list[tuple[Paragraph, int]]] = {}
-        for p in self.paragraphs:
-            if p.title is None:
-                continue
-            label = p.label or ""
-            keys = {
-                _section_key(label),
-                _section_key(p.title),
-                _section_key(self.paragraph_text(p)),
-                _section_key(p.title[len(label) :]),
-            }
-            for key in keys:
-                index.setdefault(key, []).append((p, ends[p.index]))
-        return index
+    def section_end(self, head: Head) -> int:
+        """The view offset where ``head``'s section ends (where the next one begins)."""
+        nxt = head.last + 1
+        return self.paragraphs[nxt].start if nxt < len(self.paragraphs) else len(self.text)
 
-
-def _section_key(name: str) -> str:
-    key = " ".join(name.replace("\u00a7", " ").split()).casefold()
-    for prefix in ("section ", "clause ", "article "):
-        if key.startswith(prefix):
-            key = key[len(prefix) :]
-    return key.strip().rstrip(".:")
+    def labelled(self, first: int = 0, last: int | None = None) -> str:
+        """The text of paragraphs ``first``..``last`` as a reader of the page sees it: each
+        paragraph's displayed label before its text ("4.2 Tenant shall..."); the labels are
+        not the document's text and are never quoted back (``text`` keeps none)."""
+        paras = self.paragraphs[first : (len(self.paragraphs) if last is None else last + 1)]
+        if not paras:
+            return ""
+        out: list[str] = []
+        at = paras[0].start
+        for p in paras:
+            out.append(self.text[at : p.start])
+            if p.label:
+                out.append(p.label + " ")
+            out.append(self.text[p.start : p.end])
+            at = p.end
+        return "".join(out)
 
 
 # -------------------------------------------------------------------------------------------
@@ -407,45 +382,26 @@ def flatten(stories: list[Story], revision: str = "", numbering: Numbering | Non
 
 
 def _label(view: DocumentView, numbering: Numbering, props: list[ParagraphProps]) -> None:
-    """Give each body paragraph its displayed label and every paragraph its enclosing section,
-    from the properties ``props`` the reader found for each paragraph."""
-    open_heads: list[Paragraph] = []
-    story = None
+    """Give each body paragraph its displayed label and every paragraph its section
+    (:mod:`redline.sections`), from the properties ``props`` the reader found for each."""
+    entries: list[Entry] = []
     text = view.text
     for para in view.paragraphs:
-        if para.story != story:
-            open_heads = []
-            story = para.story
+        label = ilvl = outline = None
         if para.story == "body":
             own = props[para.index]
             number = numbering.number_of(own)
             outline = numbering.outline_level_of(own)
-            para.label = number.label if number is not None else None
-            if outline is not None or para.label:
-                level = outline if outline is not None else (number.ilvl if number else None)
-                para.level = level if level is not None else 0
-                para.heading, para.text_of = outline is not None, text
-                while open_heads and (open_heads[-1].level or 0) >= para.level:
-                    open_heads.pop()
-                open_heads.append(para)
-                continue  # a section's head is its own section (no self-reference: no cycle)
-        if open_heads:
-            para.head = open_heads[-1]
-
-
-def _title(label: str | None, text: str, is_heading: bool) -> str:
-    text = " ".join(text[:240].split())
-    if is_heading:
-        head = text if len(text) <= 80 else text[:79].rstrip() + "…"
-    else:
-        # up to the first ". " or ": " when that comes within 60 characters, else 8 words
-        stops = [i for i in (text.find(". ", 1, 62), text.find(": ", 1, 62)) if i > 0]
-        if stops:
-            head = text[: min(stops)]
-        else:
-            words = text.split(" ", 8)
-            head = " ".join(words[:8]) + ("…" if len(words) > 8 else "")
-    return f"{label} {head}".strip() if label else head
+            if number is not None:
+                label, ilvl = number.label, number.ilvl
+            para.label = label
+        start = para.start
+        entries.append(Entry(para.story, label, ilvl, outline, text[start : min(para.end, start + 240)]))
+    view.outline = build_outline(entries)
+    for para, node in zip(view.paragraphs, view.outline.head_of, strict=True):
+        para.node = node
+    for head in view.outline.heads:
+        view.paragraphs[head.index].level = head.depth
 
 
 # -------------------------------------------------------------------------------------------

@@ -116,7 +116,7 @@ def _view(args: argparse.Namespace) -> int:
     package, view = loaded
     notes = _unread(package) if args.unread else None
     if not args.json:
-        sys.stdout.write(view.text + "\n")
+        sys.stdout.write(view.labelled() + "\n")
         for line in notes or ():
             print(f"redline view: unread: {line}", file=sys.stderr)
         return EXIT_OK

@@ -11,6 +11,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from redline.sections import place
 from redline.writer import word_diff
 
 _CSS = """
@@ -64,15 +65,9 @@ def _where(edit: dict[str, Any]) -> str:
         return ""
     parts = []
     for loc in locs[:6]:
-        bits = []
-        if loc.get("section"):
-            bits.append(f"§{loc['section']}")
-        elif loc.get("label"):
-            bits.append(f"§{loc['label']}")
-        bits.append(f"¶{loc.get('paragraph')}")
-        if loc.get("part") and loc["part"] != "word/document.xml":
-            bits.append(loc["part"])
-        parts.append(" · ".join(bits))
+        part = loc.get("part")
+        story = "body" if not part or part == "word/document.xml" else "part"
+        parts.append(place(loc.get("section"), loc.get("paragraph", 0), story, part))
     more = f" (+{len(locs) - 6} more)" if len(locs) > 6 else ""
     return "; ".join(escape(p) for p in parts) + more
 

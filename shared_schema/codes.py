@@ -206,3 +206,6 @@ class Tolerance(StrEnum):
     DASHES = "dashes"
     INVISIBLE = "invisible"  # soft hyphens, zero-width characters
     ELLIPSIS = "ellipsis"
+    # Not a normalisation: the quote began with the displayed clause label of the paragraph it
+    # matches ("2.2 Standard of Care..."), which is not the document's text and was left out.
+    LABEL = "label"

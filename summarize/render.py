@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from redline.sections import place
 from shared_schema import QuoteCheck, QuoteStatus
 
 from .check import PointCheck, SummaryReport
@@ -15,10 +16,7 @@ def _where(q: QuoteCheck) -> str:
         return ""
     parts = []
     for loc in q.locations[:5]:
-        place = f"§{loc.label}" if loc.label else (loc.section or f"paragraph {loc.paragraph}")
-        if loc.section and loc.label and loc.section != loc.label:
-            place = f"§{loc.section}"
-        parts.append(f"{place} (¶{loc.paragraph})")
+        parts.append(place(loc.section, loc.paragraph))
     more = f" and {len(q.locations) - 5} more" if len(q.locations) > 5 else ""
     return "found in " + ", ".join(parts) + more
 

@@ -153,7 +153,7 @@ def test_concurrent_apply_edits_never_lose_an_update(server: Server, doc: str) -
         index, anchor = targets[n]
         for attempt in range(50):
             region = await call(client, "read_region", {"path": doc, "paragraphs": str(index)})
-            assert region["text"].startswith(anchor)
+            assert anchor in region["text"]
             if attempt == 0:  # every agent holds the same revision before anyone applies
                 ready.append(n)
                 if len(ready) == len(targets):

@@ -90,13 +90,14 @@ def test_section_by_label_is_the_exact_text_without_gutter(tools: DocumentTools,
     result = tools.read_region(DOC, section="4.2")
     assert result["revision"] == view.revision
     assert result["region"]["title"] == "4.2 Operating Expenses"
-    assert result["text"] == view.text[head.start : end].rstrip("\n")
     paras = result["paragraphs"]
     assert paras[0]["index"] == head.index and paras[0]["label"] == "4.2"
     for p in paras:
         assert set(p) >= {"index", "label", "section", "start", "end", "text"}
         assert view.text[p["start"] : p["end"]] == p["text"]
-    assert "\n".join(p["text"] for p in paras) == result["text"]
+    # the text as a reader of the page sees it: each paragraph's label before its own text
+    assert result["text"] == "\n".join(f"{p['label']} {p['text']}" if p["label"] else p["text"] for p in paras)
+    assert result["text"].startswith("4.2 Operating Expenses.")
     assert not result["text"].lstrip().startswith(("1 ", "1\t", "1:", str(head.index)))
 
 
@@ -124,7 +125,8 @@ def test_paragraph_range_is_inclusive_and_validated(tools: DocumentTools, root: 
     view = view_of(root / DOC)
     result = tools.read_region(DOC, paragraphs="12-20")
     assert [p["index"] for p in result["paragraphs"]] == list(range(12, 21))
-    assert result["text"] == view.text[view.paragraphs[12].start : view.paragraphs[20].end]
+    assert result["text"] == view.labelled(12, 20)
+    assert result["text"].endswith(view.paragraph_text(view.paragraphs[20]))
     assert tools.read_region(DOC, paragraphs="7")["paragraphs"][0]["index"] == 7
     n = len(view.paragraphs)
     for bad in ("20-12", f"0-{n}", "-3", "a-b", "1,2"):

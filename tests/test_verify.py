@@ -461,12 +461,13 @@ def test_an_anchor_outside_the_named_section_is_out_of_scope_naming_where_it_lan
     assert result.status == EditStatus.OUT_OF_SCOPE
     error = result.error
     assert error is not None
-    assert "not in section \u201c2.2\u201d" in error.message
-    assert "\u00a72.3 Late Charge, paragraph 7" in error.message
+    assert "not in section \u201c2.2 Operating Expenses\u201d" in error.message
+    assert "it occurs in section \u201c2.3 Late Charge\u201d, paragraph 7" in error.message
+    assert error.hint is not None and "set `section` to \u201c2.3\u201d" in error.hint
     assert [c.paragraph for c in error.candidates] == [7]
     result = one(view, "Landlord and Tenant each waive", section="Rent")
     assert result.status == EditStatus.OUT_OF_SCOPE
-    assert result.error is not None and "\u00a73.2 Waiver, paragraph 11" in result.error.message
+    assert result.error is not None and "section \u201c3.2 Waiver\u201d, paragraph 11" in result.error.message
 
 
 def test_a_section_the_document_does_not_have_is_out_of_scope(view: DocumentView) -> None:
