@@ -395,6 +395,25 @@ class Numbering:
         # one after another (as the view calls them), read its w:pPr once.
         self._last: tuple[etree._Element, ParagraphProps] | None = None
 
+    def style_cycle(self) -> list[str] | None:
+        """Paragraph styles based on each other round a circle (``w:basedOn``, §17.7.4.3), or
+        None.  No style hierarchy Word writes has one; a reader that follows it naively never
+        ends (LibreOffice loops on such a file), so the document is refused.  Iterative, each
+        style visited once."""
+        state: dict[str, int] = {}  # 1: on the current chain, 2: done
+        for start in self._style_elements:
+            chain: list[str] = []
+            current: str | None = start
+            while current is not None and current not in state:
+                state[current] = 1
+                chain.append(current)
+                current = self._chains.parent(current)
+            if current is not None and state[current] == 1:
+                return chain[chain.index(current) :]
+            for style in chain:
+                state[style] = 2
+        return None
+
     # -- construction ------------------------------------------------------------------------
 
     @classmethod

@@ -34,9 +34,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
 
+from shared_schema.models import MAX_SECTION
+
 from .normalize import normalize
 
-MAX_REFERENCE = 200  # characters: a longer "section" is not a section name
+MAX_REFERENCE = MAX_SECTION  # characters: a longer "section" is not a section name
 
 
 class Kind(StrEnum):
@@ -262,6 +264,7 @@ class Head:
     path: tuple[str, ...] = ()  # the full number: ("4", "2", "b") for an "(b)" inside 4.2
     last: int = -1  # the position of the section's last paragraph
     depth: int = 0  # 0 for a top-level section, its parent's + 1 inside one
+    style: str = ""  # its number's style ("1", "a", "A", "i", "I"), "(i)" read as roman or letter
     namespace: Head | None = None  # the schedule (annex, ...) it lies in, if any
     children: list[Head] = field(default_factory=list, repr=False)
 
@@ -400,23 +403,44 @@ def _head(i: int, entry: Entry, stack: list[Head]) -> Head | None:
     elif not typed and entry.ilvl is not None:
         rank = float(entry.ilvl)
     elif number.parenthesised and len(number.path) == 1:
-        rank = _item_rank(number, stack)
+        head = Head(i, number, shown, typed, heading, 0.0, style=number.style)
+        head.rank = _item_rank(head, stack)
+        return head
     elif heading and entry.outline is not None and not typed:
         rank = float(entry.outline)
     else:
         rank = float(len(number.path) - 1)
-    return Head(i, number, shown, typed, heading, rank)
+    return Head(i, number, shown, typed, heading, rank, style=number.style if number else "")
 
 
-def _item_rank(number: Number, stack: list[Head]) -> float:
-    """A typed "(a)": the sibling of an open item of its style, else one below the top."""
-    value = number.path[0]
-    for head in reversed(stack):
-        n = head.number
+def _item_rank(head: Head, stack: list[Head]) -> float:
+    """A typed "(a)": the sibling of an open item of its style, else one below the top.  A
+    letter that is also a roman numeral is a letter after the letter before it ("(h)" then
+    "(i)"), a numeral after the numeral before it ("(iv)" then "(v)"), and "(i)" otherwise."""
+    assert head.number is not None
+    value = head.number.path[0]
+    ambiguous = len(value) == 1 and value in "ivxlcdm"
+    for other in reversed(stack):
+        n = other.number
         if n is None or not n.parenthesised or len(n.path) != 1:
             continue
-        if n.style == number.style or _continues(n.path[0], value):
-            return head.rank
+        if ambiguous:
+            if other.style in "aA" and _continues(n.path[0], value):
+                head.style = other.style
+                return other.rank
+            if other.style in "iI" and _ROMAN.fullmatch(n.path[0]) and (
+                _roman_value(value) == _roman_value(n.path[0]) + 1
+            ):
+                head.style = other.style
+                return other.rank
+        elif other.style == head.style:
+            return other.rank
+    if ambiguous and value == "i":
+        head.style = "i"
+    elif ambiguous:  # a letter no letter list precedes: one of its own
+        for other in reversed(stack):
+            if other.style == head.style and other.number is not None and other.number.parenthesised:
+                return other.rank
     return (stack[-1].rank + 1) if stack else 0.0
 
 

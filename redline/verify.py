@@ -248,7 +248,7 @@ def _in_scope(locator: Locator, edit: Edit, result: EditResult, found: Found) ->
     there = landed[0] if len(set(map(id, landed))) == 1 else None
     where = ", ".join(locator.where(s) for s, _ in found.ranges[:5])
     if there is not None:
-        retry = f"If you meant the passage in {where}, set `section` to \u201c{there.cite}\u201d"
+        retry = f"If you meant the passage in {where}, set `section` to \u201c{_full_cite(there)}\u201d"
     else:
         retry = f"The anchor is in {where}, which no numbered clause or heading governs: leave out `section`"
     near = view.outline.near(there)

@@ -482,14 +482,25 @@ def numbering_of(package: Package, lean: bool = False) -> Numbering:
     numbering = package.related(main, REL_NUMBERING)
     styles = package.related(main, REL_STYLES)
     if not lean:
-        return Numbering.from_parts(
+        found = Numbering.from_parts(
             package.xml(numbering[0]) if numbering else None,
             package.xml(styles[0]) if styles else None,
         )
-    return Numbering.from_parts(
-        package.fresh_xml(numbering[0]) if numbering else None,
-        _paragraph_styles(package, styles[0]) if styles else None,
-    )
+    else:
+        found = Numbering.from_parts(
+            package.fresh_xml(numbering[0]) if numbering else None,
+            _paragraph_styles(package, styles[0]) if styles else None,
+        )
+    cycle = found.style_cycle()
+    if cycle is not None:
+        shown = " \u2192 ".join([*cycle[:6], cycle[0]] if len(cycle) <= 6 else [*cycle[:6], "\u2026"])
+        raise PackageError(
+            Code.TOO_COMPLEX,
+            f"The paragraph styles are based on each other in a circle ({shown}); no word "
+            "processor writes that, and their numbering cannot be read, so the document is refused.",
+            styles[0] if styles else main,
+        )
+    return found
 
 
 def _paragraph_styles(package: Package, part: str) -> etree._Element | None:

@@ -38,6 +38,9 @@ class _Shape(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False)
 
 
+MAX_SECTION = 200  # characters: a longer `section` names no section (it is refused)
+
+
 class Edit(_Shape):
     """One proposed change: replace the verbatim ``anchor`` with ``replacement``."""
 

@@ -38,7 +38,15 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from .models import Edit, EditBatch, InvalidEntry, SummaryPoint, SummaryReply, xml_unsafe_character
+from .models import (
+    MAX_SECTION,
+    Edit,
+    EditBatch,
+    InvalidEntry,
+    SummaryPoint,
+    SummaryReply,
+    xml_unsafe_character,
+)
 
 T = TypeVar("T")
 
@@ -863,6 +871,17 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
             f"the section is {_kind(section)}, not text; give the clause as displayed "
             "(a float cannot tell '4.10' from '4.1')"
         )
+    if isinstance(section, str):
+        if not section.strip():
+            return (
+                "the section is empty; name the clause as displayed ('4.2', 'Clause 4.2(b)'), or leave it out"
+            )
+        if len(section) > MAX_SECTION:
+            return (
+                f"the section is {len(section)} characters long; a section is named by its number "
+                "or heading ('4.2', 'Schedule 2', 'Confidentiality'), at most "
+                f"{MAX_SECTION} characters"
+            )
     ident = values.get("id")
     if isinstance(ident, int) and not isinstance(ident, bool):
         notes.append("converted a numeric 'id' to text")

@@ -86,7 +86,7 @@ def test_outline_lists_labels_titles_and_ranges(tools: DocumentTools, root: Path
 
 def test_section_by_label_is_the_exact_text_without_gutter(tools: DocumentTools, root: Path) -> None:
     view = view_of(root / DOC)
-    [(head, end)] = view.sections_named("4.2")
+    [(head, _)] = view.sections_named("4.2")
     result = tools.read_region(DOC, section="4.2")
     assert result["revision"] == view.revision
     assert result["region"]["title"] == "4.2 Operating Expenses"
@@ -96,7 +96,8 @@ def test_section_by_label_is_the_exact_text_without_gutter(tools: DocumentTools,
         assert set(p) >= {"index", "label", "section", "start", "end", "text"}
         assert view.text[p["start"] : p["end"]] == p["text"]
     # the text as a reader of the page sees it: each paragraph's label before its own text
-    assert result["text"] == "\n".join(f"{p['label']} {p['text']}" if p["label"] else p["text"] for p in paras)
+    shown = [f"{p['label']} {p['text']}" if p["label"] else p["text"] for p in paras]
+    assert result["text"] == "\n".join(shown)
     assert result["text"].startswith("4.2 Operating Expenses.")
     assert not result["text"].lstrip().startswith(("1 ", "1\t", "1:", str(head.index)))
 

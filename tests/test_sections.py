@@ -1,0 +1,440 @@
+"""Clauses as lawyers cite them: typed numbers, sections and their nesting, the names a
+`section` may take, labels shown to the model and the label tolerance."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from redline.apply import ApplyOptions, apply_reply
+from redline.load import load_view
+from redline.locate import Locator
+from redline.sections import Entry, Kind, build_outline, parse_reference, read_number, typed_number
+from redline.verify import verify
+from redline.view import DocumentView
+from shared_schema import Code, Edit, EditBatch, EditResult, EditStatus, Refusal, parse_edit_reply
+from testing.docbuild import P, docx
+
+ROOT = Path(__file__).resolve().parent.parent
+LEASE = ROOT / "sample_contracts" / "commercial-lease.docx"
+
+
+def view_of(data: bytes | Path) -> DocumentView:
+    loaded = load_view(data)
+    assert not isinstance(loaded, Exception) and isinstance(loaded, tuple), loaded
+    return loaded[1]
+
+
+def check(
+    view: DocumentView, anchor: str, replacement: str = "REPLACED", section: str | None = None
+) -> EditResult:
+    edit = Edit(anchor=anchor, replacement=replacement, section=section)
+    return verify(Locator(view), EditBatch(edits=[edit]), dry_run=True).results[0]
+
+
+def why(result: EditResult) -> Refusal:
+    assert result.error is not None, result
+    return result.error
+
+
+# -- typed numbers -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [
+        ("5.1. The Supplier shall", "5.1."),
+        ("5.1 The Supplier shall", "5.1"),
+        ("\n2.2 Standard of Care", "2.2"),  # after a line break
+        ("12. Notices", "12."),
+        ("3.2\tFees", "3.2"),
+        ("(a) the Supplier", "(a)"),
+        ("(iv) any other", "(iv)"),
+        ("(A) Recitals", "(A)"),
+        ("a) first", "a)"),
+        ("Clause 17 Governing Law", "Clause 17"),
+        ("Section 4.2 Operating Expenses", "Section 4.2"),
+        ("\u00a7 2 Verg\u00fctung", "\u00a7 2"),
+        ("\u00a72.1 Dauer", "\u00a72.1"),
+        ("ARTICLE IV", "ARTICLE IV"),
+        ("Article IV \u2013 Definitions", "Article IV"),
+        ("SCHEDULE 2 - SERVICES", "SCHEDULE 2"),
+        ("Schedule\u00a01", "Schedule\u00a01"),
+        ("Annex I", "Annex I"),
+        ("Part A", "Part A"),
+        ("Exhibit B: Form of Notice", "Exhibit B"),
+    ],
+)
+def test_a_number_typed_at_the_start_of_a_paragraph_is_read(text: str, number: str) -> None:
+    assert typed_number(text) == number
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Section 4.2 of the Lease applies.",  # a citation in a sentence
+        "Clause 17 shall survive termination.",
+        "1.5 million shares",
+        "2024 was a year",
+        "5 Business Days after notice",  # a lone number needs its dot or bracket
+        "12.05.2024 is the date",
+        "Part of the consideration",
+        "The parties agree",
+        "",
+    ],
+)
+def test_text_that_only_begins_with_a_number_is_no_clause(text: str) -> None:
+    assert typed_number(text) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "path"),
+    [
+        ("4.2", Kind.CLAUSE, ("4", "2")),
+        ("4.2.", Kind.CLAUSE, ("4", "2")),
+        ("Clause 4.2", Kind.CLAUSE, ("4", "2")),
+        ("clause 4.2(b)", Kind.CLAUSE, ("4", "2", "b")),
+        ("CLAUSE 4.2 (b)", Kind.CLAUSE, ("4", "2", "b")),
+        ("Section 4.2", Kind.CLAUSE, ("4", "2")),
+        ("\u00a7 4", Kind.CLAUSE, ("4",)),
+        ("\u00a74.2", Kind.CLAUSE, ("4", "2")),
+        ("Art. 4", Kind.ARTICLE, ("4",)),
+        ("Article IV", Kind.ARTICLE, ("4",)),
+        ("article iv.", Kind.ARTICLE, ("4",)),
+        ("18(b)", Kind.CLAUSE, ("18", "b")),
+        ("18(b)(iii)", Kind.CLAUSE, ("18", "b", "iii")),
+        ("Schedule 2", Kind.SCHEDULE, ("2",)),
+        ("Annex I", Kind.ANNEX, ("1",)),
+        ("Exhibit B", Kind.EXHIBIT, ("b",)),
+        ("\u201c4.2\u201d", Kind.CLAUSE, ("4", "2")),
+        ('"Section\u00a04.2."', Kind.CLAUSE, ("4", "2")),
+    ],
+)
+def test_a_reference_is_read_as_lawyers_write_it(name: str, kind: Kind, path: tuple[str, ...]) -> None:
+    ref = parse_reference(name)
+    assert ref.target == (kind, path)
+    assert ref.within == ()
+
+
+def test_a_reference_inside_a_schedule_names_its_container() -> None:
+    for name in ("Schedule 2, paragraph 1", "paragraph 1 of Schedule 2", "Schedule 2 paragraph 1"):
+        ref = parse_reference(name)
+        assert ref.within == ((Kind.SCHEDULE, ("2",)),), name
+        assert ref.target == (Kind.CLAUSE, ("1",)), name
+    assert parse_reference("Confidentiality").target is None
+
+
+@given(
+    st.lists(st.integers(0, 999), min_size=1, max_size=4),
+    st.sampled_from(["", "Clause ", "Section ", "\u00a7"]),
+)
+@settings(max_examples=200, deadline=None)
+def test_every_decimal_reference_reads_back_its_numbers(numbers: list[int], word: str) -> None:
+    text = word + ".".join(map(str, numbers))
+    number = read_number(text)
+    assert number is not None and number.path == tuple(map(str, numbers))
+
+
+# -- the outline ---------------------------------------------------------------------------------
+
+
+def entries(*rows: tuple[str | None, int | None, int | None, str]) -> list[Entry]:
+    return [Entry("body", label, ilvl, outline, text) for label, ilvl, outline, text in rows]
+
+
+def test_a_bullet_or_body_paragraph_never_heads_a_section() -> None:
+    outline = build_outline(
+        entries(
+            ("1.", 0, None, "Employment. The Employee is employed."),
+            (None, None, None, "A body paragraph."),
+            ("\u2022", 0, None, "a bullet"),  # a bullet level with a decimal format: no letter or digit
+            ("", 1, None, "a level whose format is none"),
+            (None, None, None, "Another body paragraph of clause 1."),
+            ("2.", 0, None, "Duties. The Employee shall"),
+        )
+    )
+    assert [h.cite for h in outline.heads] == ["1", "2"]
+    assert [h.cite if h else None for h in outline.head_of] == ["1", "1", "1", "1", "1", "2"]
+
+
+def test_typed_numbers_nest_by_depth_and_items_by_style() -> None:
+    outline = build_outline(
+        entries(
+            (None, None, 0, "ARTICLE IV"),
+            (None, None, None, "Section 4.1 Payment. The Buyer shall pay:"),
+            (None, None, None, "(a) the price;"),
+            (None, None, None, "(i) in cash; or"),
+            (None, None, None, "(ii) by wire;"),
+            (None, None, None, "(b) the taxes; and"),
+            (None, None, None, "(h) ... ;"),
+            (None, None, None, "(i) the eighth letter comes after h, not roman one"),
+            (None, None, None, "4.2 Interest. Late sums bear interest."),
+            (None, None, 0, "SCHEDULE 2"),
+            (None, None, None, "1. Services. The Supplier provides"),
+        )
+    )
+    cites = [h.cite for h in outline.heads]
+    assert cites == [
+        "ARTICLE IV", "Section 4.1", "Section 4.1(a)", "Section 4.1(a)(i)", "Section 4.1(a)(ii)",
+        "Section 4.1(b)", "Section 4.1(h)", "Section 4.1(i)", "4.2", "SCHEDULE 2", "1",
+    ]  # fmt: skip
+    by_cite = {h.cite: h for h in outline.heads}
+    assert by_cite["Section 4.1(i)"].parent is by_cite["Section 4.1"]  # (i) after (h): a letter
+    assert by_cite["Section 4.1(a)(ii)"].parent is by_cite["Section 4.1(a)"]
+    assert by_cite["4.2"].parent is by_cite["ARTICLE IV"]
+    assert by_cite["1"].parent is by_cite["SCHEDULE 2"]
+    assert by_cite["1"].title == "SCHEDULE 2 \u203a 1 Services"
+    assert [h.cite for h in outline.named("Art. 4")] == ["ARTICLE IV"]
+    assert [h.cite for h in outline.named("4.1(a)(ii)")] == ["Section 4.1(a)(ii)"]
+    assert [h.cite for h in outline.named("clause 4.1(b)")] == ["Section 4.1(b)"]
+    assert [h.cite for h in outline.named("Schedule 2, paragraph 1")] == ["1"]
+    assert [h.cite for h in outline.named("1")] == ["1"]  # only one clause 1: the schedule's
+    assert outline.named("") == [] and outline.named("x" * 500) == []
+
+
+def test_an_unnumbered_heading_holds_the_numbered_clauses_after_it() -> None:
+    outline = build_outline(
+        entries(
+            (None, None, 0, "Definitions"),
+            ("1.", 0, None, "In this Agreement:"),
+            ("2.", 0, None, "Headings do not affect interpretation."),
+            (None, None, 0, "Payment"),
+            ("3.", 0, None, "The Buyer shall pay."),
+        )
+    )
+    heads = {h.cite: h for h in outline.heads}
+    assert heads["1"].parent is heads["Definitions"] and heads["2"].parent is heads["Definitions"]
+    assert heads["3"].parent is heads["Payment"]
+    assert heads["Definitions"].last == 2
+
+
+def test_a_clause_number_in_a_schedule_does_not_shadow_the_main_body() -> None:
+    outline = build_outline(
+        entries(
+            ("1.", 0, None, "Definitions. Words mean"),
+            ("2.", 0, None, "Services. The Supplier"),
+            (None, None, 0, "Schedule 1"),
+            ("1.", 0, None, "Scope. The scope"),
+        )
+    )
+    [main] = outline.named("1")
+    assert main.index == 0
+    [inner] = outline.named("Schedule 1, clause 1")
+    assert inner.index == 3
+
+
+# -- documents: names, scope, labels -------------------------------------------------------------
+
+
+TYPED = docx(
+    P("SERVICES AGREEMENT"),
+    P("Clause 1 Definitions"),
+    P("1.1 \u201cServices\u201d means the services described in Schedule 2."),
+    P("1.2 \u201cFees\u201d means the fees set out in Schedule 2."),
+    P("Clause 2 Services"),
+    P("2.1 The Supplier shall provide the Services with reasonable skill and care."),
+    P("2.2 The Supplier shall:"),
+    P("(a) comply with the Customer\u2019s site rules;"),
+    P("(b) keep the Customer informed of progress every week;"),
+    P("The Supplier shall bear its own costs of doing so."),
+    P("\u00a7 3 Fees"),
+    P("The Customer shall pay the Fees within thirty days of invoice."),
+    P("SCHEDULE 2"),
+    P("1. Scope. The Services comprise the maintenance of the Customer\u2019s systems."),
+)
+
+
+@pytest.fixture(scope="module")
+def typed() -> DocumentView:
+    return view_of(TYPED)
+
+
+@pytest.mark.parametrize(
+    "section",
+    [
+        "2.2(b)",
+        "clause 2.2(b)",
+        "Clause 2.2 (b)",
+        "Section 2.2(b).",
+        "2.2",
+        "Clause 2",
+        "\u00a7 2",
+        "2",
+        "Services",
+    ],
+)
+def test_a_typed_clause_is_a_section_in_every_form(typed: DocumentView, section: str) -> None:
+    result = check(typed, "keep the Customer informed of progress", section=section)
+    assert result.status == EditStatus.VERIFIED, (section, result.error)
+
+
+def test_a_neighbouring_clause_is_out_of_scope_with_the_right_names(typed: DocumentView) -> None:
+    result = check(typed, "keep the Customer informed of progress", section="2.2(a)")
+    assert result.status == EditStatus.OUT_OF_SCOPE
+    error = why(result)
+    assert "\u201c2.2(a) comply with the Customer\u2019s site rules;\u201d" in error.message
+    assert "section \u201c2.2(b) keep the Customer" in error.message
+    assert "set `section` to \u201c2.2(b)\u201d" in (error.hint or "")
+
+
+def test_a_body_paragraph_after_items_lies_in_the_clause_of_the_items(typed: DocumentView) -> None:
+    body = next(p for p in typed.paragraphs if typed.paragraph_text(p).startswith("The Supplier shall bear"))
+    assert body.section is not None and body.section.startswith("2.2(b)")
+    fees = next(p for p in typed.paragraphs if typed.paragraph_text(p).startswith("The Customer shall pay"))
+    assert fees.section == "\u00a7 3 Fees"
+    assert check(typed, "within thirty days of invoice", section="\u00a73").status == EditStatus.VERIFIED
+
+
+def test_a_section_name_that_matches_two_places_is_refused_with_both(typed: DocumentView) -> None:
+    result = check(typed, "maintenance of the Customer", section="1")  # "1" is Clause 1
+    assert result.status == EditStatus.OUT_OF_SCOPE
+    assert "set `section` to \u201cSCHEDULE 2, 1\u201d" in (why(result).hint or "")
+    result = check(typed, "maintenance of the Customer", section="Schedule 2, paragraph 1")
+    assert result.status == EditStatus.VERIFIED
+    result = check(typed, "comply with the Customer", section="(a)")
+    assert result.status == EditStatus.VERIFIED  # one (a) in the document
+
+
+def test_an_ambiguous_name_lists_every_section_it_names() -> None:
+    view = view_of(
+        docx(
+            P("1. Fees. The fees are due."),
+            P("(a) monthly;"),
+            P("2. Costs. Costs are due."),
+            P("(a) yearly;"),
+        )
+    )
+    result = check(view, "yearly", section="(a)")
+    assert result.status == EditStatus.OUT_OF_SCOPE
+    message = why(result).message
+    assert "names 2 sections" in message
+    assert "\u201c1(a) monthly;\u201d" in message and "\u201c2(a) yearly;\u201d" in message
+
+
+@pytest.mark.parametrize("section", ["9.9", "Clause 7", "Schedule 4"])
+def test_a_section_the_document_lacks_is_refused_naming_where_the_anchor_is(
+    typed: DocumentView, section: str
+) -> None:
+    result = check(typed, "keep the Customer informed of progress", section=section)
+    assert result.status == EditStatus.OUT_OF_SCOPE
+    error = why(result)
+    assert f"no section named \u201c{section}\u201d" in error.message
+    assert "set `section` to \u201c2.2(b)\u201d" in (error.hint or "")
+
+
+@pytest.mark.parametrize("section", ["", "   ", "x" * 201])
+def test_an_empty_or_absurd_section_is_an_invalid_entry(section: str) -> None:
+    batch = parse_edit_reply(
+        json.dumps(
+            [{"anchor": "a", "replacement": "b", "section": section}, {"anchor": "c", "replacement": "d"}]
+        )
+    )
+    assert batch is not None and len(batch.edits) == 1 and len(batch.invalid) == 1
+    assert "section" in batch.invalid[0].reason
+
+
+@pytest.mark.parametrize("section", [[1], {"n": 1}, True, 4.1])
+def test_a_section_that_is_not_text_is_an_invalid_entry(section: object) -> None:
+    batch = parse_edit_reply(json.dumps([{"anchor": "a", "replacement": "b", "section": section}]))
+    assert batch is not None and batch.edits == [] and len(batch.invalid) == 1
+
+
+# -- labels shown, and the label tolerance --------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lease() -> DocumentView:
+    return view_of(LEASE)
+
+
+def test_the_plain_view_shows_each_label_before_its_text(lease: DocumentView) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "redline", "view", str(LEASE)], capture_output=True, text=True, check=True
+    ).stdout
+    assert "\n2.2 Renewal Option. Provided no Event of Default" in out
+    assert "\n3.3(a)" not in out and "\n(a) use or store any hazardous" in out  # as displayed
+    doc = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "redline", "view", str(LEASE), "--json"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    para = next(p for p in doc["paragraphs"] if p["label"] == "2.2")
+    assert para["text"].startswith("Renewal Option.")  # the document's own text, the label beside it
+    assert doc["text"][para["start"] : para["end"]] == para["text"]
+    assert para["section"] == "2.2 Renewal Option"
+
+
+def test_an_anchor_that_begins_with_its_label_is_found_without_it(lease: DocumentView) -> None:
+    result = check(lease, "2.2 Renewal Option. Provided no Event of Default exists", section="2.2")
+    assert result.status == EditStatus.VERIFIED, result.error
+    assert "label" in result.tolerances
+    [loc] = result.locations
+    assert lease.text[loc.start : loc.end] == "Renewal Option. Provided no Event of Default exists"
+
+
+def test_an_anchor_with_another_label_is_not_found_and_names_the_right_one(lease: DocumentView) -> None:
+    result = check(lease, "2.3 Renewal Option. Provided no Event of Default exists")
+    assert result.status == EditStatus.NOT_FOUND
+    error = why(result)
+    assert "\u201c2.3\u201d" in error.message and "labelled \u201c2.2\u201d" in error.message
+    assert "\u201c2.2\u201d" in (error.hint or "")
+
+
+def test_a_replacement_that_repeats_the_label_does_not_write_it(tmp_path: Path) -> None:
+    reply = json.dumps(
+        [{"anchor": "2.2 Renewal Option. Provided no Event of Default exists",
+          "replacement": "2.2 Renewal Option. Provided no Event of Default or breach exists"}]
+    )  # fmt: skip
+    outcome = apply_reply(LEASE.read_bytes(), reply, ApplyOptions())
+    [edit] = outcome.report.edits
+    assert edit.status == EditStatus.APPLIED and "label" in edit.tolerances
+    assert outcome.output is not None
+    out = tmp_path / "out.docx"
+    out.write_bytes(outcome.output)
+    accepted = subprocess.run(
+        ["pandoc", "--track-changes=accept", "-t", "plain", "--wrap=none", str(out)],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert "Renewal Option. Provided no Event of Default or breach exists" in accepted
+    assert "2.2 Renewal Option" not in accepted  # pandoc shows no automatic numbers: none typed
+
+
+def test_a_summary_quote_that_begins_with_its_label_is_verified() -> None:
+    from summarize.check import check_reply
+
+    quote = "2.2 Renewal Option. Provided no Event of Default exists"
+    reply = json.dumps({"summary": "s", "points": [{"title": "Renewal", "text": "t", "quotes": [quote]}]})
+    report = check_reply(LEASE.read_bytes(), reply)
+    assert report.totals.verified == 1, report
+
+
+def test_cyclic_paragraph_styles_are_refused_too_complex() -> None:
+    data = docx(P("The Tenant shall pay rent.", style="A"))
+    import io
+    import zipfile
+
+    src = zipfile.ZipFile(io.BytesIO(data))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for item in src.infolist():
+            body = src.read(item.filename)
+            if item.filename == "word/styles.xml":
+                body = (
+                    b'<?xml version="1.0" encoding="UTF-8"?><w:styles xmlns:w="http://schemas.'
+                    b'openxmlformats.org/wordprocessingml/2006/main">'
+                    b'<w:style w:type="paragraph" w:styleId="A"><w:basedOn w:val="B"/></w:style>'
+                    b'<w:style w:type="paragraph" w:styleId="B"><w:basedOn w:val="A"/></w:style></w:styles>'
+                )
+            z.writestr(item, body)
+    loaded = load_view(buf.getvalue())
+    assert not isinstance(loaded, tuple) and loaded.code == Code.TOO_COMPLEX
+    assert "circle" in loaded.message
