@@ -50,6 +50,7 @@ _EXPORTS: dict[str, str] = {
     "instructions": "redline.prompt",
     "definitions": "redline.prompt",
     "refusal_feedback": "redline.prompt",
+    "with_retry": "redline.prompt",
     # the report
     "Report": "redline.report",
     "Totals": "redline.report",
@@ -91,6 +92,7 @@ __all__ = [
     "parse_edit_reply",
     "refusal_feedback",
     "tool_definitions",
+    "with_retry",
 ]
 
 if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports on first use
@@ -111,7 +113,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports o
     from .apply import ApplyOptions, Outcome, apply_reply
     from .load import load_view
     from .package import Limits, Package, PackageError
-    from .prompt import definitions, instructions, refusal_feedback
+    from .prompt import definitions, instructions, refusal_feedback, with_retry
     from .report import Report, Totals
     from .tools import DocumentTools, tool_definitions
     from .view import DocumentView

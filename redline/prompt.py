@@ -12,8 +12,18 @@ from __future__ import annotations
 import json
 from typing import Any, Literal, get_args
 
-from shared_schema import MEANINGS, Code, EditStatus, json_schema
+from shared_schema import (
+    MEANINGS,
+    Code,
+    Edit,
+    EditBatch,
+    EditStatus,
+    InvalidEntry,
+    json_schema,
+    parse_edit_reply,
+)
 
+from .apply import Outcome
 from .report import Report
 
 Api = Literal["json-schema", "openai", "anthropic", "gemini", "mcp"]
@@ -31,6 +41,7 @@ __all__ = [
     "instructions",
     "refusal_feedback",
     "render",
+    "with_retry",
 ]
 
 _EDITING = """\
@@ -178,8 +189,33 @@ def refusal_feedback(report: Report) -> str | None:
     if not refused:
         return None
     return (
-        f"{len(refused)} of your {len(report.edits)} edits were refused; the others are applied. "
+        f"{len(refused)} of your {len(report.edits)} edits were refused; the others stand. "
         "Reply once more with corrected versions of these edits only, in the same format "
         "(never repeat an applied edit; leave out an edit you cannot place):\n"
         + json.dumps(refused, indent=2, ensure_ascii=False)
     )
+
+
+def with_retry(first: Outcome, retry: str | bytes) -> EditBatch:
+    """One batch for the final apply: the edits of the first reply that were placed (applied,
+    or verified on a dry run), then every edit of the retry reply -- each matched against the
+    original document, so the redlined copy is written once.  The retry's unusable entries are
+    kept (reported ``invalid``) after its edits; an unparseable retry adds nothing."""
+    if first.batch is None:
+        raise ValueError("the first outcome holds no parsed reply (its reply was refused whole)")
+    placed = {e.index for e in first.report.edits if e.status.ok}
+    edits = [_unplaced(e) for e in first.batch.edits if e.index in placed]
+    again = parse_edit_reply(retry)
+    if again is None:
+        return EditBatch(edits=edits, notes=["the retry reply held no usable edits"])
+    edits += [_unplaced(e) for e in again.edits]
+    invalid = [
+        InvalidEntry(index=len(edits) + i, reason=entry.reason, raw=entry.raw)
+        for i, entry in enumerate(again.invalid)
+    ]
+    return EditBatch(edits=edits, invalid=invalid, notes=[f"retry: {n}" for n in again.notes])
+
+
+def _unplaced(edit: Edit) -> Edit:
+    """The same edit without its place in its reply (the merged batch numbers them anew)."""
+    return Edit.model_validate(edit.model_dump())

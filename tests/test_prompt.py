@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -31,18 +32,21 @@ def test_redline_prompt_prints_the_instructions_and_the_schema_it_names(
     assert instructions(api) in out
     printed = _printed_json(out)
     assert printed == definitions(api)
-    expected = {
-        "openai": lambda: printed["response_format"]["json_schema"]["schema"],  # type: ignore[index]
-        "anthropic": lambda: printed["tools"][0]["input_schema"],  # type: ignore[index]
-        "gemini": lambda: printed["generationConfig"]["responseSchema"],  # type: ignore[index]
-        "json-schema": lambda: printed["schema"],
-    }
     if api == "mcp":
         assert printed["tools"] == tool_definitions()
         assert "read_region" in out and "in place" in out
-    else:
-        dialect = "json-schema" if api == "json-schema" else api
-        assert expected[api]() == json_schema("edits", dialect)  # type: ignore[arg-type]
+        return
+    paths: dict[str, list[str | int]] = {
+        "openai": ["response_format", "json_schema", "schema"],
+        "anthropic": ["tools", 0, "input_schema"],
+        "gemini": ["generationConfig", "responseSchema"],
+        "json-schema": ["schema"],
+    }
+    path = paths[api]
+    found: Any = printed
+    for step in path:
+        found = found[step]
+    assert found == json_schema("edits", api)
 
 
 def test_the_instructions_cover_what_a_model_must_know() -> None:
