@@ -133,11 +133,12 @@ def _edit_row(edit: dict[str, Any], rationale: str | None) -> str:
     err = edit.get("error") or {}
     finer = err.get("code") if err.get("code") not in (None, code) else None
     codes = " · ".join(escape(str(c)) for c in (code, finer) if c and not ok)
-    cell = [f'<div class="status">{escape(words)}</div>' + (f"<code>{codes}</code>" if codes else "")]
+    secondary = [codes] if codes else []
     if edit.get("match") == "normalized":
-        cell.append("<br><code>matched tolerantly</code>")
+        secondary.append("matched tolerantly")
     if edit.get("id"):
-        cell.append(f"<br><code>id {escape(str(edit['id']))}</code>")
+        secondary.append(f"id {escape(str(edit['id']))}")
+    cell = [f'<div class="status">{escape(words)}</div>', "<br>".join(f"<code>{c}</code>" for c in secondary)]
     body = [f"<div>{redline_html(edit.get('anchor', ''), edit.get('replacement', ''))}</div>"]
     if rationale:
         body.append(f'<div class="rationale">Why: {escape(rationale)}</div>')
