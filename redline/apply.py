@@ -24,6 +24,11 @@ from .writer import WriteOptions, Writer, WriteResult, max_revision_id
 
 @dataclass(frozen=True)
 class ApplyOptions:
+    """How a reply is applied: the revision author and date, ``dry_run`` (verify only, write
+    nothing; ``stream``: never hold the document whole), ``track`` (tracked changes, or plain
+    accepted text), ``comments`` (each rationale as a Word comment), and the limits a hostile
+    document or reply is held to."""
+
     author: str = "redline"
     date: str | None = None
     dry_run: bool = False
@@ -45,6 +50,7 @@ class Outcome:
     output: bytes | None = None  # the redlined document; None on dry-run or refusal
     written: WriteResult | None = None
     view: DocumentView | None = field(default=None, repr=False)
+    batch: EditBatch | None = field(default=None, repr=False)  # the reply as parsed (rationales)
 
     @property
     def exit_code(self) -> int:
@@ -147,7 +153,7 @@ def _apply_batch(
         edits=all_results,
         totals=totals(all_results),
     )
-    return Outcome(report, output, written, view)
+    return Outcome(report, output, written, view, batch)
 
 
 def _write(

@@ -4,8 +4,10 @@ A thin adapter: the tool definitions come from :func:`redline.tools.tool_definit
 call goes to :meth:`redline.tools.DocumentTools.handle`, which holds the rules (root, revision,
 per-document queue, log). Each call runs in a worker thread, so calls on different documents
 run in parallel while the tools' per-document locks queue calls on the same one. A result is
-returned twice: as structured content and as one text block holding the same JSON; a result
-holding ``error`` is flagged ``isError`` so the model sees the refusal as one.
+returned twice: as structured content (valid against the tool's ``outputSchema``) and as one text
+block holding the same JSON; a result holding ``error``, and an ``apply_edits`` whose every edit
+was refused (``status`` ``unapplied``), is flagged ``isError`` (:func:`redline.tools.refused_whole`):
+the flag every client shows the model, so an agent loop that checks only it still notices.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
 from .exits import EXIT_OK, EXIT_USAGE
-from .tools import DocumentTools, tool_definitions
+from .tools import DocumentTools, refused_whole, tool_definitions
 
 __all__ = ["INSTRUCTIONS", "build_server", "serve"]
 
@@ -38,12 +40,9 @@ INSTRUCTIONS = (
 
 
 def _version() -> str:
-    try:
-        from importlib.metadata import version
+    from . import __version__
 
-        return version("redline")
-    except Exception:
-        return "0"
+    return __version__
 
 
 def build_server(tools: DocumentTools) -> Server[Any]:
@@ -53,6 +52,7 @@ def build_server(tools: DocumentTools) -> Server[Any]:
             name=d["name"],
             description=d["description"],
             input_schema=d["inputSchema"],
+            output_schema=d["outputSchema"],
             annotations=types.ToolAnnotations(
                 read_only_hint=d["name"] == "read_region",
                 destructive_hint=False,
@@ -76,7 +76,7 @@ def build_server(tools: DocumentTools) -> Server[Any]:
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=json.dumps(result, ensure_ascii=False))],
             structured_content=result,
-            is_error="error" in result,
+            is_error=refused_whole(result),
         )
 
     return Server(

@@ -21,6 +21,8 @@ def report_json(data: dict[str, Any]) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 class ReplyInfo(BaseModel):
+    """What the parser made of the reply: parsed at all, what it coerced, what it could not use."""
+
     model_config = ConfigDict(extra="forbid")
     parsed: bool
     notes: list[str] = Field(default_factory=list)
@@ -28,6 +30,8 @@ class ReplyInfo(BaseModel):
 
 
 class Totals(BaseModel):
+    """How many edits a reply proposed, how many were applied, and each status's count."""
+
     model_config = ConfigDict(extra="forbid")
     proposed: int
     applied: int
@@ -36,6 +40,10 @@ class Totals(BaseModel):
 
 
 class Report(BaseModel):
+    """One reply applied to one document: every edit with its status (applied, or refused with
+    its code, message and hint), the reply's parse notes, the totals; ``error`` when the
+    document or the reply was refused whole (INTERFACE.md, "The redline report")."""
+
     model_config = ConfigDict(extra="forbid")
     document: str
     revision: str | None

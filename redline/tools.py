@@ -76,6 +76,7 @@ __all__ = [
     "DocumentTools",
     "ToolError",
     "arguments_digest",
+    "refused_whole",
     "tool_definitions",
 ]
 
@@ -109,7 +110,9 @@ _READ_REGION_DESCRIPTION = (
 
 _APPLY_EDITS_DESCRIPTION = (
     "Apply proposed changes to a Word document (.docx) as native tracked changes (insertions and "
-    "deletions a reviewer can accept or reject). Rules: (1) copy each `anchor` character for "
+    "deletions a reviewer can accept or reject). By default the document at `path` is edited in "
+    "place (replaced atomically); pass `output` to write the edited copy to another file and "
+    "leave `path` as it is. Rules: (1) copy each `anchor` character for "
     "character from the `text` that read_region returned: never paraphrase or re-type it, and "
     "quote enough words that it occurs exactly once; (2) one call may carry several "
     "non-overlapping edits, and each is matched against the document as you read it (not as "
@@ -121,8 +124,9 @@ _APPLY_EDITS_DESCRIPTION = (
     "again. Edits the document cannot take are reported one by one with a code (not_found, "
     "ambiguous, count_mismatch, out_of_scope, overlap, no_change, invalid ...), a message and "
     "a hint, while the others are still applied. Returns every edit's result, for applied "
-    "edits the post-edit `paragraphs` they touched, and the new `revision` to use next. The "
-    "document at `path` is changed in place unless `output` names another file."
+    "edits the post-edit `paragraphs` they touched, and the new `revision` to use next. A call "
+    "whose every edit was refused writes nothing and comes back as an error (isError) with "
+    "`status` 'unapplied': correct the edits from their hints and call again."
 )
 
 
@@ -202,7 +206,87 @@ def tool_definitions() -> list[dict[str, Any]]:
         "description": _APPLY_EDITS_DESCRIPTION,
         "inputSchema": apply_schema,
     }
+    read_region["outputSchema"], apply_edits["outputSchema"] = _output_schemas()
     return [read_region, apply_edits]
+
+
+def refused_whole(result: Mapping[str, Any]) -> bool:
+    """Whether a tool result did nothing: the call was refused (``error``), or it proposed
+    edits and every one was refused (``status`` ``unapplied``).  The MCP server flags such a
+    result ``isError`` -- the field every MCP client shows the model and an agent loop checks
+    first -- so a loop that reads only that flag still notices a call that changed nothing."""
+    return "error" in result or result.get("status") == "unapplied"
+
+
+_ERROR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "Set when the call was refused whole: a code of the catalogue, a message, a hint.",
+    "properties": {"code": {"type": "string"}, "message": {"type": "string"}, "hint": {"type": "string"}},
+    "required": ["code", "message"],
+}
+_PARAGRAPH_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "index": {"type": "integer"},
+        "label": {"type": ["string", "null"]},
+        "section": {"type": ["string", "null"]},
+        "story": {"type": "string"},
+        "start": {"type": "integer"},
+        "end": {"type": "integer"},
+        "text": {"type": "string"},
+    },
+    "required": ["index", "start", "end", "text"],
+}
+
+
+def _output_schemas() -> tuple[dict[str, Any], dict[str, Any]]:
+    """The tools' ``outputSchema``: what a result holds when the call ran, or ``error`` when it
+    was refused whole (either is an object; further fields may be added, never removed)."""
+    failed = {"required": ["error"]}
+    read_region = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "revision": {"type": "string", "description": "Pass it to apply_edits."},
+            "region": {"type": "object"},
+            "text": {"type": "string", "description": "The region's exact text, to quote anchors from."},
+            "paragraphs": {"type": "array", "items": _PARAGRAPH_SCHEMA},
+            "outline": {"type": "array", "items": {"type": "object"}},
+            "stories": {"type": "array", "items": {"type": "object"}},
+            "error": _ERROR_SCHEMA,
+        },
+        "anyOf": [{"required": ["path", "revision", "region"]}, failed],
+    }
+    entry = json.loads(json.dumps(EditResult.model_json_schema()))
+    defs = entry.pop("$defs", {})
+    entry.pop("additionalProperties", None)
+    entry["properties"]["paragraphs"] = {
+        "type": "array",
+        "items": _PARAGRAPH_SCHEMA,
+        "description": "For an applied edit: the paragraphs it touched, as they read now.",
+    }
+    apply_edits = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "output": {"type": ["string", "null"]},
+            "status": {
+                "enum": ["applied", "partial", "unapplied", "stale"],
+                "description": "applied: every edit; partial: some; unapplied: none (the "
+                "result is flagged isError); stale: the call was refused whole.",
+            },
+            "written": {"type": "boolean"},
+            "edits": {"type": "array", "items": entry},
+            "totals": {"type": "object"},
+            "reply": {"type": "object"},
+            "revision": {"type": "string", "description": "The revision to quote next."},
+            "previous_revision": {"type": "string"},
+            "error": _ERROR_SCHEMA,
+        },
+        "anyOf": [{"required": ["status", "edits"]}, failed],
+        "$defs": defs,
+    }
+    return read_region, apply_edits
 
 
 _ARGUMENTS: dict[str, frozenset[str]] = {

@@ -52,13 +52,26 @@ def parse_command(parser: argparse.ArgumentParser, argv: list[str] | None) -> ar
     """The command line's arguments, or the exit code when there is nothing to run: ``--help``
     (0), a usage error (2, argparse has said why) or no command at all (2, with the help)."""
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # said with the usage of the command they were given to, not the program's
+            _command_parser(parser, getattr(args, "command", None)).error(
+                f"unrecognized arguments: {' '.join(extra)}"
+            )
     except SystemExit as exc:
         return EXIT_OK if exc.code in (0, None) else EXIT_USAGE
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     return args
+
+
+def _command_parser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser:
+    """The subcommand's own parser (for its usage line), or the program's."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            found: argparse.ArgumentParser = action.choices[command]
+            return found
+    return parser
 
 
 def run_command(prog: str, command: Callable[[], int]) -> int:

@@ -12,20 +12,24 @@ import json
 import sys
 from pathlib import Path
 
+from redline import __version__
 from redline.apply import apply_reply
 from redline.files import write_atomic
 from redline.load import load_view
 from redline.package import Package, PackageError
+from redline.prompt import APIS
+from redline.prompt import render as render_prompt
 from redline.report import Report
 from redline.view import unread
 from redline.wordml import describe
-from shared_schema import Code, Refusal
+from shared_schema import DIALECTS, SCHEMA_NAMES, Code, Refusal, json_schema
 
 from .common import (
     EXIT_OK,
     EXIT_REFUSED,
     EXIT_UNAPPLIED,
     EXIT_USAGE,
+    UsageError,
     apply_options,
     check_targets,
     default_output,
@@ -43,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="redline",
         description="Verify a model's proposed contract edits and write them as Word tracked changes.",
     )
+    parser.add_argument("--version", action="version", version=f"redline {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     view = sub.add_parser("view", help="print the document's text view (what a model is shown)")
@@ -77,6 +82,19 @@ def build_parser() -> argparse.ArgumentParser:
     mcp = sub.add_parser("mcp", help="serve read_region and apply_edits over MCP (stdio)")
     mcp.add_argument("--root", default=".", help="only documents under this folder are opened")
     mcp.add_argument("--log", help="append one JSON line per tool call to this file")
+
+    schema = sub.add_parser("schema", help="print a reply's JSON Schema for a model API's strict mode")
+    schema.add_argument("name", choices=SCHEMA_NAMES, help="edits (a reply), edit (one entry) or summary")
+    schema.add_argument(
+        "--for", dest="dialect", choices=DIALECTS, default="json-schema",
+        help="the API whose strict structured output must accept it (default: plain JSON Schema)",
+    )  # fmt: skip
+
+    prompt = sub.add_parser("prompt", help="print the instructions and definitions to give a model")
+    prompt.add_argument(
+        "--for", dest="api", choices=APIS, default="json-schema",
+        help="the API whose shape the definitions take (mcp: the MCP tools)",
+    )  # fmt: skip
     return parser
 
 
@@ -102,9 +120,22 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
         return run_stats_command(args)
     if args.command == "mcp":
-        from redline.mcp_server import serve
-
+        try:
+            from redline.mcp_server import serve
+        except ModuleNotFoundError as exc:
+            if exc.name is None or exc.name.partition(".")[0] not in ("mcp", "anyio"):
+                raise
+            raise UsageError(
+                "needs the MCP extra, which is not installed: pip install 'redline[mcp]'"
+            ) from None
         return serve(Path(args.root), Path(args.log) if args.log else None)
+    if args.command == "schema":
+        json.dump(json_schema(args.name, args.dialect), sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return EXIT_OK
+    if args.command == "prompt":
+        sys.stdout.write(render_prompt(args.api))
+        return EXIT_OK
     parser.print_help(sys.stderr)
     return EXIT_USAGE
 

@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 
-from review.job import OK, pair
+from review.job import OK, json_bytes, pair
 from review.runner import BatchSummary, Executor, InProcess, LocalPool, NoDocuments, run_review
 from review.storage import Storage, open_storage
 
@@ -29,6 +29,7 @@ def add_review_arguments(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     parser.add_argument("--scheduler", help="a Dask scheduler address, tcp://HOST:PORT")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--json", action="store_true", help="print summary.json on standard output")
 
 
 def make_executor(args: argparse.Namespace) -> Executor:
@@ -67,10 +68,14 @@ def run_review_command(args: argparse.Namespace) -> int:
         if bar is not None:
             bar.close()
     _print_batch(summary, target)
+    if args.json:
+        sys.stdout.write(json_bytes(summary.to_dict()).decode("utf-8"))
     return summary.exit_code
 
 
 def _print_batch(summary: BatchSummary, target: Storage) -> None:
+    """The run's summary lines, on stderr like every command's (stdout is for what a command
+    was asked to print: here ``--json``'s summary.json)."""
     data = summary.to_dict()
     for d in data["documents"]:
         t = d.get("totals") or {}
@@ -78,11 +83,12 @@ def _print_batch(summary: BatchSummary, target: Storage) -> None:
             line = f"{t.get('applied', 0)}/{t.get('proposed', 0)} edits applied"
         else:
             line = d.get("message") or d["outcome"]
-        print(f"{d['outcome']:>16}  {d['name']}: {line}")
+        print(f"{d['outcome']:>16}  {d['name']}: {line}", file=sys.stderr)
     t = data["totals"]
     print(
         f"{t['documents']} documents, {t['applied']}/{t['proposed']} edits applied, "
-        f"{t['unapplied']} unapplied -> {target.describe()} (summary.json, report.html)"
+        f"{t['unapplied']} unapplied -> {target.describe()} (summary.json, report.html)",
+        file=sys.stderr,
     )
 
 

@@ -6,7 +6,9 @@ import argparse
 import json
 import sys
 
+from redline.package import PackageError
 from redline.stats import collect
+from shared_schema import Code
 
 from .common import UsageError
 
@@ -19,7 +21,10 @@ def add_stats_arguments(parser: argparse.ArgumentParser) -> None:
 def run_stats_command(args: argparse.Namespace) -> int:
     try:
         stats = collect(args.reports)
-    except (OSError, ValueError) as exc:
+    except OSError as exc:  # a missing or unreadable input: refused (exit 3), as in every command
+        where = f" {exc.filename!r}" if exc.filename is not None else ""
+        raise PackageError(Code.IO_ERROR, f"Cannot read the reports{where}: {exc.strerror or exc}.") from exc
+    except ValueError as exc:
         raise UsageError(f"cannot read the reports: {exc}") from exc
     if args.json:
         json.dump(stats.to_json(), sys.stdout, indent=2, ensure_ascii=False)

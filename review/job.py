@@ -17,7 +17,7 @@ from typing import Any
 from redline.apply import ApplyOptions, apply_reply
 from redline.exits import EXIT_REFUSED
 from redline.report import report_json
-from shared_schema import Code
+from shared_schema import Code, EditBatch
 
 from .html_report import report_details
 
@@ -97,6 +97,14 @@ def pair(names: list[str]) -> list[Job]:
     return jobs
 
 
+def _rationales(batch: EditBatch | None) -> dict[int, str]:
+    """Each edit's rationale by its index in the reply (the page shows it; the report does not
+    repeat the reply)."""
+    if batch is None:
+        return {}
+    return {e.index: e.rationale for e in batch.edits if e.index is not None and e.rationale}
+
+
 def run_document(
     document: bytes | None,
     reply: bytes | None,
@@ -153,7 +161,7 @@ def _run(
         summary_report_json=None if summary_report is None else json_bytes(summary_report),
         totals=report.totals.model_dump(),
         summary_totals=None if summary_report is None else summary_report.get("totals"),
-        report_html=report_details(report_dict),
+        report_html=report_details(report_dict, _rationales(outcome.batch), summary_report),
     )
     if report.error is not None:
         result.message = f"{report.error.message} [{report.error.code}]"

@@ -118,8 +118,9 @@ def run_review(
 
     by_name: dict[str, JobResult] = {}
     details: dict[str, str] = {}
+    written: dict[str, set[str]] = {}
     for result in executor.run(tasks()):
-        _write_outputs(target, result)
+        written[result.name] = _write_outputs(target, result)
         by_name[result.name] = result
         details[result.name] = result.report_html
         # written: keep no documents or reports in memory
@@ -127,7 +128,7 @@ def run_review(
         result.report_html = ""
         if progress is not None:
             progress(result)
-    documents = [_summary_entry(job, by_name[job.name]) for job in jobs]
+    documents = [_summary_entry(job, by_name[job.name], written[job.name]) for job in jobs]
     outcomes = {d["outcome"] for d in documents}
     exit_code = EXIT_OK if outcomes <= {OK} else EXIT_UNAPPLIED
     summary = BatchSummary(documents, exit_code)
@@ -142,16 +143,21 @@ class NoDocuments(Exception):
     pass
 
 
-def _write_outputs(target: Storage, result: JobResult) -> None:
-    if result.output is not None:
-        target.write(f"{result.name}.redlined.docx", result.output)
-    if result.report_json is not None:
-        target.write(f"{result.name}.report.json", result.report_json)
-    if result.summary_report_json is not None:
-        target.write(f"{result.name}.summary-report.json", result.summary_report_json)
+def _write_outputs(target: Storage, result: JobResult) -> set[str]:
+    """Write one document's files; the names written (summary.json names them: the result's
+    bytes are dropped once written)."""
+    files = {
+        f"{result.name}.redlined.docx": result.output,
+        f"{result.name}.report.json": result.report_json,
+        f"{result.name}.summary-report.json": result.summary_report_json,
+    }
+    for name, data in files.items():
+        if data is not None:
+            target.write(name, data)
+    return {name for name, data in files.items() if data is not None}
 
 
-def _summary_entry(job: Job, result: JobResult) -> dict[str, Any]:
+def _summary_entry(job: Job, result: JobResult, written: set[str]) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "name": job.name,
         "document": job.document,
@@ -159,14 +165,19 @@ def _summary_entry(job: Job, result: JobResult) -> dict[str, Any]:
         "outcome": result.outcome,
         "exit": result.exit_code,
         "totals": result.totals,
-        "output": f"{job.name}.redlined.docx" if result.outcome in (OK, "unapplied") else None,
-        "report": f"{job.name}.report.json" if result.report_json is not None else None,
+        "output": _named(f"{job.name}.redlined.docx", written),
+        "report": _named(f"{job.name}.report.json", written),
         "message": result.message,
     }
     if job.summary is not None:
         entry["summary"] = job.summary
+        entry["summary_report"] = _named(f"{job.name}.summary-report.json", written)
         entry["summary_totals"] = result.summary_totals
     return entry
+
+
+def _named(name: str, written: set[str]) -> str | None:
+    return name if name in written else None
 
 
 __all__ = [

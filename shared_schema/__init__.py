@@ -1,30 +1,42 @@
 """The shapes a model is asked for, the shapes we report with, and the tolerant reply parser."""
 
 from .codes import MEANINGS, Code, EditStatus, MatchKind, QuoteStatus, Tolerance
-from .json_schema import json_schema
+from .json_schema import DIALECTS, SCHEMA_NAMES, Dialect, SchemaName, json_schema
 from .models import (
+    EDITS_RULES,
+    SUMMARY_RULES,
     CodedError,
     Edit,
     EditBatch,
+    EditRequest,
     EditResult,
+    EditsRequest,
     InvalidEntry,
     Location,
     QuoteCheck,
     Refusal,
     SummaryPoint,
     SummaryReply,
+    SummaryRequest,
     xml_unsafe_character,
 )
 from .parse import ParseLimits, parse_edit_reply, parse_summary_reply
 
 __all__ = [
+    "DIALECTS",
+    "EDITS_RULES",
     "MEANINGS",
+    "SCHEMA_NAMES",
+    "SUMMARY_RULES",
     "Code",
     "CodedError",
+    "Dialect",
     "Edit",
     "EditBatch",
+    "EditRequest",
     "EditResult",
     "EditStatus",
+    "EditsRequest",
     "InvalidEntry",
     "Location",
     "MatchKind",
@@ -32,8 +44,10 @@ __all__ = [
     "QuoteCheck",
     "QuoteStatus",
     "Refusal",
+    "SchemaName",
     "SummaryPoint",
     "SummaryReply",
+    "SummaryRequest",
     "Tolerance",
     "json_schema",
     "parse_edit_reply",

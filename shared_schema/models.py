@@ -1,9 +1,12 @@
 """The one authoritative definition of the shapes both flows ask a model for and report with.
 
-Request shapes (what a model sends): :class:`Edit`, :class:`EditBatch`, :class:`SummaryPoint`,
-:class:`SummaryReply`.  Result shapes (what we report back): :class:`Location`,
-:class:`Refusal`, :class:`EditResult`, :class:`QuoteCheck`.  ``redline`` and ``summarize`` import
-these very classes; neither defines its own copy.
+Request shapes (what a model is asked to send, and all it is asked for): :class:`EditRequest`
+(one reply entry), :class:`EditsRequest`, :class:`SummaryPoint`, :class:`SummaryRequest` --
+:mod:`shared_schema.json_schema` exports them for each model API.  Parsed shapes (what the
+tolerant parser made of a reply, with what it could not use and what it coerced): :class:`Edit`,
+:class:`EditBatch`, :class:`SummaryReply`.  Result shapes (what we report back):
+:class:`Location`, :class:`Refusal`, :class:`EditResult`, :class:`QuoteCheck`.  ``redline`` and
+``summarize`` import these very classes; neither defines its own copy.
 """
 
 from __future__ import annotations
@@ -41,13 +44,17 @@ class _Shape(BaseModel):
 MAX_SECTION = 200  # characters: a longer `section` names no section (it is refused)
 
 
-class Edit(_Shape):
-    """One proposed change: replace the verbatim ``anchor`` with ``replacement``."""
+class EditRequest(_Shape):
+    """One proposed change: replace the verbatim `anchor` with `replacement`."""
 
-    # (The docstring is the schema's description a model reads.) :attr:`index` is where the
-    # entry stood in the reply's list, which the parser knows and every report states: not a
-    # field (a model neither sends nor sees it), and two edits that say the same are equal
-    # wherever they stood.
+    # (The docstring is the schema's description a model reads.)  THE ONE PLACE for the fields
+    # a reply entry may carry: every schema dialect, the prompt kit and the parsed :class:`Edit`
+    # derive from these fields.  The reply actions of INTERFACE.md ("Names the open issues
+    # add": ``action`` = insert_after / insert_before / accept / reject / comment / reply /
+    # resolve, with ``text``, ``level``, ``revision_id``, ``author``, ``comment_id``) are added
+    # here, as optional fields (``action: Literal[...] | None = None``), once the parser
+    # (parse._read_edit) accepts them; nothing else needs to change for the schemas to offer
+    # them.
 
     anchor: str = Field(
         min_length=1,
@@ -79,6 +86,28 @@ class Edit(_Shape):
         ),
     )
     id: str | None = Field(default=None, description="Your identifier for this edit, echoed back.")
+
+    @field_validator("anchor", "replacement", "rationale", "section")
+    @classmethod
+    def _no_xml_unsafe(cls, value: str | None) -> str | None:
+        return _xml_safe(value)
+
+    @field_validator("anchor")
+    @classmethod
+    def _anchor_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("the anchor is only whitespace; quote the text to change")
+        return value
+
+
+class Edit(EditRequest):
+    """One proposed change: replace the verbatim ``anchor`` with ``replacement``."""
+
+    # An entry of a reply as the tolerant parser read it: the fields of :class:`EditRequest`,
+    # and :attr:`index`, where the entry stood in the reply's list, which the parser knows and
+    # every report states: not a field (a model neither sends nor sees it), and two edits that
+    # say the same are equal wherever they stood.
+
     _index: int | None = PrivateAttr(default=None)
 
     @property
@@ -101,18 +130,6 @@ class Edit(_Shape):
             return NotImplemented
         return type(self) is type(other) and self.__dict__ == other.__dict__  # the fields alone
 
-    @field_validator("anchor", "replacement", "rationale", "section")
-    @classmethod
-    def _no_xml_unsafe(cls, value: str | None) -> str | None:
-        return _xml_safe(value)
-
-    @field_validator("anchor")
-    @classmethod
-    def _anchor_not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("the anchor is only whitespace; quote the text to change")
-        return value
-
 
 class InvalidEntry(_Shape):
     """An entry that was present in a reply but could not be used."""
@@ -122,8 +139,30 @@ class InvalidEntry(_Shape):
     raw: Any = None
 
 
+EDITS_RULES = (
+    "Propose changes to the contract as a list of edits. Rules: copy each anchor character for "
+    "character from the document text you were shown; never paraphrase or re-type it. One edit "
+    "per location: quote enough surrounding words that the anchor occurs exactly once. For a "
+    "deliberate replace-all, state expected_matches with the number of occurrences. Name the "
+    "section when the task names a clause. An empty list means no change is needed."
+)
+SUMMARY_RULES = (
+    "Summarise the contract as points. Every point cites one or more quotes copied verbatim "
+    "from the document; a point without a quote is reported as unsupported."
+)
+
+
+class EditsRequest(_Shape):
+    """What a model is asked to reply with: its edits, and nothing else (no parser fields)."""
+
+    model_config = ConfigDict(json_schema_extra={"description": EDITS_RULES})
+
+    edits: list[EditRequest] = Field(description="The proposed edits; may be empty.")
+
+
 class EditBatch(_Shape):
-    """Every usable edit of one reply, plus what was unusable and what was coerced."""
+    """Every usable edit of one reply, plus what was unusable and what was coerced (the parsed
+    result; what a model is asked for is :class:`EditsRequest`)."""
 
     edits: list[Edit] = Field(default_factory=list)
     invalid: list[InvalidEntry] = Field(default_factory=list)
@@ -136,15 +175,27 @@ class EditBatch(_Shape):
 class SummaryPoint(_Shape):
     """One point of a summary, with the verbatim quotes that support it."""
 
-    title: str = ""
-    text: str = ""
+    title: str = Field(default="", description="A few words naming the point, such as 'Rent'.")
+    text: str = Field(default="", description="The point itself, in a sentence or two.")
     quotes: list[str] = Field(
         default_factory=list,
         description="Passages copied verbatim from the document that support this point.",
     )
 
 
+class SummaryRequest(_Shape):
+    """What a model is asked to reply with for a summary."""
+
+    model_config = ConfigDict(json_schema_extra={"description": SUMMARY_RULES})
+
+    summary: str = Field(description="A short overall summary.")
+    points: list[SummaryPoint]
+
+
 class SummaryReply(_Shape):
+    """A summary reply as the tolerant parser read it (what a model is asked for is
+    :class:`SummaryRequest`)."""
+
     summary: str = ""
     points: list[SummaryPoint] = Field(default_factory=list)
     invalid: list[InvalidEntry] = Field(default_factory=list)

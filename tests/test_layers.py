@@ -25,7 +25,7 @@ LAYERS = ("shared_schema", "redline", "summarize", "review", "redline_cli")  # b
 RANK = {name: i for i, name in enumerate(LAYERS)}
 ENTRY_SHIMS = {"redline.__main__", "summarize.__main__"}  # python -m redline / summarize
 CLI = "redline_cli"
-NOT_INSTALLED = ("tests", "testing", "benchmarks")  # the test kit and the measurements
+NOT_INSTALLED = ("tests", "testing", "benchmarks", "examples")  # the test kit, measurements, examples
 SHARED_SCHEMA_NEEDS = {"pydantic", "pydantic_core"}
 
 
@@ -104,7 +104,8 @@ def test_every_installed_package_has_a_layer() -> None:
     installed = {p.rstrip("*") for p in config["tool"]["setuptools"]["packages"]["find"]["include"]}
     assert installed == set(LAYERS), "a package is installed without a place in LAYERS (or the reverse)"
     checked = set(config["tool"]["mypy"]["packages"])
-    assert checked == set(LAYERS) | {"tests", "testing"}, "every layer (and the test kit) is type-checked"
+    kit = {"tests", "testing", "examples"}
+    assert checked == set(LAYERS) | kit, "every layer (and the test kit, the examples) is type-checked"
     scripts = config["project"]["scripts"]
     assert {_top(target) for target in scripts.values()} == {CLI}, "the console scripts are the CLI's"
 

@@ -61,7 +61,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         command=sys.executable,
         args=["-m", "redline", "mcp", "--root", str(root), "--log", str(log)],
         cwd=str(base),
-        env={"TMPDIR": tempfile.gettempdir()},  # where the server keeps its lock files
+        # TMPDIR: where the server keeps its lock files; PYTHONPATH: the server is this
+        # checkout's code, whichever copy of redline the interpreter has installed
+        env={"TMPDIR": tempfile.gettempdir(), "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
     )
     with start_blocking_portal() as portal, portal.wrap_async_context_manager(Client(params)) as client:
         yield Server(portal, client, root, log)
@@ -83,7 +85,8 @@ async def call(client: Client, name: str, arguments: dict[str, Any]) -> dict[str
     data = json.loads(block.text)
     assert data == result.structured_content  # the text block and the structured result agree
     assert isinstance(data, dict)
-    assert result.is_error == ("error" in data)
+    # flagged an error: refused whole, or every edit refused (tools.refused_whole)
+    assert result.is_error == ("error" in data or data.get("status") == "unapplied")
     return data
 
 
@@ -97,6 +100,28 @@ def test_lists_both_tools_with_the_shared_edit_schema(server: Server) -> None:
     assert set(items["properties"]) == set(Edit.model_fields)
     assert set(tools["read_region"].input_schema["properties"]) == {"path", "section", "paragraphs"}
     assert "character for character" in (tools["apply_edits"].description or "")
+
+
+def test_each_tool_declares_an_output_schema_its_results_meet(server: Server, doc: str) -> None:
+    listed = server.run(lambda client: client.list_tools())
+    for tool in listed.tools:
+        assert tool.output_schema is not None and tool.output_schema["type"] == "object", tool.name
+
+    async def body(client: Client) -> None:
+        # the SDK's client validates every result that is not an error against the schema
+        region = await call(client, "read_region", {"path": doc, "section": "4.2"})
+        await call(client, "read_region", {"path": doc})
+        nothing = {"anchor": "words the lease never says", "replacement": "x"}
+        refused = await client.call_tool(
+            "apply_edits", {"path": doc, "edits": [nothing], "revision": region["revision"]}
+        )
+        # every edit refused: flagged isError, so an agent loop notices; nothing written
+        assert refused.is_error is True
+        assert refused.structured_content is not None
+        assert refused.structured_content["status"] == "unapplied"
+        assert refused.structured_content["written"] is False
+
+    server.run(body)
 
 
 def test_read_apply_and_stale(server: Server, doc: str) -> None:

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from html import escape
 from pathlib import Path
 
 import pytest
@@ -100,11 +101,126 @@ def test_stats_counts_equal_the_reports_unapplied_edits(reviewed: Path) -> None:
 def test_report_html_is_self_contained_and_puts_refusals_first(reviewed: Path) -> None:
     html = (reviewed / "report.html").read_text()
     assert "http://" not in html and "https://" not in html and "<script" not in html
+    for external in ("<link", "<img", "<iframe", "@import", "url("):
+        assert external not in html, external
     assert "<del>" in html and "<ins>" in html
-    lease = html[html.index("commercial-lease") :]
-    first_refused = lease.index("not_found")
-    first_applied = lease.index('b-applied">applied')
-    assert first_refused < first_applied
+    lease = _section(html, "commercial-lease")
+    assert lease.index('class="unapplied"') < lease.index('class="applied"')
+    assert lease.rindex('class="unapplied"') < lease.index('class="applied"')  # every refusal first
+
+
+def _section(html: str, name: str) -> str:
+    start = html.index(f"<h2>{name}<")
+    end = html.find('<section class="doc">', start)
+    return html[start : end if end != -1 else len(html)]
+
+
+def test_report_html_shows_each_edits_rationale_and_plain_worded_status(reviewed: Path) -> None:
+    html = (reviewed / "report.html").read_text()
+    reply = (SAMPLES / "commercial-lease.reply.md").read_text()
+    lease = _section(html, "commercial-lease")
+    rationales = [
+        json.loads("{" + line.strip().rstrip(",") + "}")["rationale"]
+        for line in reply.splitlines()
+        if '"rationale"' in line
+    ]
+    assert len(rationales) >= 5
+    for rationale in rationales:
+        assert f"Why: {escape(rationale)}" in lease, rationale
+    # the status in words, the code beside it (secondary)
+    assert "not applied: the quoted text is not in the document</div><code>not_found" in lease
+    assert "not applied: the quoted text occurs in more than one place</div><code>ambiguous" in lease
+    assert '<div class="status">applied</div>' in lease
+
+
+def test_report_html_lists_every_unverified_summary_quote_with_its_reason(reviewed: Path) -> None:
+    html = (reviewed / "report.html").read_text()
+    lease = _section(html, "commercial-lease")
+    report = json.loads((reviewed / "commercial-lease.summary-report.json").read_text())
+    unverified = [q for p in report["points"] for q in p["quotes"] if q["status"] != "verified"]
+    assert unverified
+    t = report["totals"]
+    assert f"{t['verified']} of {t['quotes']} quotes verified" in lease
+    for q in unverified:
+        assert f"“{escape(q['quote'])}” — not verified: {escape(q['error']['message'])}" in lease
+    assert "Summary quote check" not in _section(html, "mutual-nda")  # no summary there
+
+
+def test_report_html_links_each_documents_redlined_copy_and_reports(reviewed: Path) -> None:
+    html = (reviewed / "report.html").read_text()
+    for name in ("commercial-lease", "mutual-nda", "master-services-agreement"):
+        section = _section(html, name)
+        for file in (f"{name}.redlined.docx", f"{name}.report.json"):
+            assert f'href="{file}"' in section and (reviewed / file).is_file(), file
+    assert 'href="commercial-lease.summary-report.json"' in html
+
+
+def _luminance(colour: str) -> float:
+    hexes = colour.lstrip("#")
+    if len(hexes) == 3:
+        hexes = "".join(c * 2 for c in hexes)
+    channels = [int(hexes[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def _contrast(a: str, b: str) -> float:
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_report_html_text_contrast_meets_wcag_aa() -> None:
+    import re
+
+    from review.html_report import _CSS
+
+    assert round(_contrast("#888", "#fff"), 1) == 3.5  # the row numbers before: the check bites
+    rules = re.findall(r"([^{}]+)\{([^}]*)\}", _CSS)
+    page = {"#fff", "#f6f6f4", "#fff4f3"}  # section, page, a row of a refused edit
+    failures = []
+    for selector, body in rules:
+        decls = dict(d.split(":", 1) for d in body.split(";") if ":" in d)
+        colour = decls.get("color")
+        if colour is None:
+            continue
+        own = decls.get("background")
+        if own is not None:
+            backgrounds = {own}
+        elif selector.strip().startswith("header"):
+            backgrounds = {"#1f2d3d"}
+        else:
+            backgrounds = page
+        for bg in backgrounds:
+            ratio = _contrast(colour, bg)
+            if ratio < 4.5:
+                failures.append(f"{selector.strip()}: {colour} on {bg} is {ratio:.2f}:1")
+    assert not failures, failures
+
+
+def test_summary_json_names_each_documents_files_and_review_json_prints_it(
+    reviewed: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    summary = json.loads((reviewed / "summary.json").read_text())
+    for d in summary["documents"]:
+        assert d["report"] == f"{d['name']}.report.json" and (reviewed / d["report"]).is_file()
+        assert d["output"] == f"{d['name']}.redlined.docx" and (reviewed / d["output"]).is_file()
+    lease = next(d for d in summary["documents"] if d["name"] == "commercial-lease")
+    assert lease["summary_report"] == "commercial-lease.summary-report.json"
+    capsys.readouterr()
+    out = tmp_path / "again"
+    args = ["review", str(SAMPLES), "-o", str(out), "--jobs", "1", "--date", DATE, "--json"]
+    assert redline_main(args) == 1
+    printed = capsys.readouterr()
+    assert json.loads(printed.out) == json.loads((out / "summary.json").read_text())
+    assert "15/25 edits applied" in printed.err  # the run's summary lines: stderr, as apply's
+
+
+def test_a_dry_run_review_names_no_redlined_copy(tmp_path: Path) -> None:
+    out = tmp_path / "dry"
+    assert redline_main(["review", str(SAMPLES), "-o", str(out), "--jobs", "1", "--dry-run"]) == 1
+    summary = json.loads((out / "summary.json").read_text())
+    assert all(d["output"] is None and d["report"] for d in summary["documents"])
+    assert not list(out.glob("*.redlined.docx"))
 
 
 def test_missing_reply_and_missing_document_are_reported(tmp_path: Path) -> None:

@@ -11,13 +11,17 @@ import redline.report
 import redline.verify
 import summarize.check
 from shared_schema import (
+    DIALECTS,
     Edit,
     EditBatch,
+    EditRequest,
     EditResult,
+    EditsRequest,
     Location,
     QuoteCheck,
     Refusal,
     SummaryReply,
+    SummaryRequest,
     json_schema,
     parse_edit_reply,
     parse_summary_reply,
@@ -29,10 +33,22 @@ def test_the_edits_schema_states_the_rules_a_model_must_follow() -> None:
     text = json.dumps(schema).lower()
     for rule in ("character for character", "one edit per location", "expected_matches", "section"):
         assert rule in text, rule
-    edit = schema["$defs"]["Edit"]
-    assert set(edit["properties"]) == set(Edit.model_fields)
+    edit = schema["$defs"]["EditRequest"]
+    assert set(edit["properties"]) == set(Edit.model_fields) == set(EditRequest.model_fields)
     assert set(edit["required"]) == {"anchor", "replacement"}
     assert edit["additionalProperties"] is False
+
+
+def test_the_request_shapes_ask_for_no_parser_field() -> None:
+    # what a model is asked for is not what the parser reports: invalid / notes / raw / the
+    # entry's index belong to the parsed result alone
+    for dialect in DIALECTS:
+        text = json.dumps(json_schema("edits", dialect)) + json.dumps(json_schema("summary", dialect))
+        for parser_field in ('"invalid"', '"notes"', '"raw"', '"index"', '"revision"'):
+            assert parser_field not in text, (dialect, parser_field)
+    assert set(EditsRequest.model_fields) == {"edits"}
+    assert set(SummaryRequest.model_fields) == {"summary", "points"}
+    assert {"invalid", "notes"} <= set(EditBatch.model_fields) - set(EditsRequest.model_fields)
 
 
 def test_every_exported_shape_round_trips_through_the_tolerant_parser() -> None:
@@ -48,9 +64,11 @@ def test_every_exported_shape_round_trips_through_the_tolerant_parser() -> None:
     assert set(summary["properties"]) == {"summary", "points"}
     reply = SummaryReply(summary="s")
     assert parse_summary_reply(json.dumps({"summary": "s", "points": []})) == reply
-    assert json_schema("edit")["title"] == "Edit"
+    assert json_schema("edit")["title"] == "EditRequest"
     with pytest.raises(ValueError):
         json_schema("nonsense")  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        json_schema("edits", "cobol")  # type: ignore[arg-type]
 
 
 def test_an_anchor_a_word_document_cannot_hold_is_refused_at_parse_time() -> None:

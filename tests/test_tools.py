@@ -531,6 +531,63 @@ def test_tool_schemas_use_the_shared_field_names() -> None:
     assert "character for character" in defs["read_region"]["description"]
 
 
+def test_every_result_holds_to_its_tools_output_schema(tools: DocumentTools) -> None:
+    import jsonschema
+
+    schemas = {d["name"]: d["outputSchema"] for d in tool_definitions()}
+    for schema in schemas.values():
+        jsonschema.Draft202012Validator.check_schema(schema)
+        assert schema["type"] == "object"  # MCP: an outputSchema's root is an object
+    region = tools.read_region(DOC, section="2.3")
+    anchor = region["text"][:45]
+    nothing = [{"anchor": "words the lease never says", "replacement": "x"}]
+    results = {
+        "read_region": [
+            region,
+            tools.read_region(DOC),
+            tools.read_region(DOC, paragraphs="3-4"),
+            tools.read_region(DOC, section="no such clause"),
+            tools.read_region("missing.docx"),
+        ],
+        "apply_edits": [
+            tools.apply_edits(DOC, nothing, "sha256:0"),
+            tools.apply_edits(DOC, nothing, region["revision"]),
+            tools.apply_edits(DOC, [{"anchor": anchor, "replacement": anchor + " Z"}], region["revision"]),
+            tools.apply_edits(DOC, "not edits", region["revision"]),
+        ],
+    }
+    for name, outputs in results.items():
+        for result in outputs:
+            jsonschema.validate(result, schemas[name])
+
+
+def test_a_call_whose_every_edit_was_refused_is_flagged_as_refused(tools: DocumentTools, root: Path) -> None:
+    from redline.tools import refused_whole
+
+    region = tools.read_region(DOC, section="2.3")
+    before = (root / DOC).read_bytes()
+    nothing = [{"anchor": "words the lease never says", "replacement": "x"}]
+    none = tools.apply_edits(DOC, nothing, region["revision"])
+    assert none["status"] == "unapplied" and none["written"] is False and "error" not in none
+    assert refused_whole(none)  # the MCP server flags it isError
+    assert (root / DOC).read_bytes() == before
+    anchor = region["text"][:45]
+    some = tools.apply_edits(
+        DOC,
+        [{"anchor": anchor, "replacement": anchor + " Z"}, {"anchor": "never says this", "replacement": "y"}],
+        region["revision"],
+    )
+    assert some["status"] == "partial" and not refused_whole(some)
+    assert refused_whole(tools.read_region("missing.docx"))
+    assert not refused_whole(tools.apply_edits(DOC, [], some["revision"]))  # nothing asked, nothing refused
+
+
+def test_apply_edits_states_that_it_edits_in_place_by_default() -> None:
+    text = {d["name"]: d for d in tool_definitions()}["apply_edits"]["description"]
+    assert "By default the document at `path` is edited in place" in text
+    assert "isError" in text and "'unapplied'" in text
+
+
 def test_every_call_is_logged_and_stats_groups_by_code(tools: DocumentTools, tmp_path: Path) -> None:
     region = tools.read_region(DOC, section="3.1")
     anchor = region["text"][:40]

@@ -1,0 +1,47 @@
+"""What every command does alike: the usage of the command an unknown flag was given to, the
+same exit code for the same failure, a missing extra named rather than a traceback."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from redline_cli.redline import main as redline_main
+from redline_cli.summarize import main as summarize_main
+
+
+@pytest.mark.parametrize(
+    ("main", "argv", "usage"),
+    [
+        (redline_main, ["apply", "a.docx", "b.json", "--bogus"], "usage: redline apply"),
+        (redline_main, ["view", "a.docx", "--bogus"], "usage: redline view"),
+        (redline_main, ["stats", "r.json", "--bogus"], "usage: redline stats"),
+        (summarize_main, ["check", "a.docx", "b.json", "--bogus"], "usage: summarize check"),
+    ],
+)
+def test_an_unknown_flag_shows_that_commands_usage(
+    main: object, argv: list[str], usage: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert callable(main) and main(argv) == 2
+    err = capsys.readouterr().err
+    assert usage in err and "unrecognized arguments: --bogus" in err
+
+
+def test_a_missing_input_file_is_exit_3_in_every_command(tmp_path: Path) -> None:
+    missing = str(tmp_path / "missing")
+    assert redline_main(["view", missing]) == 3
+    assert redline_main(["apply", missing, missing]) == 3
+    assert redline_main(["stats", missing]) == 3
+    assert summarize_main(["check", missing, missing]) == 3
+
+
+def test_redline_mcp_without_its_extra_names_the_extra(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delitem(sys.modules, "redline.mcp_server", raising=False)
+    monkeypatch.setitem(sys.modules, "mcp", None)  # as if not installed: importing it fails
+    assert redline_main(["mcp"]) == 2
+    err = capsys.readouterr().err
+    assert "pip install 'redline[mcp]'" in err and "Traceback" not in err
