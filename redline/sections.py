@@ -467,10 +467,12 @@ def _name(head: Head, entry: Entry) -> None:
         )
         as_typed = " ".join(unicodedata.normalize("NFKC", head.shown or "").split())
         shown = as_typed.rstrip(".: ")
+        if shown.endswith(")") and "(" not in shown:
+            shown = shown[:-1]  # "1)" is cited as 1, "a)" as (a) inside its clause
         if relative:
             assert parent is not None
             head.path = (*parent.path, *number.path)
-            head.cite = f"{parent.cite}({shown.strip('()')})"
+            head.cite = f"{parent.cite}({shown.strip('()').rstrip('.')})"
         else:
             head.path = number.path
             head.cite = shown

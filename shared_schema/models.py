@@ -81,8 +81,9 @@ class EditRequest(_Shape):
     section: str | None = Field(
         default=None,
         description=(
-            "The clause the edit must land in: a number as displayed ('4.2', '(a)') or a heading's "
-            "text. Name it when the task names a clause."
+            "The clause the edit must land in, as the document numbers it ('4.2', 'Clause 4.2(b)', "
+            "'Article IV', 'Schedule 2, paragraph 1') or a heading's text. Name it when the task "
+            "names a clause."
         ),
     )
     id: str | None = Field(default=None, description="Your identifier for this edit, echoed back.")

@@ -1,0 +1,136 @@
+"""On the real documents: an edit that cites its clause in any form a lawyer writes is applied;
+the same edit citing a neighbouring clause is ``out_of_scope``, with the right names in the hint.
+
+For every numbered clause of a corpus document whose citation names it alone, an anchor is
+quoted from its own paragraph (six or more words that occur once); the replies cite the clause
+as "4.2", "4.2.", "Clause 4.2", "clause 4.2", "Section 4.2", "§ 4.2", "§4.2", its title, the
+citation in quotes, and with an "Art." for an article; a sub-item also as "4.2 (b)".  The
+oracle is the outline itself (which clause the paragraph is in) -- the numbers themselves are
+held to LibreOffice's in ``tests/test_numbering.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from redline.apply import ApplyOptions, apply_reply
+from redline.locate import Locator
+from redline.package import Package, PackageError
+from redline.sections import Head, Kind
+from redline.verify import verify
+from redline.view import DocumentView, build_view
+from shared_schema import Edit, EditBatch, EditStatus
+
+CORPUS = os.environ.get("REDLINE_CORPUS")
+CORPUS_DOCS = sorted(Path(CORPUS).glob("*.docx")) if CORPUS else []
+PER_DOCUMENT = 12  # clauses tried per document
+
+
+def forms(head: Head) -> list[str]:
+    """Every way the tests cite ``head``."""
+    cite = head.cite
+    number = head.number
+    assert number is not None
+    out = [cite, f"\u201c{cite}\u201d", head.title]
+    if number.kind is Kind.CLAUSE and not cite[:1].isalpha():
+        out += [f"{cite}.", f"Clause {cite}", f"clause {cite}", f"Section {cite}", f"\u00a7 {cite}", f"\u00a7{cite}"]
+        if "(" in cite:
+            out.append(cite.replace("(", " (", 1))
+    elif number.kind is Kind.ARTICLE:
+        out += [f"Art. {number.path[0]}", f"article {number.path[0]}"]
+    if head.namespace is not None and head.namespace is not head:
+        out = [f"{head.namespace.cite}, {f}" for f in out[:1] + out[3:]] + [head.title]
+    return out
+
+
+def quote_of(view: DocumentView, locator: Locator, head: Head) -> str | None:
+    words = view.paragraph_text(view.paragraphs[head.index]).split()
+    for start in range(0, max(1, len(words) - 6), 3):
+        quote = " ".join(words[start : start + 8])
+        if len(quote.split()) >= 6 and locator.count(quote, 1) == 1:
+            return quote
+    return None
+
+
+def cases(view: DocumentView) -> list[tuple[Head, str]]:
+    locator = Locator(view)
+    out: list[tuple[Head, str]] = []
+    for head in view.outline.heads:
+        if head.number is None or view.outline.named(head.cite) != [head]:
+            continue
+        quote = quote_of(view, locator, head)
+        if quote is not None:
+            out.append((head, quote))
+        if len(out) == PER_DOCUMENT:
+            break
+    return out
+
+
+def _view(path: Path) -> DocumentView:
+    try:
+        return build_view(Package.from_bytes(path.read_bytes()))
+    except PackageError as exc:
+        pytest.skip(f"{path.name} is refused at load ({exc.code})")
+
+
+def _neighbour(view: DocumentView, head: Head) -> Head | None:
+    """A numbered clause beside ``head`` (neither inside it nor containing it), named alone."""
+    family = head.parent.children if head.parent is not None else [h for h in view.outline.heads if h.parent is None]
+    for other in family:
+        if other is head or other.number is None or head.within(other) or other.within(head):
+            continue
+        if view.outline.named(other.cite) == [other]:
+            return other
+    return None
+
+
+@pytest.mark.skipif(not CORPUS_DOCS, reason="set REDLINE_CORPUS to the real-document corpus")
+@pytest.mark.parametrize("path", CORPUS_DOCS, ids=[p.name for p in CORPUS_DOCS])
+def test_every_citation_form_of_a_clause_is_accepted_and_a_neighbour_is_not(path: Path) -> None:
+    view = _view(path)
+    found = cases(view)
+    if not found:
+        pytest.skip(f"{path.name} has no numbered clause with a unique quote")
+    locator = Locator(view)
+    wrong: list[str] = []
+    for head, quote in found:
+        for form in forms(head):
+            edit = Edit(anchor=quote, replacement=quote + " (amended)", section=form)
+            [result] = verify(locator, EditBatch(edits=[edit]), dry_run=True).results  # one edit a reply
+            if result.status != EditStatus.VERIFIED:
+                wrong.append(f"{head.cite!r} cited as {form!r}: {result.error}")
+        other = _neighbour(view, head)
+        if other is None:
+            continue
+        [result] = verify(locator, [Edit(anchor=quote, replacement="x", section=other.cite)], dry_run=True).results
+        hint = result.error.hint if result.error is not None else ""
+        full = f"{head.namespace.cite}, {head.cite}" if head.namespace not in (None, head) else head.cite
+        if result.status != EditStatus.OUT_OF_SCOPE or f"\u201c{full}\u201d" not in (hint or ""):
+            wrong.append(f"{head.cite!r} cited as its neighbour {other.cite!r}: {result.status} {hint}")
+    assert not wrong, "\n".join(wrong[:20])
+
+
+@pytest.mark.skipif(not CORPUS_DOCS, reason="set REDLINE_CORPUS to the real-document corpus")
+@pytest.mark.parametrize("path", CORPUS_DOCS, ids=[p.name for p in CORPUS_DOCS])
+def test_a_reply_citing_each_clause_in_turn_is_applied(path: Path) -> None:
+    view = _view(path)
+    found = cases(view)
+    if not found:
+        pytest.skip(f"{path.name} has no numbered clause with a unique quote")
+    entries = []
+    for n, (head, quote) in enumerate(found):
+        options = forms(head)
+        entries.append({"anchor": quote, "replacement": quote + " (amended)", "section": options[n % len(options)]})
+    outcome = apply_reply(path.read_bytes(), json.dumps({"edits": entries}), ApplyOptions())
+    statuses = [(e.section, r.status.value, r.error.message if r.error else "") for e, r in
+                zip(entries_as_edits(entries), outcome.report.edits, strict=True)]  # fmt: skip
+    assert all(status == "applied" for _, status, _ in statuses), statuses
+    assert outcome.output is not None
+
+
+def entries_as_edits(entries: list[dict[str, str]]) -> list[Edit]:
+    return [Edit(**e) for e in entries]
