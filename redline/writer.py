@@ -32,7 +32,7 @@ import copy
 import difflib
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from itertools import accumulate
 from typing import Literal
@@ -66,6 +66,7 @@ _SPLITTABLE = {
 # punctuation mark -- so an amount or a clause number changes whole, not digit group by group.
 _TOKEN = re.compile(r"\s+|\d[\d.,]*\d|\w+|[^\w\s]")
 _BREAKS = re.compile(r"\n|[^\n]+")
+_BLANK_LINES = re.compile(r"\n(?:[ \t\u00a0]*\n)+")
 _TAB_OR_BREAK = re.compile(r"(\t|\n)")
 _NSMAP = {"w": W_NS}
 
@@ -171,7 +172,7 @@ class Writer:
         return str(self._next_id)
 
     def write(self, planned: Iterable[Planned]) -> WriteResult:
-        ordered = sorted(planned, key=lambda p: p.start, reverse=True)
+        ordered = sorted((self._with_marks(p) for p in planned), key=lambda p: p.start, reverse=True)
         if self.splice is not None:
             self.splice.plan(((p.start, p.end) for p in ordered), joins=not self.options.track)
         for plan in ordered:
@@ -179,11 +180,41 @@ class Writer:
         self.result.touched_paragraphs = self._renumber()
         return self.result
 
+    def _with_marks(self, plan: Planned) -> Planned:
+        """A plan that deletes the whole text of one or more paragraphs deletes their marks
+        too (Word's "select the paragraph, delete"): accepting leaves no empty paragraph, a
+        list renumbers, rejecting restores it.  The paragraphs join the one after them, whose
+        mark and properties survive; a story's last paragraph (or a table cell's, a text
+        box's: no paragraph follows it there) keeps its mark, as Word's must."""
+        if plan.replacement.strip():
+            return plan
+        view = self.view
+        paras = view.paragraphs_between(plan.start, plan.end)
+        first, last = paras[0], paras[-1]
+        text = view.text
+        if text[first.start : plan.start].strip() or text[plan.end : last.end].strip():
+            return plan  # part of a paragraph only
+        if not text[first.start : first.end].strip():
+            return plan
+        nxt = last.index + 1
+        if nxt >= len(view.paragraphs) or view.paragraphs[nxt].story_no != last.story_no:
+            return plan
+        after = view.paragraphs[nxt]
+        if _next_paragraph(last.element) is not after.element or last.field_code or after.field_code:
+            return plan
+        return replace(plan, start=first.start, end=after.start)
+
     # -- one range ------------------------------------------------------------------------
     def _write_one(self, plan: Planned) -> None:
         view = self.view
         old = view.text[plan.start : plan.end]
         new = plan.replacement.replace("\r\n", "\n").replace("\r", "\n")
+        # A blank line separates paragraphs, as models write them: never an empty paragraph.
+        new = _BLANK_LINES.sub("\n", new)
+        if not old.startswith("\n"):
+            new = new.lstrip("\n") if "\n" in new[:1] and new.strip() else new
+        if not old.endswith("\n"):
+            new = new.rstrip("\n") if new.endswith("\n") and new.strip() else new
         before = view.text[plan.start - 1] if plan.start > 0 else ""
         if not _QUOTES.isdisjoint(new):  # (without quotes, every convention leaves it as it is)
             new = follow_quotes(new, self.quotes, before)
@@ -217,7 +248,10 @@ class Writer:
             and made
             and not any(p.story in ("header", "footer") for p in paras)
         ):
-            self._comment(made[0], made[-1], plan.rationale)
+            # around the text, not past a deleted mark: a reference left after a mark that
+            # goes would sit in a paragraph that is gone once accepted (LibreOffice fails there)
+            runs = [el for el in made if el.tag != _P] or made
+            self._comment(runs[0], runs[-1], plan.rationale)
         for run in self._doomed:
             _remove(run)
         self._doomed.clear()
@@ -859,6 +893,14 @@ def _first_content_index(el: etree._Element) -> int:
         else:
             break
     return i
+
+
+def _next_paragraph(p: etree._Element) -> etree._Element | None:
+    """The paragraph right after ``p`` in its container (range markup between them aside)."""
+    nxt = p.getnext()
+    while nxt is not None and nxt.tag in RANGE_MARKUP:
+        nxt = nxt.getnext()
+    return nxt if nxt is not None and nxt.tag == _P else None
 
 
 def _ppr_of(p: etree._Element) -> etree._Element:

@@ -37,7 +37,14 @@ def forms(head: Head) -> list[str]:
     assert number is not None
     out = [cite, f"\u201c{cite}\u201d", head.title]
     if number.kind is Kind.CLAUSE and not cite[:1].isalpha():
-        out += [f"{cite}.", f"Clause {cite}", f"clause {cite}", f"Section {cite}", f"\u00a7 {cite}", f"\u00a7{cite}"]
+        out += [
+            f"{cite}.",
+            f"Clause {cite}",
+            f"clause {cite}",
+            f"Section {cite}",
+            f"\u00a7 {cite}",
+            f"\u00a7{cite}",
+        ]
         if "(" in cite:
             out.append(cite.replace("(", " (", 1))
     elif number.kind is Kind.ARTICLE:
@@ -79,7 +86,11 @@ def _view(path: Path) -> DocumentView:
 
 def _neighbour(view: DocumentView, head: Head) -> Head | None:
     """A numbered clause beside ``head`` (neither inside it nor containing it), named alone."""
-    family = head.parent.children if head.parent is not None else [h for h in view.outline.heads if h.parent is None]
+    family = (
+        head.parent.children
+        if head.parent is not None
+        else [h for h in view.outline.heads if h.parent is None]
+    )
     for other in family:
         if other is head or other.number is None or head.within(other) or other.within(head):
             continue
@@ -106,7 +117,9 @@ def test_every_citation_form_of_a_clause_is_accepted_and_a_neighbour_is_not(path
         other = _neighbour(view, head)
         if other is None:
             continue
-        [result] = verify(locator, [Edit(anchor=quote, replacement="x", section=other.cite)], dry_run=True).results
+        [result] = verify(
+            locator, [Edit(anchor=quote, replacement="x", section=other.cite)], dry_run=True
+        ).results
         hint = result.error.hint if result.error is not None else ""
         full = f"{head.namespace.cite}, {head.cite}" if head.namespace not in (None, head) else head.cite
         if result.status != EditStatus.OUT_OF_SCOPE or f"\u201c{full}\u201d" not in (hint or ""):
@@ -124,7 +137,9 @@ def test_a_reply_citing_each_clause_in_turn_is_applied(path: Path) -> None:
     entries = []
     for n, (head, quote) in enumerate(found):
         options = forms(head)
-        entries.append({"anchor": quote, "replacement": quote + " (amended)", "section": options[n % len(options)]})
+        entries.append(
+            {"anchor": quote, "replacement": quote + " (amended)", "section": options[n % len(options)]}
+        )
     outcome = apply_reply(path.read_bytes(), json.dumps({"edits": entries}), ApplyOptions())
     statuses = [(e.section, r.status.value, r.error.message if r.error else "") for e, r in
                 zip(entries_as_edits(entries), outcome.report.edits, strict=True)]  # fmt: skip

@@ -1,0 +1,120 @@
+"""Clause-level edits: striking whole clauses, blank lines in replacements, and the independent
+readers' view of them (pandoc for reject-all, LibreOffice for accept-all and its numbering)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from redline.apply import ApplyOptions, apply_reply
+from redline.load import load_view
+from redline.view import DocumentView
+
+ROOT = Path(__file__).resolve().parent.parent
+LEASE = ROOT / "sample_contracts" / "commercial-lease.docx"
+
+
+def view_of(data: bytes) -> DocumentView:
+    loaded = load_view(data)
+    assert isinstance(loaded, tuple), loaded
+    return loaded[1]
+
+
+def apply(entries: list[dict[str, object]]) -> bytes:
+    outcome = apply_reply(LEASE.read_bytes(), json.dumps(entries), ApplyOptions())
+    assert all(e.status.value == "applied" for e in outcome.report.edits), outcome.report.edits
+    assert outcome.output is not None
+    return outcome.output
+
+
+def pandoc(data: bytes, mode: str) -> str:
+    if shutil.which("pandoc") is None:
+        pytest.skip("pandoc is not installed")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "doc.docx"
+        path.write_bytes(data)
+        return subprocess.run(
+            ["pandoc", f"--track-changes={mode}", "-t", "plain", "--wrap=none", str(path)],
+            capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip
+
+
+_ITEM = re.compile(r"^\s*(\d+\.|[a-z]\.|\(\w+\))\s*")  # a list item's number, as pandoc prints it
+
+
+def rejected(data: bytes) -> list[str]:
+    """pandoc's reject-all text, paragraph by paragraph.  pandoc 2.17 (Debian 12) handles a
+    revised paragraph mark in a *numbered* paragraph by moving its text into the next
+    paragraph, leaving an empty list item behind and numbering the items after it one on:
+    list numbers and empty items are dropped here (the text is still compared whole).
+    LibreOffice checks the marks themselves (the slow test)."""
+    lines = [_ITEM.sub("", line) for line in pandoc(data, "reject").split("\n")]
+    return [line for line in lines if line.strip()]
+
+
+def clause(view: DocumentView, label: str) -> str:
+    return next(view.paragraph_text(p) for p in view.paragraphs if p.label == label)
+
+
+def test_striking_a_whole_clause_deletes_its_mark_so_the_list_renumbers() -> None:
+    before = view_of(LEASE.read_bytes())
+    text = clause(before, "2.2")
+    out = apply([{"anchor": text, "replacement": ""}])
+    after = view_of(out)  # redline reads a document as if every change were accepted
+    assert len(after.paragraphs) == len(before.paragraphs) - 1
+    assert not any(after.paragraph_text(p) == "" and p.label for p in after.paragraphs)
+    assert clause(after, "2.2") == clause(before, "2.3")  # Holding Over is 2.2 now
+    assert rejected(out) == rejected(LEASE.read_bytes())
+
+
+def test_striking_two_clauses_at_once_and_a_partial_strike_keeps_its_mark() -> None:
+    before = view_of(LEASE.read_bytes())
+    both = clause(before, "2.2") + "\n" + clause(before, "2.3")
+    partial = clause(before, "2.4")[:-1]  # all but the full stop: the paragraph stays
+    out = apply([{"anchor": both, "replacement": ""}, {"anchor": partial, "replacement": ""}])
+    after = view_of(out)
+    assert len(after.paragraphs) == len(before.paragraphs) - 2
+    assert clause(after, "2.2") == "."
+    assert rejected(out) == rejected(LEASE.read_bytes())
+
+
+def test_a_blank_line_in_a_replacement_separates_paragraphs_and_makes_none() -> None:
+    before = view_of(LEASE.read_bytes())
+    anchor = clause(before, "2.4")
+    out = apply([{"anchor": anchor, "replacement": anchor + "\n\n\nLandlord shall provide keys.\n\n"}])
+    after = view_of(out)
+    assert len(after.paragraphs) == len(before.paragraphs) + 1
+    assert not any(not after.paragraph_text(p).strip() and p.label for p in after.paragraphs)
+    new = next(p for p in after.paragraphs if after.paragraph_text(p) == "Landlord shall provide keys.")
+    assert new.label == "2.5"  # the new paragraph carries the list numbering of its clause
+    assert rejected(out) == rejected(LEASE.read_bytes())
+
+
+@pytest.mark.slow
+def test_libreoffice_accepts_a_struck_clause_and_renumbers(soffice: str, tmp_path: Path) -> None:
+    accept = ROOT / "tests" / "libreoffice_accept.py"
+    if not Path("/usr/bin/python3").exists():
+        pytest.skip("no system python with LibreOffice's uno module")
+    before = view_of(LEASE.read_bytes())
+    out = apply([{"anchor": clause(before, "2.2"), "replacement": ""}])
+    doc = tmp_path / "struck.docx"
+    doc.write_bytes(out)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "profile").mkdir()
+    subprocess.run(
+        ["/usr/bin/python3", str(accept), str(tmp_path / "out"), (tmp_path / "profile").as_uri(), str(doc)],
+        capture_output=True, timeout=300, check=False,
+    )  # fmt: skip
+    txt = tmp_path / "out" / "struck.txt"
+    if not txt.exists():
+        pytest.skip("LibreOffice could not accept the changes here")
+    lines = [line.strip() for line in txt.read_text(encoding="utf-8-sig").splitlines()]
+    assert any(line.startswith("2.2 Holding Over.") for line in lines), lines[:20]
+    assert not any(line.startswith("2.2 Renewal Option") for line in lines)
+    assert not any(line in ("2.2", "2.4") for line in lines)  # no empty numbered item
