@@ -40,6 +40,8 @@ class Planned:
     replacement: str
     exact: bool
     rationale: str | None = None
+    insert: bool = False  # whole new paragraphs at a paragraph's edge (insert_after / _before)
+    level: int = 0  # their list level, relative to that paragraph's (+1: a sub-clause)
 
 
 @dataclass
@@ -116,6 +118,12 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
             continue
         if edit.section is not None and not _in_scope(locator, edit, result, found):
             continue
+        if edit.action in ("insert_after", "insert_before"):
+            point = _insertion(locator, edit, result, found)
+            if point is not None:
+                found_of[i] = point
+                replacement_of[i] = edit.text or ""
+            continue
         replacement = unlabel(edit.replacement, found.labels) if found.labels else edit.replacement
         if _same_text(replacement, _unlabelled(locator, found) if found.labels else edit.anchor):
             _refuse(
@@ -140,12 +148,11 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
 
     _refuse_overlaps(results, found_of)
     planned = [
-        Planned(results[i].index, s, e, replacement_of[i], locator.view.text[s:e] == edits[i].anchor,
-                edits[i].rationale)
+        _planned(locator, results[i].index, edits[i], s, e, replacement_of[i])
         for i, found in found_of.items()
         if results[i].error is None
         for s, e in found.ranges
-    ]  # fmt: skip
+    ]
     planned.sort(key=lambda p: p.start)
     return Verification(results, planned)
 
@@ -289,6 +296,36 @@ def _in_scope(locator: Locator, edit: Edit, result: EditResult, found: Found) ->
         candidates=result.locations,
     )
     return False
+
+
+def _planned(locator: Locator, index: int, edit: Edit, s: int, e: int, replacement: str) -> Planned:
+    if edit.action == "insert_after":
+        return Planned(index, s, e, "\n" + replacement, False, edit.rationale, True, edit.level or 0)
+    if edit.action == "insert_before":
+        return Planned(index, s, e, replacement + "\n", False, edit.rationale, True, edit.level or 0)
+    return Planned(index, s, e, replacement, locator.view.text[s:e] == edit.anchor, edit.rationale)
+
+
+def _insertion(locator: Locator, edit: Edit, result: EditResult, found: Found) -> Found | None:
+    """Where an insert action's paragraphs go: the end (start) of each paragraph holding the
+    anchor, as an empty range; None when refused."""
+    view = locator.view
+    points: list[tuple[int, int]] = []
+    for s, e in found.ranges:
+        para = view.paragraph_at(max(s, e - 1)) if edit.action == "insert_after" else view.paragraph_at(s)
+        if para.field_code:
+            _refuse(
+                result,
+                EditStatus.UNSUPPORTED,
+                "The paragraph holding the anchor lies inside a field's instructions (a field "
+                "whose code runs across paragraphs): no paragraph can be added beside it.",
+                "Quote text from a neighbouring paragraph.",
+            )
+            return None
+        at = para.end if edit.action == "insert_after" else para.start
+        if (at, at) not in points:
+            points.append((at, at))
+    return Found(points, found.kind, list(found.tolerances), found.truncated)
 
 
 def _full_cite(head: Head) -> str:

@@ -98,6 +98,7 @@ class Paragraph:
     ref: etree._Element | int  # the w:p, or its ordinal in a scanned part
     label: str | None = None  # the number Word displays for it ("4.2", "(a)"), else None
     level: int | None = None  # its depth in the outline (0: top) when it heads a section
+    ilvl: int | None = None  # its list level (w:ilvl, direct or from its style), if in a list
     # It begins inside a complex field's instructions (a field whose code runs on across
     # paragraphs): text put at its start would be code, which no reader shows.
     field_code: bool = False
@@ -394,7 +395,7 @@ def _label(view: DocumentView, numbering: Numbering, props: list[ParagraphProps]
             outline = numbering.outline_level_of(own)
             if number is not None:
                 label, ilvl = number.label, number.ilvl
-            para.label = label
+            para.label, para.ilvl = label, ilvl
         start = para.start
         entries.append(Entry(para.story, label, ilvl, outline, text[start : min(para.end, start + 240)]))
     view.outline = build_outline(entries)

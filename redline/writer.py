@@ -52,6 +52,11 @@ _MOVE_FROM, _MOVE_TO = w("moveFrom"), w("moveTo")
 _TAB, _BR = w("tab"), w("br")
 _SECT_PR, _PPR_CHANGE, _RPR_CHANGE = w("sectPr"), w("pPrChange"), w("rPrChange")
 _SDT_CONTENT = w("sdtContent")
+_NUM_PR, _ILVL = w("numPr"), w("ilvl")
+# What precedes w:numPr in CT_PPr (ECMA-376 Part 1, §17.3.1.26)
+_BEFORE_NUM_PR = frozenset(
+    w(n) for n in ("pStyle", "keepNext", "keepLines", "pageBreakBefore", "framePr", "widowControl")
+)
 _ID, _AUTHOR, _DATE = w("id"), w("author"), w("date")
 _W14 = "http://schemas.microsoft.com/office/word/2010/wordml"
 _PARA_IDS = (f"{{{_W14}}}paraId", f"{{{_W14}}}textId")
@@ -186,7 +191,7 @@ class Writer:
         list renumbers, rejecting restores it.  The paragraphs join the one after them, whose
         mark and properties survive; a story's last paragraph (or a table cell's, a text
         box's: no paragraph follows it there) keeps its mark, as Word's must."""
-        if plan.replacement.strip():
+        if plan.replacement.strip() or plan.insert:
             return plan
         view = self.view
         paras = view.paragraphs_between(plan.start, plan.end)
@@ -206,6 +211,9 @@ class Writer:
 
     # -- one range ------------------------------------------------------------------------
     def _write_one(self, plan: Planned) -> None:
+        if plan.insert:
+            self._insert_paragraphs(plan)
+            return
         view = self.view
         old = view.text[plan.start : plan.end]
         new = plan.replacement.replace("\r\n", "\n").replace("\r", "\n")
@@ -255,6 +263,60 @@ class Writer:
         for run in self._doomed:
             _remove(run)
         self._doomed.clear()
+        self._ranges.append((plan.edit_index, self._olds, self._holders))
+
+    def _insert_paragraphs(self, plan: Planned) -> None:
+        """insert_after / insert_before: each line of the plan's text a whole new paragraph
+        beside the one at ``plan.start``, with its properties (style, list numbering: the
+        next number) less its section break and revisions, its mark an inserted one -- so
+        rejecting removes the paragraph and leaves its neighbour exactly as it was; the
+        neighbour itself is not touched."""
+        view = self.view
+        para = view.paragraph_at(plan.start)
+        after = plan.replacement.startswith("\n")
+        lines = [line for line in _BLANK_LINES.sub("\n", plan.replacement).split("\n") if line.strip()]
+        if not _QUOTES.isdisjoint(plan.replacement):
+            lines = [follow_quotes(line, self.quotes, "") for line in lines]
+        p = para.element
+        self.result.touched_parts.add(para.part)
+        self._olds = [para.index]
+        self._holders = []
+        self._own(para)
+        pieces = self._pieces[para.index]
+        fmt = next(p.iter(_R), None)
+        made: list[etree._Element] = []
+        anchor = p
+        level = max(0, min(8, (para.ilvl or 0) + plan.level)) if plan.level else None
+        for line in lines:
+            new = _shallow_copy(p, skip=_PARA_IDS)
+            ppr = p.find(_PPR)
+            if ppr is not None:
+                mine = copy.deepcopy(ppr)
+                for child in mine.findall(_SECT_PR) + mine.findall(_PPR_CHANGE):
+                    mine.remove(child)
+                rpr = mine.find(_RPR)
+                if rpr is not None:
+                    for rev in [c for c in rpr if c.tag in _MARK_REVISIONS or c.tag == _RPR_CHANGE]:
+                        rpr.remove(rev)
+                new.append(mine)
+            if self.options.track:
+                _mark_rpr(new).insert(0, self._revision(_INS))
+            if level is not None:
+                _set_ilvl(_ppr_of(new), level)
+            holder = self._new_runs(line, fmt)
+            new.append(holder)
+            self._inserted.append(holder)
+            made.append(holder)
+            if after:
+                anchor.addnext(new)
+                pieces.insert(pieces.index(anchor) + 1, new)
+                anchor = new
+            else:
+                p.addprevious(new)
+                pieces.insert(pieces.index(p), new)
+            self._origin[new] = para.index
+        if self.options.comments and plan.rationale and made and para.story not in ("header", "footer"):
+            self._comment(made[0], made[-1], plan.rationale)
         self._ranges.append((plan.edit_index, self._olds, self._holders))
 
     # -- the written document's paragraph numbering -------------------------------------
@@ -893,6 +955,24 @@ def _first_content_index(el: etree._Element) -> int:
         else:
             break
     return i
+
+
+def _set_ilvl(ppr: etree._Element, level: int) -> None:
+    """Give a paragraph's properties the list level ``level`` (``w:numPr/w:ilvl``; its
+    ``w:numId`` stays, or still comes from its style)."""
+    numpr = ppr.find(_NUM_PR)
+    if numpr is None:
+        numpr = ppr.makeelement(_NUM_PR)
+        at = 0
+        for i, child in enumerate(ppr):
+            if child.tag in _BEFORE_NUM_PR:
+                at = i + 1
+        ppr.insert(at, numpr)
+    ilvl = numpr.find(_ILVL)
+    if ilvl is None:
+        ilvl = numpr.makeelement(_ILVL)
+        numpr.insert(0, ilvl)
+    ilvl.set(w("val"), str(level))
 
 
 def _next_paragraph(p: etree._Element) -> etree._Element | None:

@@ -11,7 +11,7 @@ tolerant parser made of a reply, with what it could not use and what it coerced)
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
@@ -87,8 +87,26 @@ class EditRequest(_Shape):
         ),
     )
     id: str | None = Field(default=None, description="Your identifier for this edit, echoed back.")
+    action: Literal["replace", "insert_after", "insert_before"] | None = Field(
+        default=None,
+        description=(
+            "Leave out (or 'replace') for a plain edit. 'insert_after' / 'insert_before': new "
+            "paragraphs (`text`) after / before the whole paragraph holding `anchor`, with its "
+            "numbering and style; the anchor's text is not changed (send replacement \"\")."
+        ),
+    )
+    text: str | None = Field(
+        default=None,
+        description="insert_after / insert_before only: the new paragraphs, one per line.",
+    )
+    level: Literal[-1, 0, 1] | None = Field(
+        default=None,
+        description=(
+            "insert_after / insert_before only: 1 makes a sub-clause, -1 a clause of the parent's level."
+        ),
+    )
 
-    @field_validator("anchor", "replacement", "rationale", "section")
+    @field_validator("anchor", "replacement", "rationale", "section", "text")
     @classmethod
     def _no_xml_unsafe(cls, value: str | None) -> str | None:
         return _xml_safe(value)

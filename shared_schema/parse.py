@@ -124,6 +124,8 @@ _EDIT_FIELDS: dict[str, str] = {
     **dict.fromkeys(["expectedmatches"], "expected_matches"),
     **dict.fromkeys(["section", "clause", "sectionnumber", "clausenumber"], "section"),
     **dict.fromkeys(["id", "editid"], "id"),
+    **dict.fromkeys(["text", "paragraphtext", "newparagraph", "newparagraphs", "content"], "text"),
+    **dict.fromkeys(["level", "levelchange", "indent"], "level"),
     **dict.fromkeys(["action", "op", "operation"], "action"),
     **dict.fromkeys(["type", "kind", "edittype", "changetype"], "kind"),
 }
@@ -153,6 +155,10 @@ _MEANING_CHANGING = frozenset(
 )
 _DELETE_ACTIONS = frozenset(["delete", "remove"])
 _REPLACE_ACTIONS = frozenset(["replace", "modify", "change", "edit", "update"])
+_INSERT_ACTIONS = {
+    **dict.fromkeys(["insert_after", "insertafter", "add_after", "insert_below"], "insert_after"),
+    **dict.fromkeys(["insert_before", "insertbefore", "add_before", "insert_above"], "insert_before"),
+}
 _ACTION_WORDS = re.compile(
     r"insert|add|append|prepend|comment|move|format|highlight|split|merge|annotat|note"
 )
@@ -832,8 +838,14 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
     values = {name: value for name, (_, value) in fields.items()}
 
     action = _action(fields, notes)
+    if action in ("insert_after", "insert_before"):
+        return _read_insert(action, fields, values, notes)
     if action is not None and action not in ("delete", "replace"):
         return action
+    for extra in ("text", "level"):
+        if extra in fields:
+            notes.append(f"dropped field {_show(fields[extra][0])} (only an insert action takes it)")
+            del values[extra]
     anchor = values.get("anchor")
     if "anchor" not in values:
         return "no anchor: quote the exact text to change in 'anchor'"
@@ -913,6 +925,51 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
         return _validation_reason(err)
 
 
+def _read_insert(
+    action: str, fields: dict[str, tuple[str, Any]], values: dict[str, Any], notes: list[str]
+) -> Edit | str:
+    """An ``insert_after`` / ``insert_before`` entry: whole new paragraphs beside the one
+    holding ``anchor``, whose text is never touched."""
+    anchor = values.get("anchor")
+    if not isinstance(anchor, str) or not anchor.strip():
+        return f"{action} needs an anchor: quote text from the paragraph to insert {action[7:]}"
+    text = values.get("text")
+    if text is None and isinstance(values.get("replacement"), str):
+        text = values["replacement"]
+        notes.append(f"read the replacement of an {action} entry as its text")
+    if not isinstance(text, str) or not text.strip():
+        return f"{action} needs the new paragraphs' text in 'text'"
+    level = values.get("level")
+    levels = {None: 0, 0: 0, "0": 0, "": 0, "same": 0, 1: 1, "1": 1, "+1": 1, "down": 1, "sub": 1,
+              -1: -1, "-1": -1, "up": -1, "parent": -1}  # fmt: skip
+    if isinstance(level, bool) or level not in levels:
+        return (
+            f"the level is {json.dumps(level, default=str)[:40]}; give '+1' (a sub-clause), '-1' "
+            "(the parent's level) or leave it out"
+        )
+    texts = {"anchor": anchor, "text": text, "rationale": values.get("rationale"),
+             "section": values.get("section"), "id": values.get("id")}  # fmt: skip
+    for name, value in texts.items():
+        if value is not None and not isinstance(value, str):
+            return f"the {name} is {_kind(value)}, not text"
+        reason = _unsafe_reason(name, value) if value is not None else None
+        if reason is not None:
+            return reason
+    try:
+        return Edit(
+            anchor=anchor,
+            replacement="",
+            action=action,
+            text=text,
+            level=levels[level],
+            rationale=texts["rationale"],
+            section=texts["section"],
+            id=texts["id"],
+        )
+    except ValidationError as err:
+        return _validation_reason(err)
+
+
 def _action(fields: dict[str, tuple[str, Any]], notes: list[str]) -> str | None:
     """``"delete"``, ``"replace"``, ``None`` (no action given) or the reason to refuse."""
     found: list[tuple[str, str, str]] = []
@@ -928,6 +985,8 @@ def _action(fields: dict[str, tuple[str, Any]], notes: list[str]) -> str | None:
         word = value.strip().lower().replace("-", "_").replace(" ", "_")
         if word in _DELETE_ACTIONS:
             found.append((key, value, "delete"))
+        elif word in _INSERT_ACTIONS and name == "action":
+            found.append((key, value, _INSERT_ACTIONS[word]))
         elif word in _REPLACE_ACTIONS:
             found.append((key, value, "replace"))
         elif name == "action" or _ACTION_WORDS.search(word):
@@ -941,6 +1000,9 @@ def _action(fields: dict[str, tuple[str, Any]], notes: list[str]) -> str | None:
     key, value, action = found[0]
     if action == "delete":
         notes.append(f"read {_show(key)} {_show(value)} as an empty replacement")
+    elif action in ("insert_after", "insert_before"):
+        if value != action:
+            notes.append(f"read {_show(key)} {_show(value)} as {action!r}")
     else:
         notes.append(f"read {_show(key)} {_show(value)} as a plain edit")
     return action

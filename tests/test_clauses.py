@@ -45,7 +45,7 @@ def pandoc(data: bytes, mode: str) -> str:
         ).stdout  # fmt: skip
 
 
-_ITEM = re.compile(r"^\s*(\d+\.|[a-z]\.|\(\w+\))\s*")  # a list item's number, as pandoc prints it
+_ITEM = re.compile(r"^\s*(?:(?:\d+\.|[a-z]\.|\(\w+\))\s*)+")  # a list item's number, as pandoc prints it
 
 
 def rejected(data: bytes) -> list[str]:
@@ -118,3 +118,61 @@ def test_libreoffice_accepts_a_struck_clause_and_renumbers(soffice: str, tmp_pat
     assert any(line.startswith("2.2 Holding Over.") for line in lines), lines[:20]
     assert not any(line.startswith("2.2 Renewal Option") for line in lines)
     assert not any(line in ("2.2", "2.4") for line in lines)  # no empty numbered item
+
+
+def test_insert_after_and_before_add_whole_numbered_paragraphs_beside_the_anchor() -> None:
+    before = view_of(LEASE.read_bytes())
+    out = apply(
+        [
+            {"action": "insert_after", "anchor": "Renewal Option. Provided no Event of Default",
+             "text": "Right of First Offer. Landlord offers space.\n\nTenant answers in ten days."},
+            {"action": "insert_before", "anchor": "Holding Over. If Tenant remains",
+             "text": "A new sub-clause.", "level": "+1"},
+        ]
+    )  # fmt: skip
+    after = view_of(out)
+    assert len(after.paragraphs) == len(before.paragraphs) + 3
+    assert clause(after, "2.2") == clause(before, "2.2")  # the anchor's paragraph is untouched
+    assert clause(after, "2.3").startswith("Right of First Offer.")
+    assert clause(after, "2.4") == "Tenant answers in ten days."
+    sub = next(p for p in after.paragraphs if after.paragraph_text(p) == "A new sub-clause.")
+    assert sub.label == "(a)" and sub.section is not None and sub.section.startswith("2.4(a)")
+    assert clause(after, "2.5").startswith("Holding Over.")
+    assert rejected(out) == rejected(LEASE.read_bytes())
+    assert "Right of First Offer" in pandoc(out, "accept")
+
+
+@pytest.mark.parametrize(
+    ("entry", "reason"),
+    [
+        ({"action": "insert_after", "anchor": "Holding Over."}, "text"),
+        ({"action": "insert_after", "text": "x"}, "anchor"),
+        ({"action": "insert_before", "anchor": "Holding Over.", "text": "x", "level": "+7"}, "level"),
+        ({"action": "insert_before", "anchor": "Holding Over.", "text": ["x"]}, "text"),
+    ],
+)
+def test_an_insert_entry_without_what_it_needs_is_invalid(entry: dict[str, object], reason: str) -> None:
+    from shared_schema import parse_edit_reply
+
+    batch = parse_edit_reply(json.dumps([entry, {"anchor": "a", "replacement": "b"}]))
+    assert batch is not None and len(batch.edits) == 1 and reason in batch.invalid[0].reason
+
+
+def test_an_insert_is_located_like_every_anchor() -> None:
+    outcome = apply_reply(
+        LEASE.read_bytes(),
+        json.dumps(
+            [
+                {"action": "insert_after", "anchor": "Tenant shall", "text": "x"},  # many places
+                {"action": "insert_after", "anchor": "No such words here", "text": "x"},
+                {
+                    "action": "insert_after",
+                    "anchor": "Holding Over. If Tenant",
+                    "text": "x",
+                    "section": "3.1",
+                },
+            ]
+        ),
+        ApplyOptions(dry_run=True),
+    )
+    assert [e.status.value for e in outcome.report.edits] == ["ambiguous", "not_found", "out_of_scope"]
