@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from shared_schema import Code, EditBatch, ParseLimits, Refusal, parse_edit_reply
+from shared_schema import Code, Edit, EditBatch, EditResult, ParseLimits, Refusal, parse_edit_reply
 
 from .collector import paused
 from .exits import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
@@ -137,6 +137,8 @@ def _apply_batch(
 ) -> Outcome:
     locator = Locator(view)
     verification = verify(locator, batch, dry_run=options.dry_run)
+    if options.write_options().comments:
+        _note_rationales_without_comments(view, verification.results, batch.edits)
     all_results = sorted([*verification.results, *invalid_results(batch)], key=lambda r: r.index)
     output: bytes | None = None
     written: WriteResult | None = None
@@ -154,6 +156,23 @@ def _apply_batch(
         totals=totals(all_results),
     )
     return Outcome(report, output, written, view, batch)
+
+
+def _note_rationales_without_comments(
+    view: DocumentView, results: list[EditResult], edits: list[Edit]
+) -> None:
+    """Word has no comments in headers and footers: an edit there is applied, its rationale
+    is said in the report (and on the review page) instead of being dropped in silence."""
+    for result, edit in zip(results, edits, strict=True):
+        if not edit.rationale or result.error is not None:
+            continue
+        stories = {view.paragraphs[loc.paragraph].story for loc in result.locations}
+        where = sorted(stories & {"header", "footer"})
+        if where:
+            result.notes.append(
+                f"The rationale could not be attached as a comment: Word keeps no comments in "
+                f"a {' or '.join(where)}. It is recorded here instead: \u201c{edit.rationale}\u201d"
+            )
 
 
 def _write(

@@ -31,8 +31,10 @@ from rapidfuzz.distance import LCSseq
 from shared_schema import Code, Location, MatchKind, Refusal, Tolerance
 
 from .normalize import ELLIPSIS, INVISIBLE, NormalizedText, normalize, tolerances_needed
+from .ooxml import w
 from .sections import label_key, place, typed_number
 from .view import DocumentView
+from .wordml import Role, tags
 
 MAX_MATCHES = 1000  # occurrences counted before a quote is called hopelessly ambiguous
 CONTEXT = 30  # characters of context either side in a location
@@ -48,6 +50,10 @@ _NEAR_MAX_SCORED = 3_000  # starts scored at most (quotes of nothing but common 
 _NEAR_SAME = 32  # characters between two proposals that are one place
 _NEAR_SLACK = 24  # characters either side of a proposed start that its window includes
 _NEAR_PAD = 4  # tokens of slack either side of a candidate window
+# Someone's deletion (and a move's source), read from the one table; the text in them.
+_DELETIONS = tags(Role.DELETED)
+_TEXTS = (*tags(Role.TEXT), w("delText"))
+_AUTHOR, _DATE = w("author"), w("date")
 _LABEL_MAX = 40  # characters at the start of a quote's line that may hold a label
 _LABELLED_MIN = 3  # characters a quote must hold besides its labels to be found by them
 _SPACE_RUN = re.compile(r"[ \t\u00a0\u2002-\u200a\u202f]+")
@@ -182,6 +188,7 @@ class Locator:
         self._scans = 0
         self._found: dict[str, Found] = {}
         self._labels: set[str] | None = None
+        self._deletions: list[tuple[int, str, str | None, str | None]] | None = None
 
     @property
     def normalized(self) -> NormalizedText:
@@ -356,6 +363,46 @@ class Locator:
         """A short phrase saying where an offset lies: 'section “4.2 Rent”, paragraph 57'."""
         para = self.view.paragraph_at(start)
         return place(para.section, para.index, para.story, para.part)
+
+    def in_deletion(self, quote: str) -> Refusal | None:
+        """The ``deleted_text`` refusal when ``quote`` is not in the document as it reads but
+        is in a paragraph's text with its tracked deletions put back: someone deleted it."""
+        needle = " ".join(normalize(quote).split())
+        if len(needle) < 3:
+            return None
+        for index, text, author, date in self._deleted_texts():
+            if needle in text:
+                para = self.view.paragraphs[index]
+                who = author or "another author"
+                when = f" on {date[:10]}" if date else ""
+                return Refusal(
+                    code=Code.DELETED_TEXT,
+                    message=f"The anchor is text that {who} deleted{when} (a tracked deletion) in "
+                    f"{self.where(para.start)}: it is not in the document as it now reads.",
+                    hint="Quote the passage as it now reads (without the deleted words), or have "
+                    f"{who}'s deletion rejected first and quote it then.",
+                    nearest_location=self.location(para.start, para.end),
+                )
+        return None
+
+    def _deleted_texts(self) -> list[tuple[int, str, str | None, str | None]]:
+        """Per paragraph holding a tracked deletion: its text with the deletions put back
+        (normalised, spaces collapsed), and the first deletion's author and date."""
+        if self._deletions is None:
+            out: list[tuple[int, str, str | None, str | None]] = []
+            for para in self.view.paragraphs:
+                try:
+                    p = para.element
+                except TypeError:  # a verify-only view holds no trees: nothing to look in
+                    break
+                first = next(p.iter(*_DELETIONS), None)
+                if first is None:
+                    continue
+                parts = [el.text or "" for el in p.iter(*_TEXTS)]
+                text = " ".join(normalize("".join(parts)).split())
+                out.append((para.index, text, first.get(_AUTHOR), first.get(_DATE)))
+            self._deletions = out
+        return self._deletions
 
     def not_found(self, quote: str, *, noun: str, hint: str, search: bool = True) -> Refusal:
         """The refusal for a ``noun`` ("anchor", "quote") that does not occur: with the nearest

@@ -202,7 +202,7 @@ def _refuse(
 
 def _not_found(locator: Locator, edit: Edit, result: EditResult, hints: bool) -> None:
     result.status = EditStatus.NOT_FOUND
-    result.error = locator.not_found(
+    result.error = locator.in_deletion(edit.anchor) or locator.not_found(
         edit.anchor,
         noun="anchor",
         hint="Copy the anchor character for character from the document text you were shown.",

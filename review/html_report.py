@@ -51,6 +51,7 @@ ins{color:#0a4f8a;text-decoration:underline;background:#e7f1fb}
 .where{color:#555;font-size:13px}
 .why{margin-top:4px;font-size:13px}
 .rationale{margin-top:4px;font-size:13px;color:#333;font-style:italic}
+.note{margin-top:4px;font-size:13px;color:#5c3d00}
 .hint{margin-top:3px;font-size:13px;color:#35506b}
 .msg{color:#8a1717}
 code{font-size:12px;color:#555}
@@ -137,6 +138,8 @@ def _edit_row(edit: dict[str, Any], rationale: str | None) -> str:
     body = [f"<div>{redline_html(edit.get('anchor', ''), edit.get('replacement', ''))}</div>"]
     if rationale:
         body.append(f'<div class="rationale">Why: {escape(rationale)}</div>')
+    for note in edit.get("notes") or []:
+        body.append(f'<div class="note">Note: {escape(str(note))}</div>')
     where = _where(edit)
     if where:
         body.append(f'<div class="where">{"Changed at" if ok else "Found at"} {where}</div>')

@@ -63,6 +63,7 @@ class Code(StrEnum):
     STALE = "stale"
     INVALID = "invalid"
     UNSUPPORTED = "unsupported"
+    DELETED_TEXT = "deleted_text"  # (status not_found) the anchor is in someone's tracked deletion
     # -- a tool call refused (redline mcp, redline.tools) --------------------------------------
     UNKNOWN_TOOL = "unknown_tool"
     INVALID_ARGUMENTS = "invalid_arguments"
@@ -122,6 +123,7 @@ MEANINGS: Final[Mapping[Code, str]] = MappingProxyType(
         Code.OUTPUT_IS_INPUT: "an output path is an input (the document, the reply) or another output",
         Code.UNPARSEABLE_REPLY: "the reply holds no usable JSON list of edits (or summary)",
         Code.NOT_FOUND: "the anchor or quote is not in the document, even tolerantly",
+        Code.DELETED_TEXT: "the anchor is text another author deleted (a tracked deletion or move)",
         Code.AMBIGUOUS: "the anchor occurs more than once and no expected count was given",
         Code.COUNT_MISMATCH: "the anchor occurs a number of times other than expected_matches",
         Code.OUT_OF_SCOPE: "the anchor occurs, but not in the section the edit names",

@@ -289,6 +289,9 @@ class EditResult(_Shape):
     tolerances: list[str] = Field(default_factory=list)
     locations: list[Location] = Field(default_factory=list)
     error: Refusal | None = None
+    # What was done otherwise than asked, for an applied edit: a rationale Word cannot hold
+    # as a comment (headers, footers), a field replaced by its new text.
+    notes: list[str] = Field(default_factory=list)
 
 
 class QuoteCheck(_Shape):

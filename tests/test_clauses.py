@@ -176,3 +176,47 @@ def test_an_insert_is_located_like_every_anchor() -> None:
         ApplyOptions(dry_run=True),
     )
     assert [e.status.value for e in outcome.report.edits] == ["ambiguous", "not_found", "out_of_scope"]
+
+
+def test_an_anchor_in_another_authors_deletion_is_refused_deleted_text() -> None:
+    from testing.docbuild import Del, P, docx
+
+    data = docx(
+        P("The Tenant shall pay ", Del("all ", author="Opposing Counsel"), "Operating Expenses monthly."),
+        P("Another clause entirely."),
+    )
+    outcome = apply_reply(
+        data, json.dumps([{"anchor": "shall pay all Operating Expenses", "replacement": "x"}]), ApplyOptions()
+    )
+    [edit] = outcome.report.edits
+    assert edit.status.value == "not_found" and edit.error is not None
+    assert edit.error.code == "deleted_text"
+    assert "Opposing Counsel deleted" in edit.error.message and "2020-01-01" in edit.error.message
+    assert "as it now reads" in (edit.error.hint or "")
+    # as it now reads, the same words are found
+    outcome = apply_reply(
+        data, json.dumps([{"anchor": "shall pay Operating Expenses", "replacement": "x"}]), ApplyOptions()
+    )
+    assert outcome.report.edits[0].status.value == "applied"
+
+
+def test_a_rationale_on_a_header_edit_is_reported_not_dropped(tmp_path: Path) -> None:
+    import io
+    import zipfile
+
+    from review.html_report import report_details
+
+    outcome = apply_reply(
+        LEASE.read_bytes(),
+        json.dumps([{"anchor": "Commercial Lease \u2014 Harbor Point",
+                     "replacement": "Lease \u2014 Harbor Point", "rationale": "Shorter running head."}]),
+        ApplyOptions(),
+    )  # fmt: skip
+    [edit] = outcome.report.edits
+    assert edit.status.value == "applied"
+    assert len(edit.notes) == 1 and "header" in edit.notes[0] and "Shorter running head." in edit.notes[0]
+    assert outcome.output is not None
+    with zipfile.ZipFile(io.BytesIO(outcome.output)) as z:
+        assert all(b"commentReference" not in z.read(n) for n in z.namelist() if n.endswith(".xml"))
+    page = report_details(outcome.report.to_dict())
+    assert "Note: The rationale could not be attached" in page and "Shorter running head." in page
