@@ -42,6 +42,7 @@ from lxml import etree
 from .normalize import NormalizedText
 from .ooxml import W_NS, XML_SPACE, w
 from .splice import Splice
+from .typography import ALL_QUOTES, follow_quotes, guillemet_space, quote_style
 from .verify import Planned
 from .view import DocumentView, Paragraph, Piece, SpanFlag, SpanKind
 from .wordml import RANGE_MARKUP
@@ -138,7 +139,8 @@ class Writer:
         self.stamp = options.stamp()
         self._next_id = next_id
         self.result = WriteResult()
-        self._quotes: Literal["curly", "straight"] | None = None
+        self._quotes: str | None = None
+        self._space = ""  # inside French guillemets
         self._quotes_known = False
         self._ours: set[etree._Element] = set()  # the w:ins / w:del wrappers we made
         self._doomed: list[etree._Element] = []  # untracked: runs removed once a range is done
@@ -165,12 +167,19 @@ class Writer:
         self._inserted_at: dict[int, etree._Element] = {}
 
     @property
-    def quotes(self) -> Literal["curly", "straight"] | None:
+    def quotes(self) -> str | None:
         """The document's quote convention (:func:`quote_style`), found when first needed."""
         if not self._quotes_known:
             self._quotes = quote_style(self.view.text)
+            if self._quotes == "french":
+                self._space = guillemet_space(self.view.text)
             self._quotes_known = True
         return self._quotes
+
+    def _typeset(self, text: str, before: str) -> str:
+        """New text's quotes and apostrophes in the document's convention."""
+        style = self.quotes
+        return follow_quotes(text, style, before, self._space)
 
     def new_id(self) -> str:
         self._next_id += 1
@@ -224,8 +233,8 @@ class Writer:
         if not old.endswith("\n"):
             new = new.rstrip("\n") if new.endswith("\n") and new.strip() else new
         before = view.text[plan.start - 1] if plan.start > 0 else ""
-        if not _QUOTES.isdisjoint(new):  # (without quotes, every convention leaves it as it is)
-            new = follow_quotes(new, self.quotes, before)
+        if not ALL_QUOTES.isdisjoint(new):  # (without quotes, every convention leaves it as it is)
+            new = self._typeset(new, before)
         # A line break the model wrote is a paragraph break; where the anchor only matched
         # tolerantly and the replacement has none, the document's breaks are not "changed".
         ops = word_diff(old, new, old_breaks=plan.exact or "\n" in new)
@@ -275,8 +284,8 @@ class Writer:
         para = view.paragraph_at(plan.start)
         after = plan.replacement.startswith("\n")
         lines = [line for line in _BLANK_LINES.sub("\n", plan.replacement).split("\n") if line.strip()]
-        if not _QUOTES.isdisjoint(plan.replacement):
-            lines = [follow_quotes(line, self.quotes, "") for line in lines]
+        if not ALL_QUOTES.isdisjoint(plan.replacement):
+            lines = [self._typeset(line, "") for line in lines]
         p = para.element
         self.result.touched_parts.add(para.part)
         self._olds = [para.index]
@@ -1229,50 +1238,6 @@ def _span(tokens: list[tuple[int, int]], size: int, i: int, j: int) -> tuple[int
         return tokens[i][0], tokens[j - 1][1]
     at = tokens[i][0] if i < len(tokens) else size
     return at, at
-
-
-def quote_style(text: str) -> Literal["curly", "straight"] | None:
-    """The document's quote convention, when it has a clear one (four to one, or only one)."""
-    straight = text.count('"') + text.count("'")
-    if not straight:  # (four scans of a long text saved when there is no straight quote)
-        return "curly" if any(c in text for c in _CURLY_QUOTES) else None
-    curly = sum(text.count(c) for c in _CURLY_QUOTES)
-    if curly > 4 * straight:
-        return "curly"
-    if straight > 4 * curly:
-        return "straight"
-    return None
-
-
-_CURLY_QUOTES = "\u201c\u201d\u2018\u2019"
-_QUOTES = frozenset("\"'" + _CURLY_QUOTES)
-_STRAIGHT = re.compile("[\"']")
-_CURLY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})
-
-
-def follow_quotes(text: str, style: str | None, context: str = "") -> str:
-    """``text`` with its quotes and apostrophes in the document's ``style``."""
-    if style == "curly":
-        return smarten_quotes(text, context)
-    if style == "straight":
-        return text.translate(_CURLY)
-    return text
-
-
-def smarten_quotes(text: str, context: str = "") -> str:
-    """Straight quotes and apostrophes in ``text`` as curly ones, chosen by position;
-    ``context`` is the text just before (for a quote at the very start)."""
-
-    def repl(m: re.Match[str]) -> str:
-        i = m.start()
-        prev = text[i - 1] if i > 0 else (context[-1:] or " ")
-        opening = prev.isspace() or prev in "([{\u2014\u2013-/\u201c\u2018"
-        if m.group() == '"':
-            return "\u201c" if opening else "\u201d"
-        nxt = text[i + 1] if i + 1 < len(text) else " "
-        return "\u2018" if opening and nxt.isalnum() else "\u2019"
-
-    return _STRAIGHT.sub(repl, text)
 
 
 # -----------------------------------------------------------------------------------------

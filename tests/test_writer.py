@@ -38,8 +38,9 @@ from lxml import etree
 from redline.apply import ApplyOptions, Outcome, apply_reply
 from redline.normalize import normalize
 from redline.package import Package, PackageError
+from redline.typography import quote_style
 from redline.view import SpanFlag, build_view
-from redline.writer import diff_opcodes, max_revision_id, quote_style, word_diff
+from redline.writer import diff_opcodes, max_revision_id, word_diff
 from shared_schema import Edit, EditBatch
 from testing.docbuild import (
     B,
