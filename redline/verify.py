@@ -20,7 +20,8 @@ from .collector import paused
 from .locate import Found, Locator
 from .normalize import normalize
 from .sections import Head, label_key
-from .view import SpanFlag
+from .view import DocumentView, SpanFlag
+from .worddiff import word_diff
 
 _SPACE_RUN = re.compile(r"[ \t\u00a0\u2002-\u200a\u202f]+")
 HINTED_CANDIDATES = 20  # candidates of an ambiguous anchor that get a unique extension in the hint
@@ -134,7 +135,7 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
                 "Send the text as it should read after the change, or drop the edit.",
             )
             continue
-        reason = _unsupported(locator, found, replacement)
+        reason = _unsupported(locator, found, replacement, found.kind is MatchKind.EXACT)
         if reason:
             _refuse(
                 result,
@@ -354,7 +355,33 @@ def unlabel(replacement: str, labels: tuple[str, ...]) -> str:
     return "\n".join(lines)
 
 
-def _unsupported(locator: Locator, found: Found, replacement: str) -> str | None:
+def _field_touched(view: DocumentView, lo: int, s: int, e: int, replacement: str, exact: bool) -> str | None:
+    """The result text of a field inside view range [s, e) that replacing it with
+    ``replacement`` would change (word by word, as the writer writes it), or None when every
+    change lies outside every field's result -- new words after "(see Section 27.9)" leave
+    the field whole and working."""
+    starts, flags = view.span_starts, view.span_flags
+    fields: list[tuple[int, int]] = []  # field results, relative to s, adjacent ones merged
+    j = lo
+    while j < len(starts) and starts[j] < e:
+        if flags[j] & SpanFlag.FIELD_RESULT:
+            fs = max(starts[j], s) - s
+            fe = min(starts[j + 1] if j + 1 < len(starts) else len(view.text), e) - s
+            if fields and fields[-1][1] >= fs:
+                fields[-1] = (fields[-1][0], max(fields[-1][1], fe))
+            elif fe > fs:
+                fields.append((fs, fe))
+        j += 1
+    old = view.text[s:e]
+    for kind, a, b, _ in word_diff(old, replacement, old_breaks=exact or "\n" in replacement):
+        for fs, fe in fields:
+            # a change inside the result, or new text against its edge (it could land inside)
+            if (kind != "insert" and a < fe and b > fs) or (kind == "insert" and fs <= a <= fe):
+                return " ".join(old[fs:fe].split())
+    return None
+
+
+def _unsupported(locator: Locator, found: Found, replacement: str, exact: bool = False) -> str | None:
     view = locator.view
     starts, flags, para_starts = view.span_starts, view.span_flags, view.para_starts
     for s, e in found.ranges:
@@ -367,13 +394,18 @@ def _unsupported(locator: Locator, found: Found, replacement: str) -> str | None
                 "The new text would land in an empty paragraph that lies inside a field's "
                 "instructions (a field whose code runs across paragraphs), where no reader shows it."
             )
-        covered = flags[max(0, bisect.bisect_right(starts, s) - 1) : bisect.bisect_left(starts, e)]
+        lo = max(0, bisect.bisect_right(starts, s) - 1)
+        covered = flags[lo : bisect.bisect_left(starts, e)]
         if any(covered):
             if any(flag & SpanFlag.FIELD_RESULT for flag in covered):
-                return (
-                    "The anchor covers the result of a field (a computed value such as a "
-                    "cross-reference or page number), which cannot be edited safely as text."
-                )
+                touched = _field_touched(view, lo, s, e, replacement, exact)
+                if touched is not None:
+                    shown = f"\u201c{touched}\u201d: " if touched else ""
+                    return (
+                        f"The edit would change the result of a field ({shown}a value Word "
+                        "computes, such as a cross-reference, page or note number, a date or a "
+                        "form field), which is not text to type over; words around it may change."
+                    )
             if any(flag & SpanFlag.MOVE_TO for flag in covered):
                 return "The anchor covers text inside a tracked move, which cannot be edited safely."
         if bisect.bisect_right(para_starts, s) == bisect.bisect_right(para_starts, max(s, e - 1)):
