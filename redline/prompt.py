@@ -59,11 +59,19 @@ How to write each edit:
 - `expected_matches`: only for a deliberate replace-all (a defined term renamed everywhere):
   the number of times the anchor occurs. The edit is applied to every occurrence only if the
   document has exactly that many; otherwise it is refused.
-- `section`: when the task names a clause, the clause number as displayed ("4.2", "(a)") or
-  the heading's text. An anchor found outside that section is refused.
+- `section`: when the task names a clause, name it as lawyers do ("4.2", "Clause 4.2(b)",
+  "Article IV", "Schedule 2, paragraph 1") or by its heading's text. An anchor found outside
+  that section is refused. The clause numbers shown before paragraphs are not the document's
+  text: an anchor may start with one, and it is left out.
 - `rationale`: one sentence on why; the reviewer sees it as a comment beside the change.
 - `id`: optional, your own label for the edit, echoed back in the report.
-Every entry replaces its anchor (an empty replacement deletes it); there are no other actions.
+Every entry replaces its anchor (an empty replacement deletes it). To strike a whole clause,
+quote its whole text and send an empty replacement: the paragraph goes and the list
+renumbers. A line break in a replacement starts a new paragraph (a blank line is the same
+single break). To add whole clauses without touching existing text, send
+`{"action": "insert_after", "anchor": <words of the paragraph>, "text": <the new paragraphs,
+one per line>}` (or "insert_before"); add `"level": 1` for a sub-clause, `-1` for a clause of
+the parent's level. Leave the numbers out of `text`: the document numbers new clauses.
 
 Send one reply holding all your edits. The edits must not overlap: each is matched against
 the document as you read it, not as the other edits of the reply leave it. Merge changes to

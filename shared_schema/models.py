@@ -11,7 +11,7 @@ tolerant parser made of a reply, with what it could not use and what it coerced)
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
@@ -41,6 +41,7 @@ class _Shape(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False)
 
 
+ACTIONS = ("replace", "insert_after", "insert_before")  # what an entry's `action` may be
 MAX_SECTION = 200  # characters: a longer `section` names no section (it is refused)
 
 
@@ -87,10 +88,10 @@ class EditRequest(_Shape):
         ),
     )
     id: str | None = Field(default=None, description="Your identifier for this edit, echoed back.")
-    action: Literal["replace", "insert_after", "insert_before"] | None = Field(
+    action: str | None = Field(
         default=None,
         description=(
-            "Leave out (or 'replace') for a plain edit. 'insert_after' / 'insert_before': new "
+            "Leave out (or 'replace') for a plain edit. 'insert_after' or 'insert_before': new "
             "paragraphs (`text`) after / before the whole paragraph holding `anchor`, with its "
             "numbering and style; the anchor's text is not changed (send replacement \"\")."
         ),
@@ -99,12 +100,27 @@ class EditRequest(_Shape):
         default=None,
         description="insert_after / insert_before only: the new paragraphs, one per line.",
     )
-    level: Literal[-1, 0, 1] | None = Field(
+    level: int | None = Field(
         default=None,
         description=(
-            "insert_after / insert_before only: 1 makes a sub-clause, -1 a clause of the parent's level."
+            "insert_after / insert_before only: 1 makes a sub-clause, -1 a clause of the parent's "
+            "level, 0 (or none) the same level."
         ),
     )
+
+    @field_validator("action")
+    @classmethod
+    def _known_action(cls, value: str | None) -> str | None:
+        if value not in (None, *ACTIONS):
+            raise ValueError(f"the action must be one of {', '.join(ACTIONS)}")
+        return value
+
+    @field_validator("level")
+    @classmethod
+    def _level_step(cls, value: int | None) -> int | None:
+        if value not in (None, -1, 0, 1):
+            raise ValueError("the level must be -1, 0 or 1")
+        return value
 
     @field_validator("anchor", "replacement", "rationale", "section", "text")
     @classmethod

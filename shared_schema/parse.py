@@ -843,7 +843,9 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
     if action is not None and action not in ("delete", "replace"):
         return action
     for extra in ("text", "level"):
-        if extra in fields:
+        if extra in fields and values[extra] is None:
+            del values[extra]  # null, as strict structured output sends every unused field
+        elif extra in fields:
             notes.append(f"dropped field {_show(fields[extra][0])} (only an insert action takes it)")
             del values[extra]
     anchor = values.get("anchor")
@@ -977,6 +979,8 @@ def _action(fields: dict[str, tuple[str, Any]], notes: list[str]) -> str | None:
         if name not in fields:
             continue
         key, value = fields[name]
+        if value is None and name == "action":
+            continue  # null: no action, as strict structured output sends an unused field
         if not isinstance(value, str):
             if name == "action":
                 return f"the action is {_kind(value)}, not text"

@@ -220,3 +220,33 @@ def test_a_rationale_on_a_header_edit_is_reported_not_dropped(tmp_path: Path) ->
         assert all(b"commentReference" not in z.read(n) for n in z.namelist() if n.endswith(".xml"))
     page = report_details(outcome.report.to_dict())
     assert "Note: The rationale could not be attached" in page and "Shorter running head." in page
+
+
+@pytest.mark.parametrize(
+    "anchor",
+    [
+        "Months 1\u201312",  # a table cell's only paragraph
+        "Rentable area is measured in accordance",  # a footnote
+        "Confidential \u2014 Page",  # a footer
+    ],
+)
+def test_an_insert_after_a_cell_a_footnote_or_a_footer_stays_in_it(anchor: str) -> None:
+    before = view_of(LEASE.read_bytes())
+    out = apply([{"action": "insert_after", "anchor": anchor, "text": "Inserted paragraph."}])
+    after = view_of(out)
+    old = next(p for p in before.paragraphs if anchor in before.paragraph_text(p))
+    new = next(p for p in after.paragraphs if after.paragraph_text(p) == "Inserted paragraph.")
+    assert new.story == old.story and new.part == old.part
+    assert len(after.paragraphs) == len(before.paragraphs) + 1
+    assert rejected(out) == rejected(LEASE.read_bytes())
+
+
+def test_an_insert_after_the_last_paragraph_of_the_document() -> None:
+    before = view_of(LEASE.read_bytes())
+    last = max((p for p in before.paragraphs if p.story == "body"), key=lambda p: p.index)
+    words = " ".join(before.paragraph_text(last).split()[:4])
+    out = apply([{"action": "insert_after", "anchor": words, "text": "A closing line."}])
+    after = view_of(out)
+    body = [p for p in after.paragraphs if p.story == "body"]
+    assert after.paragraph_text(body[-1]) == "A closing line."
+    assert rejected(out) == rejected(LEASE.read_bytes())

@@ -58,7 +58,8 @@ def test_the_instructions_cover_what_a_model_must_know() -> None:
         "expected_matches",
         "section",
         "rationale",
-        "no other actions",  # the actions there are
+        "insert_after",  # the actions there are
+        "strike a whole clause",
         "hint",  # reading a refusal
         "reply once more",  # the retry
     ):

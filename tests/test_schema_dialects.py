@@ -197,19 +197,36 @@ def _instances(name: SchemaName, nulls: bool) -> list[dict[str, Any]]:
             },
             {"summary": "", "points": []},
         ]
-    optional = dict.fromkeys(["rationale", "expected_matches", "section", "id"]) if nulls else {}
+    optional = (
+        dict.fromkeys(["rationale", "expected_matches", "section", "id", "action", "text", "level"])
+        if nulls
+        else {}
+    )
     return [
         {"edits": []},
         {"edits": [{"anchor": "ten (10) days", "replacement": "fifteen (15) days", **optional}]},
         {
             "edits": [
                 {
+                    **optional,
                     "anchor": "Tenant",
                     "replacement": "Lessee",
                     "rationale": "defined term",
                     "expected_matches": 3,
                     "section": "4.2",
                     "id": "e1",
+                }
+            ]
+        },
+        {
+            "edits": [
+                {
+                    **optional,
+                    "anchor": "Tenant shall pay",
+                    "replacement": "",
+                    "action": "insert_after",
+                    "text": "Tenant shall also pay the service charge.",
+                    "level": 1,
                 }
             ]
         },
