@@ -30,6 +30,7 @@ from rapidfuzz.distance import LCSseq
 
 from shared_schema import Code, Location, MatchKind, Refusal, Tolerance
 
+from .boundary import PackageError
 from .normalize import ELLIPSIS, INVISIBLE, NormalizedText, normalize, tolerances_needed
 from .ooxml import w
 from .sections import label_key, place, typed_number
@@ -390,11 +391,23 @@ class Locator:
         (normalised, spaces collapsed), and the first deletion's author and date."""
         if self._deletions is None:
             out: list[tuple[int, str, str | None, str | None]] = []
+            working = self.view.working
+            # Only the parts that hold a deletion are looked into (a scanned view parses a
+            # part for it): a verify-only view, or a part the parser refuses, has none to show.
+            parts = set()
+            if working is not None:
+                for part in {p.part for p in self.view.paragraphs}:
+                    data = working.package.read(part)
+                    if b"delText" in data or b"moveFrom" in data:
+                        parts.add(part)
             for para in self.view.paragraphs:
+                if para.part not in parts:
+                    continue
                 try:
                     p = para.element
-                except TypeError:  # a verify-only view holds no trees: nothing to look in
-                    break
+                except (TypeError, PackageError):
+                    parts.discard(para.part)
+                    continue
                 first = next(p.iter(*_DELETIONS), None)
                 if first is None:
                     continue
