@@ -394,7 +394,7 @@ class Locator:
             working = self.view.working
             # Only the parts that hold a deletion are looked into (a scanned view parses a
             # part for it): a verify-only view, or a part the parser refuses, has none to show.
-            parts = set()
+            parts: set[str] = set()
             if working is not None:
                 for part in {p.part for p in self.view.paragraphs}:
                     data = working.package.read(part)
@@ -411,8 +411,8 @@ class Locator:
                 first = next(p.iter(*_DELETIONS), None)
                 if first is None:
                     continue
-                parts = [el.text or "" for el in p.iter(*_TEXTS)]
-                text = " ".join(normalize("".join(parts)).split())
+                pieces = [el.text or "" for el in p.iter(*_TEXTS)]
+                text = " ".join(normalize("".join(pieces)).split())
                 out.append((para.index, text, first.get(_AUTHOR), first.get(_DATE)))
             self._deletions = out
         return self._deletions
