@@ -16,10 +16,12 @@ from redline import __version__
 from redline.apply import apply_reply
 from redline.files import write_atomic
 from redline.load import load_view
+from redline.markup import render as render_markup
 from redline.package import Package, PackageError
 from redline.prompt import APIS
 from redline.prompt import render as render_prompt
 from redline.report import Report
+from redline.revisions import read_annotations
 from redline.view import unread
 from redline.wordml import describe
 from shared_schema import DIALECTS, SCHEMA_NAMES, Code, Refusal, json_schema
@@ -52,7 +54,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     view = sub.add_parser("view", help="print the document's text view (what a model is shown)")
     view.add_argument("doc", help="the .docx file")
-    view.add_argument("--json", action="store_true", help="the view with paragraphs and offsets")
+    view.add_argument(
+        "--json", action="store_true",
+        help="the view with paragraphs and offsets, and the document's revisions and comments",
+    )  # fmt: skip
+    view.add_argument(
+        "--markup", action="store_true",
+        help="the text with tracked changes and comments inline, each with its id and author",
+    )  # fmt: skip
     view.add_argument(
         "--unread", action="store_true",
         help="also list what the view does not read (elements no rule names, content it leaves out)",
@@ -146,8 +155,12 @@ def _view(args: argparse.Namespace) -> int:
         return refuse(f"redline {args.command}", loaded)
     package, view = loaded
     notes = _unread(package) if args.unread else None
+    if args.json and args.markup:
+        raise UsageError("view: --json and --markup are two outputs; pick one")
+    annotations = read_annotations(package, view) if args.json or args.markup else None
     if not args.json:
-        sys.stdout.write(view.labelled() + "\n")
+        text = view.labelled() if annotations is None else render_markup(view, annotations)
+        sys.stdout.write(text + "\n")
         for line in notes or ():
             print(f"redline view: unread: {line}", file=sys.stderr)
         return EXIT_OK
@@ -167,6 +180,8 @@ def _view(args: argparse.Namespace) -> int:
             }
             for p in view.paragraphs
         ],
+        "revisions": [r.to_dict() for r in annotations.revisions] if annotations is not None else [],
+        "comments": [c.to_dict() for c in annotations.comments] if annotations is not None else [],
     }
     if notes is not None:
         doc["unread"] = notes
