@@ -78,6 +78,9 @@ class WriteOptions:
     date: str | None = None  # ISO 8601; default: now, UTC, to the second
     track: bool = True  # False: write the edits as plain (accepted) text
     comments: bool = True  # attach each edit's rationale as a comment
+    # The replacement is written character for character (redline compare: another
+    # document's text): no quote convention applied, tokens compared exactly.
+    literal: bool = False
 
     def stamp(self) -> str:
         if self.date:
@@ -185,11 +188,12 @@ class Writer:
         old = view.text[plan.start : plan.end]
         new = plan.replacement.replace("\r\n", "\n").replace("\r", "\n")
         before = view.text[plan.start - 1] if plan.start > 0 else ""
-        if not _QUOTES.isdisjoint(new):  # (without quotes, every convention leaves it as it is)
+        literal = self.options.literal
+        if not literal and not _QUOTES.isdisjoint(new):  # (without quotes, every convention leaves it)
             new = follow_quotes(new, self.quotes, before)
         # A line break the model wrote is a paragraph break; where the anchor only matched
         # tolerantly and the replacement has none, the document's breaks are not "changed".
-        ops = word_diff(old, new, old_breaks=plan.exact or "\n" in new)
+        ops = word_diff(old, new, old_breaks=plan.exact or "\n" in new, literal=literal)
         paras = view.paragraphs_between(plan.start, plan.end)
         self.result.touched_parts.update(p.part for p in paras)
         self._olds = [p.index for p in paras]
@@ -904,7 +908,9 @@ def _main_run(atoms: list[_Atom]) -> etree._Element | None:
 # Text: the word diff and the document's typography
 
 
-def word_diff(old: str, new: str, *, old_breaks: bool = True) -> list[tuple[str, int, int, str]]:
+def word_diff(
+    old: str, new: str, *, old_breaks: bool = True, literal: bool = False
+) -> list[tuple[str, int, int, str]]:
     """Minimal word-level changes turning ``old`` into ``new``: (kind, start, end, new text).
 
     Offsets are into ``old``; tokens compare under the tolerant normalisation, so a quote or
@@ -912,10 +918,15 @@ def word_diff(old: str, new: str, *, old_breaks: bool = True) -> list[tuple[str,
     mark) is not a space.  With ``old_breaks=False`` the line breaks of ``old`` compare as
     plain spaces (for text that matched an anchor written without them).  ``kind`` is
     insert, delete or replace; an insert has start == end.  Two replacements separated only
-    by one space are written as one (``Tenant shall`` -> ``Landlord will``).
+    by one space are written as one (``Tenant shall`` -> ``Landlord will``).  ``literal``:
+    tokens compare exactly (a curly quote, a second space, an NBSP are changes).
     """
-    a, a_keys = _tokens(old, breaks=old_breaks)
-    b, b_keys = _tokens(new, breaks=True)
+    if literal:
+        a, a_keys = _literal_tokens(old)
+        b, b_keys = _literal_tokens(new)
+    else:
+        a, a_keys = _tokens(old, breaks=old_breaks)
+        b, b_keys = _tokens(new, breaks=True)
     merged: list[tuple[str, int, int, int, int]] = []
     for tag, i1, i2, j1, j2 in diff_opcodes(a_keys, b_keys):
         if (
@@ -1080,6 +1091,20 @@ def _tokens(text: str, *, breaks: bool) -> tuple[list[tuple[int, int]], list[str
             keys.append(" " if key.isspace() else key)
             continue
         _break_tokens(text, s, e, spans, keys)
+    return spans, keys
+
+
+_LITERAL_TOKEN = re.compile(r"\n|[^\S\n]+|\d[\d.,]*\d|\w+|[^\w\s]")
+
+
+def _literal_tokens(text: str) -> tuple[list[tuple[int, int]], list[str]]:
+    """The tokens of ``text`` compared as written: each line break one token, every other
+    whitespace run one (its key the run itself), numbers, words, punctuation marks."""
+    spans: list[tuple[int, int]] = []
+    keys: list[str] = []
+    for m in _LITERAL_TOKEN.finditer(text):
+        spans.append(m.span())
+        keys.append(m.group())
     return spans, keys
 
 
