@@ -108,7 +108,8 @@ def _revision_marks(rev: Revision) -> list[tuple[int, int, int, str]]:
     if rev.text == "\n" and kind is not RevisionKind.PARAGRAPH_FORMAT and rev.start == rev.end:
         sign = {RevisionKind.FORMAT: "@@"}.get(kind, "--" if kind in _REMOVED else "++")
         notes = (moved, "formatting" if kind is RevisionKind.FORMAT else "")
-        return [(rev.start, _POINT, 0, f"{{{sign}{_PILCROW}{sign}}}" + _tag("r", rev.id, rev.author, *notes))]
+        mark = f"{{{sign}{_PILCROW}{sign}}}" + _tag("r", rev.id, rev.author, *notes)
+        return [(rev.start, _POINT, 1, mark)]  # after the text that stands at the same place
     if kind in _REMOVED:
         if not rev.text:
             return []
@@ -116,7 +117,7 @@ def _revision_marks(rev: Revision) -> list[tuple[int, int, int, str]]:
         return [(rev.start, _POINT, 0, f"{{--{shown}--}}" + _tag("r", rev.id, rev.author, moved))]
     if kind is RevisionKind.PARAGRAPH_FORMAT:
         tag = _tag("r", rev.id, rev.author, "paragraph formatting")
-        return [(rev.end, _POINT, 0, "{@@" + _PILCROW + "@@}" + tag)]
+        return [(rev.end, _POINT, 2, "{@@" + _PILCROW + "@@}" + tag)]
     if kind in (RevisionKind.ROW_INSERT, RevisionKind.ROW_DELETE):
         what = "table row inserted" if kind is RevisionKind.ROW_INSERT else "table row deleted"
         return [(rev.start, _POINT, 0, "{@@row@@}" + _tag("r", rev.id, rev.author, what))]

@@ -313,7 +313,7 @@ def _output_schemas() -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 _ARGUMENTS: dict[str, frozenset[str]] = {
-    READ_REGION: frozenset(["path", "section", "paragraphs"]),
+    READ_REGION: frozenset(["path", "section", "paragraphs", "markup"]),
     APPLY_EDITS: frozenset(["path", "edits", "revision", "output", "author"]),
 }
 
