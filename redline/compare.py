@@ -279,8 +279,7 @@ def _plan_stretch(
         if _touches_flagged(old, s, e):
             change.status = "unsupported"
             change.reason = (
-                "inside a field's result or another author's tracked move, which the writer "
-                "leaves as it is"
+                "inside a field's result or another author's tracked move, which the writer leaves as it is"
             )
         else:
             planned.append(Planned(change.index, s, e, text, exact=True))
@@ -295,7 +294,8 @@ def _touches_flagged(view: DocumentView, start: int, end: int) -> bool:
     if start == 0 or start >= len(view.text):
         return False
     return bool(
-        view.flags_between(start - 1, start) & _UNTOUCHABLE and view.flags_between(start, start + 1) & _UNTOUCHABLE
+        view.flags_between(start - 1, start) & _UNTOUCHABLE
+        and view.flags_between(start, start + 1) & _UNTOUCHABLE
     )
 
 
@@ -315,4 +315,3 @@ def _write(package: Package, view: DocumentView, planned: list[Planned], options
     assert splice is not None
     out: bytes = package.to_bytes(splice.changed(result.touched_parts))
     return out
-

@@ -160,10 +160,7 @@ def render(
             out.append(p.label + " ")
         while k < len(marks) and marks[k].offset <= p.end:
             m = marks[k]
-            if m.offset < at:  # (a separator's offset: put it where the paragraph ends)
-                m_at = at
-            else:
-                m_at = m.offset
+            m_at = max(at, m.offset)  # (never before what is written already)
             out.append(text[at:m_at])
             out.append(m.text)
             at = m_at

@@ -174,9 +174,9 @@ def _story_part_names(package: Package) -> list[str]:
     main = package.main_part
     names = [main]
     for rel in package.rels(main):
-        if not rel.external and rel.target in package and rel.target != main:
-            if rel.type in (REL_HEADER, REL_FOOTER, REL_FOOTNOTES, REL_ENDNOTES):
-                names.append(rel.target)
+        story = rel.type in (REL_HEADER, REL_FOOTER, REL_FOOTNOTES, REL_ENDNOTES)
+        if story and not rel.external and rel.target in package and rel.target != main:
+            names.append(rel.target)
     return names
 
 
@@ -206,9 +206,10 @@ class _StoryWalk:
         self.base = paras[first].start - s0
         text = "".join(read.pieces)
         last = first + len(read.paragraphs) - 1
-        if last >= len(paras) or view.text[paras[first].start : paras[last].end] != text[
-            s0 : read.paragraphs[-1][1]
-        ]:
+        if (
+            last >= len(paras)
+            or view.text[paras[first].start : paras[last].end] != text[s0 : read.paragraphs[-1][1]]
+        ):
             raise RuntimeError(f"the tree walk of {part} disagrees with the view")
         self.index = {ref: first + j for j, (_, _, ref, _) in enumerate(read.paragraphs)}
         self.first, self.last = first, last
@@ -307,7 +308,19 @@ class _StoryWalk:
         if kind is RevisionKind.PARAGRAPH_FORMAT:
             if top is not None and top.index is not None:
                 p = view.paragraphs[top.index]
-                rev = Revision(rid, kind, author, date, view.paragraph_text(p), p.index, self.part, p.start, p.end, None, el)
+                rev = Revision(
+                    rid,
+                    kind,
+                    author,
+                    date,
+                    view.paragraph_text(p),
+                    p.index,
+                    self.part,
+                    p.start,
+                    p.end,
+                    None,
+                    el,
+                )
                 self._add(rev)
             else:
                 self._orphan(Revision(rid, kind, author, date, "", None, self.part, 0, 0, None, el))
@@ -318,7 +331,9 @@ class _StoryWalk:
             if inside:
                 a, b = view.paragraphs[min(inside)], view.paragraphs[max(inside)]
                 text = view.text[a.start : b.end]
-                self._add(Revision(rid, kind, author, date, text, a.index, self.part, a.start, b.end, None, el))
+                self._add(
+                    Revision(rid, kind, author, date, text, a.index, self.part, a.start, b.end, None, el)
+                )
             else:
                 self._orphan(Revision(rid, kind, author, date, "", None, self.part, 0, 0, None, el))
             return
@@ -331,7 +346,9 @@ class _StoryWalk:
             if here is None:
                 self._orphan(Revision(rid, kind, author, date, text, None, self.part, 0, 0, move, el))
             else:
-                self._add(Revision(rid, kind, author, date, text, index, self.part, here[1], here[1], move, el))
+                self._add(
+                    Revision(rid, kind, author, date, text, index, self.part, here[1], here[1], move, el)
+                )
             return
         spots = [self.at[n] for n in holder.iter() if n in self.at]
         if spots:

@@ -269,12 +269,14 @@ def _output_schemas() -> tuple[dict[str, Any], dict[str, Any]]:
             "revisions": {
                 "type": "array",
                 "items": {"type": "object"},
-                "description": "With `markup`: the region's tracked changes (id, kind, author, date, text, paragraph).",
+                "description": "With `markup`: the region's tracked changes "
+                "(id, kind, author, date, text, paragraph).",
             },
             "comments": {
                 "type": "array",
                 "items": {"type": "object"},
-                "description": "With `markup`: the region's comments (id, author, date, text, quote, parent, resolved).",
+                "description": "With `markup`: the region's comments "
+                "(id, author, date, text, quote, parent, resolved).",
             },
             "error": _ERROR_SCHEMA,
         },
@@ -807,7 +809,9 @@ class DocumentTools:
         if annotations is not None:
             lo, hi = paras[0].start, paras[-1].end
             out["revisions"] = [
-                r.to_dict() for r in annotations.revisions if r.paragraph is not None and first <= r.paragraph <= last
+                r.to_dict()
+                for r in annotations.revisions
+                if r.paragraph is not None and first <= r.paragraph <= last
             ]
             out["comments"] = [
                 c.to_dict() for c in annotations.comments if c.paragraph is not None and lo <= c.start <= hi
@@ -819,9 +823,7 @@ class DocumentTools:
         found = view.outline.named(name)
         if not found:
             key = " ".join(name.casefold().split())
-            near = [
-                _head_dict(view, h) for h in view.outline.heads if key and key in h.title.casefold()
-            ][:20]
+            near = [_head_dict(view, h) for h in view.outline.heads if key and key in h.title.casefold()][:20]
             raise ToolError(
                 Code.SECTION_NOT_FOUND,
                 f"No section is numbered or headed {_show(name)}.",

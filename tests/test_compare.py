@@ -104,7 +104,9 @@ def test_table_cells(pandoc: str) -> None:
     _check(pandoc, old, new, outcome.output or b"")
 
 
-_WORDS = st.sampled_from(["rent", "Tenant", "shall", "pay", "the", "Landlord", "within", "days", "10", "notice"])
+_WORDS = st.sampled_from(
+    ["rent", "Tenant", "shall", "pay", "the", "Landlord", "within", "days", "10", "notice"]
+)
 _PARA = st.lists(_WORDS, min_size=1, max_size=8).map(" ".join)
 
 

@@ -109,7 +109,7 @@ def negotiated() -> bytes:
             Raw('<w:r><w:commentReference w:id="5"/></w:r>'),
             ".",
         ),
-        P("Second clause stays.", mark='<w:ins w:id="20" w:author="Opposing Counsel" w:date="2020-01-01T00:00:00Z"/>'),
+        P("Second clause stays.", mark=f'<w:ins w:id="20" w:author="Opposing Counsel" w:date="{DATE}"/>'),
         P(Del("A paragraph they struck.", author="Opposing Counsel", id=21),
           mark='<w:del w:id="22" w:author="Opposing Counsel" w:date="2020-01-01T00:00:00Z"/>'),
         P(Raw('<w:r><w:rPr><w:b/><w:rPrChange w:id="30" w:author="Opposing Counsel"><w:rPr/>'
@@ -120,8 +120,8 @@ def negotiated() -> bytes:
     data = docx(*body, comments=comments)
     return _with_extended(
         data,
-        f'<w15:commentEx w15:paraId="00000004" w15:done="0"/>'
-        f'<w15:commentEx w15:paraId="00000005" w15:paraIdParent="00000004" w15:done="1"/>',
+        '<w15:commentEx w15:paraId="00000004" w15:done="0"/>'
+        '<w15:commentEx w15:paraId="00000005" w15:paraIdParent="00000004" w15:done="1"/>',
     )
 
 
@@ -146,13 +146,19 @@ def test_every_revision_and_comment_by_its_own_id() -> None:
     assert by_id["40"].text == "cell" and by_id["40"].element is not None
     assert by_id["40"].element.tag == f"{{{W}}}ins"
     c4, c5 = found.comment("4")[0], found.comment("5")[0]
-    assert (c4.text, c4.quote, c4.parent, c4.resolved, c4.paragraph) == ("Too short.", "within ten days", None, False, 0)
+    assert (c4.text, c4.quote, c4.parent, c4.resolved, c4.paragraph) == (
+        "Too short.",
+        "within ten days",
+        None,
+        False,
+        0,
+    )
     assert (c5.parent, c5.resolved, c5.author) == ("4", True, "Us")
     assert found.threads and found.comments_part == "word/comments.xml"
 
 
 def test_markup_shows_them_inline_and_strips_back_to_the_view() -> None:
-    package, view, found = _load(negotiated())
+    _, view, found = _load(negotiated())
     text = render(view, found)
     assert text.startswith(HEADER)
     assert "{--monthly--}[r13 Opposing Counsel]{++quarterly++}[r12 Opposing Counsel]" in text
@@ -168,7 +174,9 @@ def test_markup_shows_them_inline_and_strips_back_to_the_view() -> None:
     assert strip_markup(part) == view.labelled(4, 4)
 
 
-def test_view_json_and_markup_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_view_json_and_markup_from_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     doc = tmp_path / "back.docx"
     doc.write_bytes(negotiated())
     assert main(["view", str(doc), "--json"]) == 0
@@ -275,7 +283,10 @@ def test_corpus_every_revision_and_comment_listed(corpus_dir: Path) -> None:
         with zipfile.ZipFile(io.BytesIO(data)) as z:
             names = z.namelist()
             ids = (
-                [c.get(f"{{{W}}}id") for c in etree.fromstring(z.read("word/comments.xml")).iter(f"{{{W}}}comment")]
+                [
+                    c.get(f"{{{W}}}id")
+                    for c in etree.fromstring(z.read("word/comments.xml")).iter(f"{{{W}}}comment")
+                ]
                 if "word/comments.xml" in names
                 else []
             )
@@ -298,7 +309,9 @@ def _pandoc_spans(pandoc: str, data: bytes) -> Counter[str]:
     with tempfile.NamedTemporaryFile(suffix=".docx") as f:
         f.write(data)
         f.flush()
-        proc = subprocess.run([pandoc, "--track-changes=all", "-t", "json", f.name], capture_output=True, check=True)
+        proc = subprocess.run(
+            [pandoc, "--track-changes=all", "-t", "json", f.name], capture_output=True, check=True
+        )
     found: Counter[str] = Counter()
 
     def walk(node: Any) -> None:
