@@ -64,8 +64,10 @@ from shared_schema import (
 from .apply import ApplyOptions, apply_batch
 from .files import write_atomic
 from .load import load_view
+from .markup import render as render_markup
 from .package import Package, PackageError
 from .report import invalid_results
+from .revisions import read_annotations
 from .sections import Head
 from .view import DocumentView, Paragraph, build_view
 
@@ -168,6 +170,14 @@ def tool_definitions() -> list[dict[str, Any]]:
                     "description": "Paragraph indexes 'FIRST-LAST' (inclusive), e.g. '12-20', "
                     "or one index '12'. Ranges are listed by the outline.",
                 },
+                "markup": {
+                    "type": "boolean",
+                    "description": "Show the region's tracked changes and comments inline, each "
+                    "with its id and author ({++inserted++}[r12 Name], {--deleted--}[r13 Name], "
+                    "{==passage==}{>>comment<<}[c4 Name]); the text then starts with a line on "
+                    "how to read it, and `revisions` and `comments` list them. Quote anchors "
+                    "without the marks: the text outside them is the document as accepted.",
+                },
             },
             "required": ["path"],
             "additionalProperties": False,
@@ -256,6 +266,18 @@ def _output_schemas() -> tuple[dict[str, Any], dict[str, Any]]:
             "paragraphs": {"type": "array", "items": _PARAGRAPH_SCHEMA},
             "outline": {"type": "array", "items": {"type": "object"}},
             "stories": {"type": "array", "items": {"type": "object"}},
+            "revisions": {
+                "type": "array",
+                "items": {"type": "object"},
+                "description": "With `markup`: the region's tracked changes "
+                "(id, kind, author, date, text, paragraph).",
+            },
+            "comments": {
+                "type": "array",
+                "items": {"type": "object"},
+                "description": "With `markup`: the region's comments "
+                "(id, author, date, text, quote, parent, resolved).",
+            },
             "error": _ERROR_SCHEMA,
         },
         "anyOf": [{"required": ["path", "revision", "region"]}, failed],
@@ -293,7 +315,7 @@ def _output_schemas() -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 _ARGUMENTS: dict[str, frozenset[str]] = {
-    READ_REGION: frozenset(["path", "section", "paragraphs"]),
+    READ_REGION: frozenset(["path", "section", "paragraphs", "markup"]),
     APPLY_EDITS: frozenset(["path", "edits", "revision", "output", "author"]),
 }
 
@@ -576,10 +598,13 @@ class DocumentTools:
         return self._run(name, arguments, None)
 
     def read_region(
-        self, path: str, section: str | None = None, paragraphs: str | None = None
+        self, path: str, section: str | None = None, paragraphs: str | None = None, markup: bool = False
     ) -> dict[str, Any]:
-        """The exact text of a section, a paragraph range, or the outline (see :meth:`handle`)."""
+        """The exact text of a section, a paragraph range, or the outline (see :meth:`handle`);
+        ``markup``: with the region's tracked changes and comments inline."""
         arguments: dict[str, Any] = {"path": path}
+        if markup:
+            arguments["markup"] = True
         if section is not None:
             arguments["section"] = section
         if paragraphs is not None:
@@ -734,8 +759,15 @@ class DocumentTools:
                 "Pass either `section` or `paragraphs`, not both.",
                 _usage(READ_REGION),
             )
+        markup = args.get("markup", False)
+        if not isinstance(markup, bool):
+            raise ToolError(
+                Code.INVALID_ARGUMENTS,
+                f"`markup` must be true or false, not {_show(markup)}.",
+                _usage(READ_REGION),
+            )
         with self._locks.hold([str(real)], exclusive=False):
-            _, view = self._load(real)
+            package, view = self._load(real)
         out: dict[str, Any] = {"path": self._relative(real), "revision": view.revision}
         if section is not None:
             head = self._section(view, str(section))
@@ -756,7 +788,12 @@ class DocumentTools:
             out["stories"] = _stories(view)
             return out
         paras = view.paragraphs[first : last + 1]
-        text = view.labelled(first, last)
+        annotations = None
+        if markup:
+            annotations = read_annotations(package, view)
+            text = render_markup(view, annotations, first, last)
+        else:
+            text = view.labelled(first, last)
         if len(text) > self.max_region_chars:
             raise ToolError(
                 Code.REGION_TOO_LARGE,
@@ -769,6 +806,16 @@ class DocumentTools:
         out["region"] = region
         out["text"] = text
         out["paragraphs"] = [_paragraph_dict(view, p) for p in paras]
+        if annotations is not None:
+            lo, hi = paras[0].start, paras[-1].end
+            out["revisions"] = [
+                r.to_dict()
+                for r in annotations.revisions
+                if r.paragraph is not None and first <= r.paragraph <= last
+            ]
+            out["comments"] = [
+                c.to_dict() for c in annotations.comments if c.paragraph is not None and lo <= c.start <= hi
+            ]
         return out
 
     @staticmethod
@@ -776,9 +823,7 @@ class DocumentTools:
         found = view.outline.named(name)
         if not found:
             key = " ".join(name.casefold().split())
-            near = [
-                _head_dict(view, h) for h in view.outline.heads if key and key in h.title.casefold()
-            ][:20]
+            near = [_head_dict(view, h) for h in view.outline.heads if key and key in h.title.casefold()][:20]
             raise ToolError(
                 Code.SECTION_NOT_FOUND,
                 f"No section is numbered or headed {_show(name)}.",
@@ -944,7 +989,7 @@ def _usage(name: str) -> str:
     if name == READ_REGION:
         return (
             "read_region takes `path` and optionally one of `section` ('4.2' or a heading) or "
-            "`paragraphs` ('12-20')."
+            "`paragraphs` ('12-20'), and `markup` (true: tracked changes and comments inline)."
         )
     return (
         "apply_edits takes `path`, `edits` (a list of {anchor, replacement, ...}), `revision` "

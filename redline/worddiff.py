@@ -17,7 +17,9 @@ _TOKEN = re.compile(r"\s+|\d[\d.,]*\d|\w+|[^\w\s]")
 _BREAKS = re.compile(r"\n|[^\n]+")
 
 
-def word_diff(old: str, new: str, *, old_breaks: bool = True) -> list[tuple[str, int, int, str]]:
+def word_diff(
+    old: str, new: str, *, old_breaks: bool = True, literal: bool = False
+) -> list[tuple[str, int, int, str]]:
     """Minimal word-level changes turning ``old`` into ``new``: (kind, start, end, new text).
 
     Offsets are into ``old``; tokens compare under the tolerant normalisation, so a quote or
@@ -25,10 +27,15 @@ def word_diff(old: str, new: str, *, old_breaks: bool = True) -> list[tuple[str,
     mark) is not a space.  With ``old_breaks=False`` the line breaks of ``old`` compare as
     plain spaces (for text that matched an anchor written without them).  ``kind`` is
     insert, delete or replace; an insert has start == end.  Two replacements separated only
-    by one space are written as one (``Tenant shall`` -> ``Landlord will``).
+    by one space are written as one (``Tenant shall`` -> ``Landlord will``).  ``literal``:
+    tokens compare exactly (a curly quote, a second space, an NBSP are changes).
     """
-    a, a_keys = _tokens(old, breaks=old_breaks)
-    b, b_keys = _tokens(new, breaks=True)
+    if literal:
+        a, a_keys = _literal_tokens(old)
+        b, b_keys = _literal_tokens(new)
+    else:
+        a, a_keys = _tokens(old, breaks=old_breaks)
+        b, b_keys = _tokens(new, breaks=True)
     merged: list[tuple[str, int, int, int, int]] = []
     for tag, i1, i2, j1, j2 in diff_opcodes(a_keys, b_keys):
         if (
@@ -193,6 +200,20 @@ def _tokens(text: str, *, breaks: bool) -> tuple[list[tuple[int, int]], list[str
             keys.append(" " if key.isspace() else key)
             continue
         _break_tokens(text, s, e, spans, keys)
+    return spans, keys
+
+
+_LITERAL_TOKEN = re.compile(r"\n|[^\S\n]+|\d[\d.,]*\d|\w+|[^\w\s]")
+
+
+def _literal_tokens(text: str) -> tuple[list[tuple[int, int]], list[str]]:
+    """The tokens of ``text`` compared as written: each line break one token, every other
+    whitespace run one (its key the run itself), numbers, words, punctuation marks."""
+    spans: list[tuple[int, int]] = []
+    keys: list[str] = []
+    for m in _LITERAL_TOKEN.finditer(text):
+        spans.append(m.span())
+        keys.append(m.group())
     return spans, keys
 
 

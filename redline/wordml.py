@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import Enum, IntEnum
+from enum import Enum, IntEnum, StrEnum
 from types import MappingProxyType
 from typing import Final, NamedTuple
 
@@ -219,6 +219,79 @@ def track_field(fields: list[bool], kind: str | None) -> None:
         fields[-1] = True
     elif kind == "end" and fields:
         fields.pop()
+
+
+# -------------------------------------------------------------------------------------------
+# Revisions: what each tracked change is, by the element and where it stands (ECMA-376 §17.13.5)
+
+
+class RevisionKind(StrEnum):
+    """What one tracked change does (the ``kind`` of :mod:`redline.revisions`); public strings."""
+
+    INSERT = "insert"  # w:ins around runs: text present once accepted
+    DELETE = "delete"  # w:del around runs: text gone once accepted
+    MOVE_FROM = "move_from"  # w:moveFrom: moved away (gone once accepted)
+    MOVE_TO = "move_to"  # w:moveTo: moved here (present once accepted)
+    PARAGRAPH_INSERT = "paragraph_insert"  # w:pPr/w:rPr/w:ins: a paragraph mark inserted
+    PARAGRAPH_DELETE = "paragraph_delete"  # w:pPr/w:rPr/w:del: a paragraph mark deleted (joins)
+    FORMAT = "format"  # w:rPrChange: a run's (or a mark's) formatting changed
+    PARAGRAPH_FORMAT = "paragraph_format"  # w:pPr/w:pPrChange: a paragraph's properties changed
+    ROW_INSERT = "row_insert"  # w:trPr/w:ins: a table row inserted
+    ROW_DELETE = "row_delete"  # w:trPr/w:del: a table row deleted
+
+
+class RevisionPlace(Enum):
+    """Where a revision element stands, which decides what it is."""
+
+    CONTENT = "content"  # among runs (a paragraph's content, or a container in it)
+    MARK = "mark"  # w:pPr/w:rPr: the paragraph mark's run properties
+    RUN = "run"  # w:r/w:rPr: a run's properties
+    PARAGRAPH = "paragraph"  # w:pPr
+    ROW = "row"  # w:trPr
+
+
+_PLACE_OF_PARENT = {"rPr": None, "pPr": RevisionPlace.PARAGRAPH, "trPr": RevisionPlace.ROW}
+
+REVISIONS: Final[Mapping[tuple[str, RevisionPlace], RevisionKind]] = MappingProxyType(
+    {
+        (_w("ins"), RevisionPlace.CONTENT): RevisionKind.INSERT,
+        (_w("del"), RevisionPlace.CONTENT): RevisionKind.DELETE,
+        (_w("moveFrom"), RevisionPlace.CONTENT): RevisionKind.MOVE_FROM,
+        (_w("moveTo"), RevisionPlace.CONTENT): RevisionKind.MOVE_TO,
+        (_w("ins"), RevisionPlace.MARK): RevisionKind.PARAGRAPH_INSERT,
+        (_w("del"), RevisionPlace.MARK): RevisionKind.PARAGRAPH_DELETE,
+        (_w("moveFrom"), RevisionPlace.MARK): RevisionKind.MOVE_FROM,
+        (_w("moveTo"), RevisionPlace.MARK): RevisionKind.MOVE_TO,
+        (_w("rPrChange"), RevisionPlace.RUN): RevisionKind.FORMAT,
+        (_w("rPrChange"), RevisionPlace.MARK): RevisionKind.FORMAT,
+        (_w("pPrChange"), RevisionPlace.PARAGRAPH): RevisionKind.PARAGRAPH_FORMAT,
+        (_w("ins"), RevisionPlace.ROW): RevisionKind.ROW_INSERT,
+        (_w("del"), RevisionPlace.ROW): RevisionKind.ROW_DELETE,
+    }
+)
+"""Every tracked change that holds text (or a paragraph mark), by (Clark name, place).  Other
+revision records (w:sectPrChange, w:tblPrChange, w:tcPrChange, w:trPrChange, w:numberingChange,
+w:cellIns/w:cellDel, custom XML ranges) change no text and are not listed."""
+
+REVISION_TAGS: Final = frozenset(tag for tag, _ in REVISIONS)
+
+
+def revision_kind(el: etree._Element) -> RevisionKind | None:
+    """What the tracked change ``el`` is, by :data:`REVISIONS` (None: not one that holds text)."""
+    tag = el.tag
+    if tag not in REVISION_TAGS:
+        return None
+    parent = el.getparent()
+    local = parent.tag.rpartition("}")[2] if parent is not None and isinstance(parent.tag, str) else ""
+    if local not in _PLACE_OF_PARENT:
+        place = RevisionPlace.CONTENT
+    elif local == "rPr":
+        grand = parent.getparent() if parent is not None else None
+        glocal = grand.tag.rpartition("}")[2] if grand is not None and isinstance(grand.tag, str) else ""
+        place = RevisionPlace.MARK if glocal == "pPr" else RevisionPlace.RUN
+    else:
+        place = _PLACE_OF_PARENT[local] or RevisionPlace.CONTENT
+    return REVISIONS.get((tag, place))
 
 
 # -------------------------------------------------------------------------------------------

@@ -80,6 +80,9 @@ class WriteOptions:
     date: str | None = None  # ISO 8601; default: now, UTC, to the second
     track: bool = True  # False: write the edits as plain (accepted) text
     comments: bool = True  # attach each edit's rationale as a comment
+    # The replacement is written character for character (redline compare: another
+    # document's text): no quote convention applied, tokens compared exactly.
+    literal: bool = False
 
     def stamp(self) -> str:
         if self.date:
@@ -195,8 +198,8 @@ class Writer:
         list renumbers, rejecting restores it.  The paragraphs join the one after them, whose
         mark and properties survive; a story's last paragraph (or a table cell's, a text
         box's: no paragraph follows it there) keeps its mark, as Word's must."""
-        if plan.replacement.strip() or plan.insert:
-            return plan
+        if plan.replacement.strip() or plan.insert or self.options.literal:
+            return plan  # (a comparison's ranges say exactly which marks go)
         view = self.view
         paras = view.paragraphs_between(plan.start, plan.end)
         first, last = paras[0], paras[-1]
@@ -221,18 +224,20 @@ class Writer:
         view = self.view
         old = view.text[plan.start : plan.end]
         new = plan.replacement.replace("\r\n", "\n").replace("\r", "\n")
-        # A blank line separates paragraphs, as models write them: never an empty paragraph.
-        new = _BLANK_LINES.sub("\n", new)
-        if not old.startswith("\n"):
-            new = new.lstrip("\n") if "\n" in new[:1] and new.strip() else new
-        if not old.endswith("\n"):
-            new = new.rstrip("\n") if new.endswith("\n") and new.strip() else new
+        if not self.options.literal:
+            # A blank line separates paragraphs, as models write them: never an empty paragraph.
+            new = _BLANK_LINES.sub("\n", new)
+            if not old.startswith("\n"):
+                new = new.lstrip("\n") if "\n" in new[:1] and new.strip() else new
+            if not old.endswith("\n"):
+                new = new.rstrip("\n") if new.endswith("\n") and new.strip() else new
         before = view.text[plan.start - 1] if plan.start > 0 else ""
-        if not ALL_QUOTES.isdisjoint(new):  # (without quotes, every convention leaves it as it is)
+        literal = self.options.literal
+        if not literal and not ALL_QUOTES.isdisjoint(new):  # (without quotes, every convention leaves it)
             new = self._typeset(new, before)
         # A line break the model wrote is a paragraph break; where the anchor only matched
         # tolerantly and the replacement has none, the document's breaks are not "changed".
-        ops = word_diff(old, new, old_breaks=plan.exact or "\n" in new)
+        ops = word_diff(old, new, old_breaks=plan.exact or "\n" in new, literal=literal)
         paras = view.paragraphs_between(plan.start, plan.end)
         self.result.touched_parts.update(p.part for p in paras)
         self._olds = [p.index for p in paras]

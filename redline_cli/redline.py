@@ -9,17 +9,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
 from redline import __version__
 from redline.apply import apply_reply
+from redline.compare import CompareOptions, compare
 from redline.files import write_atomic
 from redline.load import load_view
+from redline.markup import render as render_markup
 from redline.package import Package, PackageError
 from redline.prompt import APIS
 from redline.prompt import render as render_prompt
 from redline.report import Report
+from redline.revisions import read_annotations
 from redline.view import unread
 from redline.wordml import describe
 from shared_schema import DIALECTS, SCHEMA_NAMES, Code, Refusal, json_schema
@@ -31,6 +35,7 @@ from .common import (
     EXIT_USAGE,
     UsageError,
     apply_options,
+    check_output,
     check_targets,
     default_output,
     parse_command,
@@ -52,7 +57,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     view = sub.add_parser("view", help="print the document's text view (what a model is shown)")
     view.add_argument("doc", help="the .docx file")
-    view.add_argument("--json", action="store_true", help="the view with paragraphs and offsets")
+    view.add_argument(
+        "--json", action="store_true",
+        help="the view with paragraphs and offsets, and the document's revisions and comments",
+    )  # fmt: skip
+    view.add_argument(
+        "--markup", action="store_true",
+        help="the text with tracked changes and comments inline, each with its id and author",
+    )  # fmt: skip
     view.add_argument(
         "--unread", action="store_true",
         help="also list what the view does not read (elements no rule names, content it leaves out)",
@@ -72,6 +84,16 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     apply.add_argument("--no-track", action="store_true", help="write plain (accepted) changes")
     apply.add_argument("--no-comments", action="store_true", help="no rationale comments")
+
+    compare = sub.add_parser(
+        "compare", help="write OLD with NEW's differences as tracked changes (what did they change?)"
+    )
+    compare.add_argument("old", help="the version sent (never modified)")
+    compare.add_argument("new", help="the version that came back (never modified)")
+    compare.add_argument("-o", "--output", help="the redline (default: OLD.compared.docx)")
+    compare.add_argument("--report", help="write the JSON report of the changes here (- for standard output)")
+    compare.add_argument("--author", default="redline", help="revision author (default: redline)")
+    compare.add_argument("--date", help="revision date, ISO 8601 (default: now)")
 
     from .review import add_review_arguments
     from .stats import add_stats_arguments
@@ -111,6 +133,8 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return _view(args)
     if args.command == "apply":
         return _apply(args)
+    if args.command == "compare":
+        return _compare(args)
     if args.command == "review":
         from .review import run_review_command
 
@@ -146,8 +170,12 @@ def _view(args: argparse.Namespace) -> int:
         return refuse(f"redline {args.command}", loaded)
     package, view = loaded
     notes = _unread(package) if args.unread else None
+    if args.json and args.markup:
+        raise UsageError("view: --json and --markup are two outputs; pick one")
+    annotations = read_annotations(package, view) if args.json or args.markup else None
     if not args.json:
-        sys.stdout.write(view.labelled() + "\n")
+        text = view.labelled() if annotations is None else render_markup(view, annotations)
+        sys.stdout.write(text + "\n")
         for line in notes or ():
             print(f"redline view: unread: {line}", file=sys.stderr)
         return EXIT_OK
@@ -167,6 +195,8 @@ def _view(args: argparse.Namespace) -> int:
             }
             for p in view.paragraphs
         ],
+        "revisions": [r.to_dict() for r in annotations.revisions] if annotations is not None else [],
+        "comments": [c.to_dict() for c in annotations.comments] if annotations is not None else [],
     }
     if notes is not None:
         doc["unread"] = notes
@@ -210,6 +240,64 @@ def _apply(args: argparse.Namespace) -> int:
     _write_report(args.report, report)
     print_summary(report, out if outcome.output is not None else None)
     return outcome.exit_code
+
+
+def _compare(args: argparse.Namespace) -> int:
+    old, new = Path(args.old), Path(args.new)
+    out = Path(args.output) if args.output else old.with_name(old.stem + ".compared.docx")
+    if args.date is not None and not _ISO_DATE.fullmatch(args.date):
+        raise UsageError(f"compare: --date {args.date!r} is not an ISO 8601 date-time (2026-01-02T03:04:05Z)")
+    report_path = None if args.report in (None, "-") else Path(args.report)
+    for what, path in (("OLD", old), ("NEW", new)):
+        check_output(path, out)
+        if report_path is not None and _same(report_path, path):
+            raise PackageError(Code.OUTPUT_IS_INPUT, f"The report path is {what}; refusing to overwrite it.")
+    if report_path is not None and _same(report_path, out):
+        raise PackageError(Code.OUTPUT_IS_INPUT, "The report path is the output; refusing to overwrite it.")
+    if not out.parent.is_dir():
+        raise PackageError(Code.IO_ERROR, f"The output folder {str(out.parent)!r} does not exist.")
+    data = []
+    for path in (old, new):
+        try:
+            data.append(path.read_bytes())
+        except OSError as exc:
+            raise PackageError(Code.IO_ERROR, f"Cannot read {str(path)!r}: {exc.strerror}.") from exc
+    outcome = compare(
+        data[0], data[1], CompareOptions(args.author, args.date),
+        old_name=old.name, new_name=new.name, output_name=out.name,
+    )  # fmt: skip
+    report = outcome.report
+    text = json.dumps(report.to_dict(), ensure_ascii=False, indent=2) + "\n"
+    if report.error is not None:
+        code = refuse("redline compare", report.error)
+    else:
+        assert outcome.output is not None
+        write_atomic(out, outcome.output)
+        code = outcome.exit_code
+        totals = report.to_dict()["totals"]
+        print(
+            f"{old.name} -> {new.name}: {totals['written']} of {totals['changes']} changes written "
+            f"as tracked changes -> {out}",
+            file=sys.stderr,
+        )
+        for c in report.changes:
+            if c.status != "written":
+                print(f"  change {c.index} ({c.where}): {c.status}: {c.reason}", file=sys.stderr)
+    if args.report == "-":
+        sys.stdout.write(text)
+    elif report_path is not None:
+        write_atomic(report_path, text.encode("utf-8"))
+    return code
+
+
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?")
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
 
 
 def _write_report(target: str | None, report: Report) -> None:

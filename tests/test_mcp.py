@@ -98,7 +98,7 @@ def test_lists_both_tools_with_the_shared_edit_schema(server: Server) -> None:
     assert set(apply_schema["required"]) == {"path", "edits", "revision"}
     items = apply_schema["properties"]["edits"]["items"]
     assert set(items["properties"]) == set(Edit.model_fields)
-    assert set(tools["read_region"].input_schema["properties"]) == {"path", "section", "paragraphs"}
+    assert set(tools["read_region"].input_schema["properties"]) == {"path", "section", "paragraphs", "markup"}
     assert "character for character" in (tools["apply_edits"].description or "")
 
 

@@ -508,7 +508,8 @@ def test_tool_schemas_use_the_shared_field_names() -> None:
     assert set(defs) == {"read_region", "apply_edits"}
     for d in defs.values():
         assert d["inputSchema"]["type"] == "object" and d["description"]
-    assert set(defs["read_region"]["inputSchema"]["properties"]) == {"path", "section", "paragraphs"}
+    read_props = set(defs["read_region"]["inputSchema"]["properties"])
+    assert read_props == {"path", "section", "paragraphs", "markup"}
     apply_schema = defs["apply_edits"]["inputSchema"]
     assert set(apply_schema["properties"]) == {"path", "edits", "revision", "output", "author"}
     assert set(apply_schema["required"]) == {"path", "edits", "revision"}
