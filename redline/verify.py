@@ -14,13 +14,16 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from lxml import etree
+
 from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, MatchKind, Refusal
 
 from .collector import paused
+from .fields import code_runs
 from .locate import Found, Locator
 from .normalize import normalize
 from .sections import Head, label_key
-from .view import DocumentView, SpanFlag
+from .view import DocumentView, SpanFlag, SpanKind
 from .worddiff import word_diff
 
 _SPACE_RUN = re.compile(r"[ \t\u00a0\u2002-\u200a\u202f]+")
@@ -43,6 +46,9 @@ class Planned:
     rationale: str | None = None
     insert: bool = False  # whole new paragraphs at a paragraph's edge (insert_after / _before)
     level: int = 0  # their list level, relative to that paragraph's (+1: a sub-clause)
+    # The code runs of fields whose result the new text types over: deleted with it, as Word
+    # deletes a field you type over (the typed text stays, as plain text).
+    fields: tuple[etree._Element, ...] = ()
 
 
 @dataclass
@@ -75,6 +81,7 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
     results: list[EditResult] = []
     found_of: dict[int, Found] = {}
     replacement_of: dict[int, str] = {}
+    fields_of: dict[int, tuple[etree._Element, ...]] = {}
     stale = revision is not None and revision != view.revision
     if len(edits) > 8 and not stale:
         locator.prepare()  # index once now rather than after a few full scans
@@ -135,7 +142,8 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
                 "Send the text as it should read after the change, or drop the edit.",
             )
             continue
-        reason = _unsupported(locator, found, replacement, found.kind is MatchKind.EXACT)
+        typed_over: list[tuple[str, list[etree._Element]]] = []
+        reason = _unsupported(locator, found, replacement, found.kind is MatchKind.EXACT, typed_over)
         if reason:
             _refuse(
                 result,
@@ -146,10 +154,17 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
             continue
         found_of[i] = found
         replacement_of[i] = replacement
+        if typed_over:
+            fields_of[i] = tuple(run for _, runs in typed_over for run in runs)
+            for text, _ in typed_over:
+                result.notes.append(
+                    f"The field showing \u201c{text}\u201d is deleted with the text typed over it, "
+                    "as Word does: the new text is plain text and no longer updates."
+                )
 
     _refuse_overlaps(results, found_of)
     planned = [
-        _planned(locator, results[i].index, edits[i], s, e, replacement_of[i])
+        _planned(locator, results[i].index, edits[i], s, e, replacement_of[i], fields_of.get(i, ()))
         for i, found in found_of.items()
         if results[i].error is None
         for s, e in found.ranges
@@ -299,12 +314,16 @@ def _in_scope(locator: Locator, edit: Edit, result: EditResult, found: Found) ->
     return False
 
 
-def _planned(locator: Locator, index: int, edit: Edit, s: int, e: int, replacement: str) -> Planned:
+def _planned(
+    locator: Locator, index: int, edit: Edit, s: int, e: int, replacement: str,
+    fields: tuple[etree._Element, ...] = (),
+) -> Planned:
     if edit.action == "insert_after":
         return Planned(index, s, e, "\n" + replacement, False, edit.rationale, True, edit.level or 0)
     if edit.action == "insert_before":
         return Planned(index, s, e, replacement + "\n", False, edit.rationale, True, edit.level or 0)
-    return Planned(index, s, e, replacement, locator.view.text[s:e] == edit.anchor, edit.rationale)
+    exact = locator.view.text[s:e] == edit.anchor
+    return Planned(index, s, e, replacement, exact, edit.rationale, fields=fields)
 
 
 def _insertion(locator: Locator, edit: Edit, result: EditResult, found: Found) -> Found | None:
@@ -355,9 +374,11 @@ def unlabel(replacement: str, labels: tuple[str, ...]) -> str:
     return "\n".join(lines)
 
 
-def _field_touched(view: DocumentView, lo: int, s: int, e: int, replacement: str, exact: bool) -> str | None:
-    """The result text of a field inside view range [s, e) that replacing it with
-    ``replacement`` would change (word by word, as the writer writes it), or None when every
+def _fields_touched(
+    view: DocumentView, lo: int, s: int, e: int, replacement: str, exact: bool
+) -> list[tuple[int, int]]:
+    """The results of fields inside view range [s, e) (view offsets) that replacing it with
+    ``replacement`` would change (word by word, as the writer writes it); none when every
     change lies outside every field's result -- new words after "(see Section 27.9)" leave
     the field whole and working."""
     starts, flags = view.span_starts, view.span_flags
@@ -372,16 +393,39 @@ def _field_touched(view: DocumentView, lo: int, s: int, e: int, replacement: str
             elif fe > fs:
                 fields.append((fs, fe))
         j += 1
-    old = view.text[s:e]
-    for kind, a, b, _ in word_diff(old, replacement, old_breaks=exact or "\n" in replacement):
+    touched: list[tuple[int, int]] = []
+    for kind, a, b, _ in word_diff(view.text[s:e], replacement, old_breaks=exact or "\n" in replacement):
         for fs, fe in fields:
             # a change inside the result, or new text against its edge (it could land inside)
-            if (kind != "insert" and a < fe and b > fs) or (kind == "insert" and fs <= a <= fe):
-                return " ".join(old[fs:fe].split())
-    return None
+            hit = (kind != "insert" and a < fe and b > fs) or (kind == "insert" and fs <= a <= fe)
+            if hit and (s + fs, s + fe) not in touched:
+                touched.append((s + fs, s + fe))
+    return touched
 
 
-def _unsupported(locator: Locator, found: Found, replacement: str, exact: bool = False) -> str | None:
+def _code_of(view: DocumentView, fs: int, fe: int) -> list[etree._Element] | None:
+    """The code runs of the one complex field whose result is view range [fs, fe), or None."""
+    found: list[etree._Element] | None = None
+    try:
+        for piece in view.pieces(fs, fe):
+            if piece.kind is not SpanKind.TEXT:
+                continue
+            runs = code_runs(piece.node)
+            if runs is None or (found is not None and runs != found):
+                return None
+            found = runs
+    except TypeError:  # a verify-only view holds no trees
+        return None
+    return found
+
+
+def _unsupported(
+    locator: Locator,
+    found: Found,
+    replacement: str,
+    exact: bool = False,
+    typed_over: list[tuple[str, list[etree._Element]]] | None = None,
+) -> str | None:
     view = locator.view
     starts, flags, para_starts = view.span_starts, view.span_flags, view.para_starts
     for s, e in found.ranges:
@@ -398,7 +442,15 @@ def _unsupported(locator: Locator, found: Found, replacement: str, exact: bool =
         covered = flags[lo : bisect.bisect_left(starts, e)]
         if any(covered):
             if any(flag & SpanFlag.FIELD_RESULT for flag in covered):
-                touched = _field_touched(view, lo, s, e, replacement, exact)
+                touched = None
+                for fs, fe in _fields_touched(view, lo, s, e, replacement, exact):
+                    runs = _code_of(view, fs, fe) if typed_over is not None else None
+                    text = " ".join(view.text[fs:fe].split())
+                    if runs is None:
+                        touched = text
+                        break
+                    assert typed_over is not None
+                    typed_over.append((text, runs))
                 if touched is not None:
                     shown = f"\u201c{touched}\u201d: " if touched else ""
                     return (

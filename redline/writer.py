@@ -259,6 +259,8 @@ class Writer:
             else:
                 created.append(self._replace(a, b, text))
         made = [el for op in reversed(created) for el in op]
+        for run in plan.fields:  # a field typed over goes, its typed text stays (as Word does)
+            self._delete_field_run(run)
         if (
             self.options.comments
             and plan.rationale
@@ -273,6 +275,18 @@ class Writer:
             _remove(run)
         self._doomed.clear()
         self._ranges.append((plan.edit_index, self._olds, self._holders))
+
+    def _delete_field_run(self, run: etree._Element) -> None:
+        """Delete one run of a field's code: tracked, in a w:del (its w:instrText becomes
+        w:delInstrText, §17.16.13); untracked, gone."""
+        if not self.options.track:
+            self._doomed.append(run)
+            return
+        for child in run.iterchildren(w("instrText")):
+            child.tag = w("delInstrText")
+        wrapper = self._revision(_DEL)
+        run.addprevious(wrapper)
+        wrapper.append(run)
 
     def _insert_paragraphs(self, plan: Planned) -> None:
         """insert_after / insert_before: each line of the plan's text a whole new paragraph

@@ -8,6 +8,7 @@ import json
 import random
 import re
 import zipfile
+from typing import Any
 
 import pytest
 
@@ -68,27 +69,59 @@ def test_two_hundred_edits_beside_fields_are_applied_and_every_field_survives() 
 
 
 @pytest.mark.parametrize(
-    ("change", "refused"),
+    "change",
     [
-        (lambda a: a.replace("clause 4.4", "clause 4.6"), True),  # the REF's own number
-        (lambda a: a.replace("page 4", "page 6"), True),  # the PAGEREF's number
-        (lambda a: a + " promptly", False),
-        (lambda a: a.replace("(see also", "(as to which see also"), False),
+        lambda a: a.replace("clause 4.4", "clause 4.6"),  # the REF's own number
+        lambda a: a.replace("page 4", "page 6"),  # the PAGEREF's number
+        lambda a: a + " promptly",
+        lambda a: a.replace("(see also", "(as to which see also"),
     ],
 )
-def test_an_edit_that_would_retype_a_fields_result_is_refused_naming_it(
-    change: object, refused: bool
-) -> None:
+@pytest.mark.parametrize("track", [True, False], ids=["tracked", "untracked"])
+def test_typing_over_a_fields_result_deletes_the_field_as_word_does(change: Any, track: bool) -> None:
     data = contract(4)
-    view = load_view(data)[1]  # type: ignore[index]
+    loaded = load_view(data)
+    assert isinstance(loaded, tuple)
+    view = loaded[1]
     text = view.paragraph_text(view.paragraphs[3])
     anchor = text[text.index("clause ", 10) : text.index(" days") + 5]
-    replacement = change(anchor)  # type: ignore[operator]
-    outcome = apply_reply(data, json.dumps([{"anchor": anchor, "replacement": replacement}]), ApplyOptions())
+    replacement = change(anchor)
+    outcome = apply_reply(
+        data, json.dumps([{"anchor": anchor, "replacement": replacement}]), ApplyOptions(track=track)
+    )
     [edit] = outcome.report.edits
-    if refused:
-        assert edit.status.value == "unsupported" and edit.error is not None
-        assert "result of a field" in edit.error.message
+    assert edit.status.value == "applied", edit.error
+    assert outcome.output is not None
+    after = load_view(outcome.output)
+    assert isinstance(after, tuple)
+    assert replacement in after[1].paragraph_text(after[1].paragraphs[3])  # read as accepted
+    typed_over = replacement.count("4.6") + replacement.count("page 6")
+    assert len(edit.notes) == typed_over  # one note per field typed over
+    kept = len(fields_of(data)) - typed_over
+    if track:
+        assert pandoc(outcome.output, "reject") == pandoc(data, "reject")  # the field is back
+        assert len(fields_of(outcome.output)) == len(fields_of(data))  # in a w:del, not gone
+        assert len(_live_fields(outcome.output)) == kept
     else:
-        assert edit.status.value == "applied", edit.error
-        assert outcome.output is not None and fields_of(outcome.output) == fields_of(data)
+        assert len(fields_of(outcome.output)) == kept
+
+
+def _live_fields(data: bytes) -> list[str]:
+    return [f for f in fields_of(data) if "delInstrText" not in f]
+
+
+def pandoc(data: bytes, mode: str) -> str:
+    import shutil
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    if shutil.which("pandoc") is None:
+        pytest.skip("pandoc is not installed")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "doc.docx"
+        path.write_bytes(data)
+        return subprocess.run(
+            ["pandoc", f"--track-changes={mode}", "-t", "plain", "--wrap=none", str(path)],
+            capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip

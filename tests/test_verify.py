@@ -557,9 +557,7 @@ def test_a_batch_written_against_another_revision_is_stale_every_edit(view: Docu
 @pytest.mark.parametrize(
     "anchor, reason",
     [
-        ("as set out in Section 2.2 above", "field"),  # a complex field's result (REF)
-        ("2.2 above.", "field"),
-        ("Dated March 1, 2025 at Oakland", "field"),  # a w:fldSimple result (DATE)
+        ("Dated March 1, 2025 at Oakland", "field"),  # a w:fldSimple result (DATE): not typed over
         ("Tenant:\u00a0Bluefin Analytics, Inc.\nHarbor Point Lease", "one part of the document into another"),
         ("payable by wire transfer.\nInterest accrues", "one footnote into the next"),
     ],
@@ -570,6 +568,15 @@ def test_anchors_over_field_results_or_across_stories_are_unsupported(
     result = one(view, anchor)
     assert result.status == EditStatus.UNSUPPORTED
     assert result.error is not None and reason in result.error.message
+
+
+@pytest.mark.parametrize("anchor", ["as set out in Section 2.2 above", "2.2 above."])
+def test_typing_over_a_complex_fields_result_deletes_the_field_and_says_so(
+    view: DocumentView, anchor: str
+) -> None:
+    result = one(view, anchor)  # the REF's result "2.2" becomes "REPLACED": the field goes
+    assert result.status == EditStatus.VERIFIED, result.error
+    assert len(result.notes) == 1 and "\u201c2.2\u201d is deleted" in result.notes[0]
 
 
 def test_text_beside_a_field_and_inside_one_header_or_footnote_is_supported(view: DocumentView) -> None:
@@ -592,6 +599,7 @@ def test_without_hints_the_verdicts_candidates_and_counts_are_the_same(view: Doc
              Edit(anchor="Tenant shall pay all Base Rent", replacement="y"),
              Edit(anchor="Tenant shall pay", replacement="z", expected_matches=2)]  # fmt: skip
     with_hints, without = run(view, *edits).results, run(view, *edits, hints=False).results
+
     def places(locs: list[Location]) -> list[Location]:  # hints add each candidate's unique quote
         return [loc.model_copy(update={"unique_quote": None}) for loc in locs]
 
