@@ -149,3 +149,26 @@ def test_a_reply_citing_each_clause_in_turn_is_applied(path: Path) -> None:
 
 def entries_as_edits(entries: list[dict[str, str]]) -> list[Edit]:
     return [Edit(**e) for e in entries]
+
+
+SHOWN = ["cp-csa-with-sla.docx", "cp-psa.docx", "cp-software-license.docx"]
+
+
+@pytest.mark.skipif(not CORPUS_DOCS, reason="set REDLINE_CORPUS to the real-document corpus")
+@pytest.mark.parametrize("name", SHOWN)
+def test_the_plain_view_of_a_numbered_contract_shows_its_labels(name: str) -> None:
+    import subprocess
+    import sys
+
+    path = Path(CORPUS or "") / name
+    if not path.exists():
+        pytest.skip(f"{name} is not in the corpus")
+    view = _view(path)
+    out = subprocess.run(
+        [sys.executable, "-m", "redline", "view", str(path)], capture_output=True, text=True, check=True
+    ).stdout
+    lines = out.split("\n")
+    labelled = [p for p in view.paragraphs if p.label]
+    assert len(labelled) >= 10
+    shown = sum(1 for p in labelled if f"{p.label} {view.paragraph_text(p)}" in lines)
+    assert shown == len(labelled), (shown, len(labelled))
