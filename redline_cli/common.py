@@ -17,7 +17,9 @@ from pathlib import Path
 
 from redline.apply import ApplyOptions
 from redline.exits import EXIT_INTERNAL, EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED, EXIT_USAGE
+from redline.inputs import MAX_REPLY_BYTES, read_regular, read_stream
 from redline.package import PackageError
+from redline.zipread import DEFAULT_LIMITS
 from shared_schema import Code, Refusal
 
 __all__ = [
@@ -32,6 +34,7 @@ __all__ = [
     "check_targets",
     "default_output",
     "parse_command",
+    "read_document",
     "read_reply",
     "refuse",
     "run_command",
@@ -104,12 +107,18 @@ def refuse(prog: str, refusal: Refusal) -> int:
 
 
 def read_reply(source: str) -> bytes:
+    """The reply's bytes from a file or ``-`` (standard input), at most
+    :data:`redline.inputs.MAX_REPLY_BYTES`; a FIFO, a device, a folder or an oversized reply is
+    refused before it is read whole (:func:`redline.inputs.read_regular`)."""
     if source == "-":
-        return sys.stdin.buffer.read()
-    try:
-        return Path(source).read_bytes()
-    except OSError as exc:  # an input that cannot be read is refused (exit 3), like a document
-        raise PackageError(Code.IO_ERROR, f"Cannot read the reply {source!r}: {exc.strerror}.") from exc
+        return read_stream(sys.stdin.buffer, MAX_REPLY_BYTES, "reply")
+    return read_regular(source, MAX_REPLY_BYTES, "reply")
+
+
+def read_document(source: str | Path) -> bytes:
+    """The document's bytes: a regular file within :attr:`redline.zipread.Limits.max_file_bytes`,
+    checked by ``fstat`` before anything is read."""
+    return read_regular(source, DEFAULT_LIMITS.max_file_bytes, "document")
 
 
 def default_output(doc: Path) -> Path:

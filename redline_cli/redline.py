@@ -15,11 +15,11 @@ from pathlib import Path
 from redline.apply import apply_reply
 from redline.files import write_atomic
 from redline.load import load_view
-from redline.package import Package, PackageError
+from redline.package import Package
 from redline.report import Report
 from redline.view import unread
 from redline.wordml import describe
-from shared_schema import Code, Refusal
+from shared_schema import Refusal
 
 from .common import (
     EXIT_OK,
@@ -30,6 +30,7 @@ from .common import (
     check_targets,
     default_output,
     parse_command,
+    read_document,
     read_reply,
     refuse,
     run_command,
@@ -160,10 +161,7 @@ def _apply(args: argparse.Namespace) -> int:
     doc = Path(args.doc)
     out = Path(args.output) if args.output else default_output(doc)
     check_targets(args, doc, out)
-    try:
-        data = doc.read_bytes()
-    except OSError as exc:
-        raise PackageError(Code.IO_ERROR, f"Cannot read {str(doc)!r}: {exc.strerror}.") from exc
+    data = read_document(doc)
     reply = read_reply(args.reply)
     options = apply_options(args)
     outcome = apply_reply(
