@@ -42,7 +42,7 @@ from lxml import etree
 from shared_schema import Code
 
 from .ooxml import MC_NS, R_NS, W_NS
-from .paragraphs import Assembler, StoryText
+from .paragraphs import Assembler, StoryText, too_much_text
 from .wordml import (
     CHAR_OF,
     NODE_ROLES,
@@ -454,6 +454,8 @@ class Scanner:
                             flags.extend(bytes((bits,)) * n)
                             pieces.extend(texts)
                         asm.size = size
+                        if size > asm.max_size:
+                            raise too_much_text(asm.max_size, self.source.part)
                     ordinal += len(texts)
             closing, mc_closing, p_empty, blob, name, mc_name = m.groups()
             if mc_closing is not None:  # </mc:Fallback>

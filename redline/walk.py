@@ -14,7 +14,7 @@ from __future__ import annotations
 from lxml import etree
 
 from .ooxml import w
-from .paragraphs import Assembler, StoryText
+from .paragraphs import Assembler, StoryText, too_much_text
 from .wordml import CHAR_OF, RULES, Role, SpanFlag, SpanKind, read_ppr, symbol, tags, track_field
 
 _WALK_TAGS = tags(
@@ -49,6 +49,7 @@ def _read_nested(root: etree._Element) -> StoryText:
     flagged = 0  # the union of the flags of the FLAGGED elements we are in
     out = asm.out  # its lists stay the same objects: text is appended to them here, in the hot loop
     pieces, offsets, nodes, kinds, spans = out.pieces, out.offsets, out.nodes, out.kinds, out.flags
+    limit = asm.max_size
     walker = etree.iterwalk(root, events=("start", "end"), tag=_WALK_TAGS)
     for event, node in walker:
         tag = node.tag
@@ -63,6 +64,8 @@ def _read_nested(root: etree._Element) -> StoryText:
                     spans.append(flagged | (SpanFlag.FIELD_RESULT if fields else 0))
                     pieces.append(text)
                     asm.size += len(text)
+                    if asm.size > limit:
+                        raise too_much_text(limit)
             continue
         if event == "end":
             if role is _PARAGRAPH:
@@ -121,6 +124,7 @@ def _read_flat(root: etree._Element) -> StoryText:
     fields: list[bool] = []
     out = asm.out
     pieces, offsets, nodes, kinds, spans = out.pieces, out.offsets, out.nodes, out.kinds, out.flags
+    limit = asm.max_size
     for node in root.iter(*_FLAT_TAGS):
         tag = node.tag
         role = _ROLE[tag]
@@ -134,6 +138,8 @@ def _read_flat(root: etree._Element) -> StoryText:
                     spans.append(SpanFlag.FIELD_RESULT if fields else 0)
                     pieces.append(text)
                     asm.size += len(text)
+                    if asm.size > limit:
+                        raise too_much_text(limit)
         elif role is _PARAGRAPH:
             if asm.ref is not None:
                 asm.props = read_ppr(asm.ref)
