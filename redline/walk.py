@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from lxml import etree
 
+from shared_schema import Code
+
+from .boundary import PackageError
 from .ooxml import w
 from .paragraphs import Assembler, StoryText, too_much_text
 from .wordml import CHAR_OF, RULES, Role, SpanFlag, SpanKind, read_ppr, symbol, tags, track_field
@@ -55,6 +58,8 @@ def _read_nested(root: etree._Element) -> StoryText:
         tag = node.tag
         role = _ROLE[tag]
         if role is _TEXT:  # the most frequent: first
+            if event == "start" and len(node):
+                raise markup_in_text(node)
             if event == "start" and asm.ref is not None and not (fields and not fields[-1]):
                 text = node.text
                 if text:
@@ -109,6 +114,23 @@ def _read_nested(root: etree._Element) -> StoryText:
     return asm.finish()
 
 
+def markup_in_text(node: etree._Element) -> PackageError:
+    """The refusal for a text element holding a child node: its text would be read only up to
+    that child (lxml's ``.text``), and an edit before it would move or lose the rest."""
+    child = node[0]
+    what = (
+        "a comment" if isinstance(child, etree._Comment)
+        else "a processing instruction" if isinstance(child, etree._ProcessingInstruction)
+        else "an element"
+    )  # fmt: skip
+    tag = etree.QName(node).localname
+    return PackageError(
+        Code.MARKUP_IN_TEXT,
+        f"A text element (w:{tag}) of the document holds {what} inside its text, which Word never "
+        "writes; its text could not be read and edited faithfully, so the file is refused.",
+    )
+
+
 def _marks_paragraph(deletion: etree._Element) -> bool:
     """Is this deletion the paragraph mark's (``w:pPr/w:rPr/w:del``, §17.13.5.15)?"""
     parent = deletion.getparent()
@@ -129,6 +151,8 @@ def _read_flat(root: etree._Element) -> StoryText:
         tag = node.tag
         role = _ROLE[tag]
         if role is _TEXT:
+            if len(node):
+                raise markup_in_text(node)
             if asm.ref is not None and not (fields and not fields[-1]):
                 text = node.text
                 if text:
