@@ -104,8 +104,7 @@ def read_regular(path: str | os.PathLike[str], limit: int, what: str = "file") -
         if info.st_size > limit:
             raise _too_large(what, info.st_size, limit)
         os.set_blocking(fd, True)
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            return read_stream(fh, limit, what)
+        return _read_fd(fd, limit, what, info.st_size)
     except PackageError:
         raise
     except OSError as exc:
@@ -114,6 +113,23 @@ def read_regular(path: str | os.PathLike[str], limit: int, what: str = "file") -
         ) from None
     finally:
         os.close(fd)
+
+
+def _read_fd(fd: int, limit: int, what: str, size: int) -> bytes:
+    # the whole file in one read as a rule (its size is known): no second copy to join
+    pieces: list[bytes] = []
+    total = 0
+    want = size + 1
+    while True:
+        piece = os.read(fd, max(1, min(want, limit + 1 - total)))
+        want = _CHUNK
+        if not piece:
+            return b"".join(pieces)
+        pieces.append(piece)
+        total += len(piece)
+        if total > limit:  # it grew while it was read
+            del pieces
+            raise _too_large(what, None, limit)
 
 
 def read_stream(stream: BinaryIO, limit: int, what: str = "input") -> bytes:
