@@ -51,8 +51,10 @@ code                        when
 ``ole_file``                an OLE compound file: an encrypted .docx or a legacy .doc
 ``encrypted_member``        a zip member is encrypted
 ``unsupported_compression`` a member uses a method other than stored (0) or deflate (8)
-``macro_enabled``           a macro-enabled document (.docm/.dotm content type, or a
-                            ``vbaProject.bin`` member / VBA project content type)
+``macro_enabled``           a macro-enabled document: a .docm/.dotm main part, a member whose
+                            content type (Override or Default) is macro content (a VBA
+                            project, its signature or its data), a
+                            relationship of such a type, or a ``vbaProject.bin`` member
 ``missing_content_types``   a zip without ``[Content_Types].xml``: not an Office package
 ``no_main_document``        no ``_rels/.rels``, no officeDocument relationship, or its target
                             is missing
@@ -118,6 +120,8 @@ from .opc import (
     PartNames,
     Relationship,
     check_macro_members,
+    check_macro_relationships,
+    check_macro_types,
     name_key,
     parse_rels,
     read_opc,
@@ -210,6 +214,7 @@ class Package:
         self._parts = PartNames.of(m.name for m in self._archive.members)
         self.names = self._parts.names
         self._opc: Opc = read_opc(self._parts, self.fresh_xml)
+        check_macro_types(self.names, self._opc.types)
         self._rels[""] = self._opc.package_rels
         self.main_part = self._opc.main_part
         self._scan_xml_parts()
@@ -226,6 +231,8 @@ class Package:
                 raise dtd_refusal(name)
             tags += data.count(b"<")
             self._check_namespaces(data, name)
+            if name.lower().endswith(".rels"):
+                check_macro_relationships(data, name)
             if self._stream_main:  # read for a lean view: keep nothing not asked for again
                 self._bytes.pop(name, None)
                 self._archive.release(len(data))

@@ -107,7 +107,8 @@ MEANINGS: Final[Mapping[Code, str]] = MappingProxyType(
         Code.OLE_FILE: "an OLE compound file: an encrypted .docx or a legacy .doc",
         Code.ENCRYPTED_MEMBER: "a zip member is encrypted",
         Code.UNSUPPORTED_COMPRESSION: "a member uses a method other than stored or deflate",
-        Code.MACRO_ENABLED: "a macro-enabled document (content type or vbaProject.bin)",
+        Code.MACRO_ENABLED: "a macro-enabled document: a macro content type (Default or Override), "
+        "a macro relationship type, or a vbaProject.bin member",
         Code.MISSING_CONTENT_TYPES: "a zip without [Content_Types].xml",
         Code.NO_MAIN_DOCUMENT: "no package relationships, no officeDocument relationship, "
         "or its target is missing",
