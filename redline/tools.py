@@ -63,11 +63,12 @@ from shared_schema import (
 )
 
 from .apply import ApplyOptions, apply_batch
+from .arguments import ArgumentError, check_author
 from .files import write_atomic
 from .load import load_view
 from .package import Package, PackageError
 from .report import invalid_results
-from .view import DocumentView, Paragraph, build_view
+from .view import DocumentView, Paragraph
 
 __all__ = [
     "APPLY_EDITS",
@@ -774,10 +775,13 @@ class DocumentTools:
                     "Write into an existing folder under the root.",
                 )
         author = args.get("author")
-        if author is not None and (not isinstance(author, str) or not author.strip()):
-            raise ToolError(
-                Code.INVALID_ARGUMENTS, "`author` must be a non-empty string.", _usage(APPLY_EDITS)
-            )
+        if author is not None:
+            try:
+                author = check_author(author)
+            except ArgumentError as exc:
+                raise ToolError(
+                    Code.INVALID_ARGUMENTS, f"`author`: {exc.message}.", _usage(APPLY_EDITS)
+                ) from None
         batch = _parse_edits(args.get("edits"))
         with self._locks.hold([str(real), str(out_real)], exclusive=True):
             package, view = self._load(real)
@@ -799,11 +803,12 @@ class DocumentTools:
             applied = [e for e in report.edits if e.status.ok]
             new_view = view
             if applied and outcome.output is not None:
+                assert outcome.reloaded is not None  # read back by the loader before publishing
                 try:
                     write_atomic(out_real, outcome.output)
-                    new_view = build_view(Package.from_bytes(outcome.output))
                 except PackageError as exc:
                     raise _document_refused(Refusal.from_error(exc)) from None
+                new_view = outcome.reloaded[1]
         # the writer numbers the paragraphs each edit touched as the written document's view does
         after = outcome.written.touched_paragraphs if outcome.written is not None else {}
         entries = []

@@ -3,6 +3,7 @@
 from .codes import MEANINGS, Code, EditStatus, MatchKind, QuoteStatus, Tolerance
 from .json_schema import json_schema
 from .models import (
+    BIDI_CONTROLS,
     CodedError,
     Edit,
     EditBatch,
@@ -13,11 +14,13 @@ from .models import (
     Refusal,
     SummaryPoint,
     SummaryReply,
+    bidi_control,
     xml_unsafe_character,
 )
 from .parse import ParseLimits, parse_edit_reply, parse_summary_reply
 
 __all__ = [
+    "BIDI_CONTROLS",
     "MEANINGS",
     "Code",
     "CodedError",
@@ -35,6 +38,7 @@ __all__ = [
     "SummaryPoint",
     "SummaryReply",
     "Tolerance",
+    "bidi_control",
     "json_schema",
     "parse_edit_reply",
     "parse_summary_reply",
