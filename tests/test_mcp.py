@@ -61,7 +61,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         command=sys.executable,
         args=["-m", "redline", "mcp", "--root", str(root), "--log", str(log)],
         cwd=str(base),
-        env={"TMPDIR": tempfile.gettempdir()},  # where the server keeps its lock files
+        # TMPDIR: where the server keeps its lock files; PYTHONPATH: the checkout under test
+        # (not whatever copy of redline the interpreter has installed)
+        env={"TMPDIR": tempfile.gettempdir(), "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
     )
     with start_blocking_portal() as portal, portal.wrap_async_context_manager(Client(params)) as client:
         yield Server(portal, client, root, log)
