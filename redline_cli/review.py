@@ -48,7 +48,13 @@ def run_review_command(args: argparse.Namespace) -> int:
         print(f"redline review: refused: {args.dir!r} is not a folder", file=sys.stderr)
         return EXIT_REFUSED
     target = open_storage(args.outdir or source.join("out"))
-    target.makedirs()
+    try:
+        target.makedirs()
+    except (FileExistsError, NotADirectoryError):
+        raise UsageError(
+            f"-o {args.outdir or source.join('out')!r} is an existing file, not a folder: the "
+            "outputs, summary.json and report.html go in a folder"
+        ) from None
     options = apply_options(args)
     executor = make_executor(args)
     bar = None
