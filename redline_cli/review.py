@@ -47,6 +47,7 @@ def run_review_command(args: argparse.Namespace) -> int:
     if not source.is_dir():
         print(f"redline review: refused: {args.dir!r} is not a folder", file=sys.stderr)
         return EXIT_REFUSED
+    options = apply_options(args)  # a usage error before anything is made
     target = open_storage(args.outdir or source.join("out"))
     try:
         target.makedirs()
@@ -55,7 +56,6 @@ def run_review_command(args: argparse.Namespace) -> int:
             f"-o {args.outdir or source.join('out')!r} is an existing file, not a folder: the "
             "outputs, summary.json and report.html go in a folder"
         ) from None
-    options = apply_options(args)
     executor = make_executor(args)
     bar = None
     if not args.quiet and sys.stderr.isatty():
