@@ -1216,7 +1216,7 @@ def check_cli_arguments(author: str, date: str, folder: Path) -> None:
     answer.write_bytes(reply())
     out.unlink(missing_ok=True)
     argv = ["apply", str(doc), str(answer), "-o", str(out), "--author", author, "--date", date]
-    with contextlib.redirect_stderr(open(os.devnull, "w")):
+    with open(os.devnull, "w") as sink, contextlib.redirect_stderr(sink):
         rc = redline_main(argv)
     assert rc in (0, 1, 2), rc
     if rc == 2:
