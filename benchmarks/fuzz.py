@@ -18,7 +18,15 @@ over the targets:
   :class:`redline.package.Package` and the view (every part read, every XML part parsed),
   where only :class:`~redline.package.PackageError` may come out;
 * ``reply parser``: the hostile replies straight into :func:`shared_schema.parse_edit_reply`,
-  which must return an ``EditBatch`` or ``None`` and never raise.
+  which must return an ``EditBatch`` or ``None`` and never raise;
+* ``cli arguments`` (issue 20): random ``--author`` / ``--date`` through ``redline apply``: exit
+  0/1 with the date as written, or 2 -- never 70, never a traceback;
+* ``tool actions``: random ``read_region`` / ``apply_edits`` arguments (paths out of the root, a
+  FIFO, non-documents as output, wrong types) through :class:`redline.tools.DocumentTools`:
+  never ``internal_error``, never a non-document overwritten, the document always loadable;
+* ``batch names``: random file names (not UTF-8, differing by case, FIFOs, folders, two
+  replies) through :func:`review.runner.run_review`: summary.json and report.html written,
+  every input in it (``tests/test_hostile2.py``).
 
 Every example goes through :func:`redline.apply.apply_reply` (or the loader / parser directly)
 and must never raise: the result is a typed refusal or a report of every edit. A failing example
@@ -37,6 +45,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Callable
@@ -51,6 +60,7 @@ from redline.package import CODES, Package, PackageError
 from redline.view import build_view
 from shared_schema import EditBatch, parse_edit_reply
 from tests import test_hostile as th  # the strategies live with the bounded tests
+from tests import test_hostile2 as th2
 
 
 def check_loader(data: bytes) -> None:
@@ -80,11 +90,22 @@ def check_parser(reply: str | bytes) -> None:
         assert len(indexes) == len(set(indexes))
 
 
+def _scratch(check: Callable[..., None]) -> Callable[..., None]:
+    """``check`` with a fresh scratch folder for each example (its ``folder`` argument)."""
+
+    def run(**kwargs: Any) -> None:
+        with tempfile.TemporaryDirectory(prefix="redline-fuzz-") as folder:
+            check(**kwargs, folder=Path(folder))
+
+    return run
+
+
 TARGETS: dict[str, tuple[dict[str, st.SearchStrategy[Any]], Callable[..., None]]] = {
     **th.FUZZ_TARGETS,
     "package loader": ({"data": th.mutated_package()}, check_loader),
     "package loader, corrupted bytes": ({"edits": th.BYTE_EDITS}, check_corrupted_loader),
     "reply parser": ({"reply": th.hostile_reply()}, check_parser),
+    **{name: (strategies, _scratch(check)) for name, (strategies, check) in th2.FUZZ_TARGETS_2.items()},
 }
 
 

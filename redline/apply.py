@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from shared_schema import Code, Edit, EditBatch, EditResult, ParseLimits, Refusal, parse_edit_reply
 
+from .arguments import check_author, check_date
 from .collector import paused
 from .exits import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
 from .load import load_view
@@ -38,6 +39,12 @@ class ApplyOptions:
     limits: Limits | None = None
     parse_limits: ParseLimits | None = None
 
+    def __post_init__(self) -> None:
+        # what reaches w:author / w:date: checked (raises ArgumentError) and kept as written
+        object.__setattr__(self, "author", check_author(self.author))
+        if self.date is not None:
+            object.__setattr__(self, "date", check_date(self.date))
+
     def write_options(self) -> WriteOptions:
         return WriteOptions(self.author, self.date, self.track, self.comments)
 
@@ -51,6 +58,8 @@ class Outcome:
     written: WriteResult | None = None
     view: DocumentView | None = field(default=None, repr=False)
     batch: EditBatch | None = field(default=None, repr=False)  # the reply as parsed (rationales)
+    reloaded: tuple[Package, DocumentView] | None = field(default=None, repr=False)
+    """``output`` as the loader read it back (:func:`check_output`): its package and view."""
 
     @property
     def exit_code(self) -> int:
@@ -142,11 +151,16 @@ def _apply_batch(
     all_results = sorted([*verification.results, *invalid_results(batch)], key=lambda r: r.index)
     output: bytes | None = None
     written: WriteResult | None = None
+    reloaded: tuple[Package, DocumentView] | None = None
     if not options.dry_run:
         try:
             output, written = _write(package, view, verification.planned, options)
         except PackageError as exc:
             return refused(document_name, Refusal.from_error(exc), view.revision, True)
+        back = check_output(output, options.limits)
+        if isinstance(back, Refusal):
+            return refused(document_name, back, view.revision, True)
+        reloaded = back
     report = Report(
         document=document_name,
         revision=view.revision,
@@ -155,7 +169,25 @@ def _apply_batch(
         edits=all_results,
         totals=totals(all_results),
     )
-    return Outcome(report, output, written, view, batch)
+    return Outcome(report, output, written, view, batch, reloaded)
+
+
+def check_output(output: bytes, limits: Limits | None = None) -> tuple[Package, DocumentView] | Refusal:
+    """``output`` read back by the one load step (:func:`redline.load.load_view`, the same
+    limits): its package and view, or the refusal ``unloadable_output`` when the loader would
+    refuse it -- a document nothing may publish, since every later call would refuse it (a
+    replacement so long and repetitive that the compression-ratio guard trips, say)."""
+    loaded = load_view(output, limits)
+    if not isinstance(loaded, Refusal):
+        return loaded
+    return Refusal(
+        code=Code.UNLOADABLE_OUTPUT,
+        message=(
+            "The edited document would be refused when read again "
+            f"({loaded.message.rstrip('.')} [{loaded.code}]), so it was not written."
+        ),
+        hint="Make the edits smaller (a shorter or less repetitive replacement), or fewer per call.",
+    )
 
 
 def _note_rationales_without_comments(

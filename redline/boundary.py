@@ -106,6 +106,10 @@ PACKAGE_CODES: Final[tuple[Code, ...]] = (
     Code.WRONG_PART_KIND,
     Code.TOO_COMPLEX,
     Code.IO_ERROR,
+    Code.NOT_REGULAR_FILE,
+    Code.MARKUP_IN_TEXT,
+    Code.TOO_MUCH_TEXT,
+    Code.TOO_MANY_NAMESPACES,
 )
 
 #: Exceptions only our own code raises: a bug, never translated into a code about the input.

@@ -39,6 +39,9 @@ __all__ = [
     "PartNames",
     "Relationship",
     "check_macro_members",
+    "check_macro_relationships",
+    "check_macro_types",
+    "is_macro_type",
     "macro_refusal",
     "name_key",
     "parse_rels",
@@ -64,6 +67,25 @@ _CT_MACRO: Final = frozenset(
     }
 )
 _MACRO_MEMBERS: Final = frozenset({"vbaproject.bin", "vbadata.xml"})
+# Parts only a macro-enabled document holds, by content type (Default or Override), whatever
+# they are called: the VBA project, its signatures and its data ([MS-OFFMACRO2]). Key maps
+# (keyMapCustomizations) and toolbars are not among them: a plain .docx holds them too (one
+# of the corpus documents does), naming Word's own commands.
+_CT_MACRO_PARTS: Final = frozenset(
+    {
+        "application/vnd.ms-office.vbaproject",
+        "application/vnd.ms-office.vbaprojectsignature",
+        "application/vnd.ms-office.vbaprojectsignatureagile",
+        "application/vnd.ms-office.vbaprojectsignaturev3",
+        "application/vnd.ms-word.vbadata+xml",
+    }
+)
+# ... and by the relationship that points at them (a byte search of every .rels part, lower
+# case: relationship types compare case-insensitively).
+_REL_MACRO: Final = (
+    b"/relationships/vbaproject",  # vbaProject, vbaProjectSignature, ...Agile, ...V3
+    b"/relationships/wordvbadata",
+)
 # XHTML altChunks legitimately carry <!DOCTYPE html ...> and are never parsed by us.
 _CT_NOT_SCANNED: Final = frozenset({"application/xhtml+xml", "text/html"})
 _DRIVE: Final = re.compile(r"^[A-Za-z]:")
@@ -162,6 +184,29 @@ def check_macro_members(names: Iterable[str]) -> None:
             raise macro_refusal(name)
 
 
+def is_macro_type(ct: str | None) -> bool:
+    """Is ``ct`` the content type of macro content (a macro-enabled main part, a VBA project
+    and what goes with it)?"""
+    lowered = (ct or "").split(";", 1)[0].strip().lower()
+    return lowered in _CT_MACRO or lowered in _CT_MACRO_PARTS or "macroenabled" in lowered
+
+
+def check_macro_types(names: Iterable[str], types: ContentTypes) -> None:
+    """Refuse a package any of whose members has a macro content type, by its Override or by
+    the Default for its extension (``macro_enabled``), whatever the member is called."""
+    for name in names:
+        if is_macro_type(types.of(name)):
+            raise macro_refusal(name)
+
+
+def check_macro_relationships(data: bytes, part: str) -> None:
+    """Refuse a relationships part that points at macro content (``macro_enabled``), from its
+    bytes: the relationship types of :data:`_REL_MACRO`, wherever the target is."""
+    lowered = data.lower()
+    if any(marker in lowered for marker in _REL_MACRO):
+        raise macro_refusal(part)
+
+
 # --- content types ----------------------------------------------------------------------------
 
 
@@ -200,7 +245,7 @@ class ContentTypes:
                 if part is not None and ct is not None:
                     overrides.setdefault(name_key(part), ct.strip())
         for ct in overrides.values():
-            if ct.lower() in _CT_MACRO:
+            if is_macro_type(ct):
                 raise macro_refusal(None)
         return cls(MappingProxyType(defaults), MappingProxyType(overrides))
 

@@ -51,8 +51,10 @@ code                        when
 ``ole_file``                an OLE compound file: an encrypted .docx or a legacy .doc
 ``encrypted_member``        a zip member is encrypted
 ``unsupported_compression`` a member uses a method other than stored (0) or deflate (8)
-``macro_enabled``           a macro-enabled document (.docm/.dotm content type, or a
-                            ``vbaProject.bin`` member / VBA project content type)
+``macro_enabled``           a macro-enabled document: a .docm/.dotm main part, a member whose
+                            content type (Override or Default) is macro content (a VBA
+                            project, its signature or its data), a
+                            relationship of such a type, or a ``vbaProject.bin`` member
 ``missing_content_types``   a zip without ``[Content_Types].xml``: not an Office package
 ``no_main_document``        no ``_rels/.rels``, no officeDocument relationship, or its target
                             is missing
@@ -83,6 +85,13 @@ code                        when
 ``too_complex``             more XML tags (summed over the XML parts) than
                             :attr:`Limits.max_markup`, or more paragraphs than the view reads
 ``io_error``                the file cannot be read, or the output cannot be written
+``not_regular_file``        the path is a folder, a FIFO, a device or a socket (decided by
+                            ``fstat`` before anything is read)
+``markup_in_text``          a text element (``w:t``...) holds a comment, a processing
+                            instruction or an element: no reader could edit it faithfully
+``too_much_text``           more text, over every story, than :attr:`Limits.max_text_chars`
+``too_many_namespaces``     an XML part declares more namespaces than
+                            :attr:`Limits.max_namespaces`
 ==========================  ================================================================
 """
 
@@ -90,10 +99,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
-from pathlib import Path
 from types import MappingProxyType
 from typing import Final
 
@@ -103,6 +112,7 @@ from shared_schema import MEANINGS, Code
 
 from .boundary import PACKAGE_CODES, PackageError, boundary
 from .files import write_atomic
+from .inputs import read_regular
 from .ooxml import W_STRICT_NS
 from .opc import (
     NameCheck,
@@ -110,6 +120,8 @@ from .opc import (
     PartNames,
     Relationship,
     check_macro_members,
+    check_macro_relationships,
+    check_macro_types,
     name_key,
     parse_rels,
     read_opc,
@@ -117,7 +129,7 @@ from .opc import (
     unsafe_reason,
 )
 from .xmlparse import dtd_refusal, find_doctype, parse_xml
-from .zipread import DEFAULT_LIMITS, Archive, Limits, file_too_large
+from .zipread import DEFAULT_LIMITS, Archive, Limits
 from .zipwrite import rewrite
 
 __all__ = [
@@ -133,6 +145,11 @@ __all__ = [
 #: Every code a document can be refused with, and its meaning (from the one catalogue,
 #: :class:`shared_schema.Code` and :data:`shared_schema.MEANINGS`).
 CODES: Final[Mapping[Code, str]] = MappingProxyType({code: MEANINGS[code] for code in PACKAGE_CODES})
+
+
+#: A namespace declaration: ``xmlns`` or ``xmlns:p`` as an attribute name (after whitespace,
+#: before ``=``).
+_XMLNS_DECL: Final = re.compile(rb"[ \t\r\n]xmlns(?::[^ \t\r\n=/>]*)?[ \t\r\n]*=")
 
 
 def _missing(name: str) -> PackageError:
@@ -184,24 +201,11 @@ class Package:
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], limits: Limits | None = None) -> Package:
-        """Load a package from a file, or raise :class:`PackageError` (``io_error`` when the
-        file cannot be read; the size limit is checked before reading)."""
+        """Load a package from a file, or raise :class:`PackageError` (``not_regular_file``
+        for a folder, FIFO or device and ``too_large`` by its size, both before a byte is read;
+        ``io_error`` when it cannot be read: :func:`redline.inputs.read_regular`)."""
         lim = limits or DEFAULT_LIMITS
-        path = Path(path)
-        try:
-            with path.open("rb") as fh:
-                size = os.fstat(fh.fileno()).st_size
-                if size > lim.max_file_bytes:
-                    raise file_too_large(size, lim)
-                data = fh.read(lim.max_file_bytes + 1)
-        except PackageError:
-            raise
-        except FileNotFoundError:
-            raise PackageError(Code.IO_ERROR, f"Cannot read {path}: the file does not exist.") from None
-        except IsADirectoryError:
-            raise PackageError(Code.IO_ERROR, f"Cannot read {path}: it is a folder.") from None
-        except OSError as exc:
-            raise PackageError(Code.IO_ERROR, f"Cannot read {path}: {exc.strerror or exc}.") from None
+        data = read_regular(path, lim.max_file_bytes, "document")
         return cls(data, lim)
 
     def _load(self) -> None:
@@ -210,6 +214,7 @@ class Package:
         self._parts = PartNames.of(m.name for m in self._archive.members)
         self.names = self._parts.names
         self._opc: Opc = read_opc(self._parts, self.fresh_xml)
+        check_macro_types(self.names, self._opc.types)
         self._rels[""] = self._opc.package_rels
         self.main_part = self._opc.main_part
         self._scan_xml_parts()
@@ -225,6 +230,9 @@ class Package:
             if find_doctype(data):
                 raise dtd_refusal(name)
             tags += data.count(b"<")
+            self._check_namespaces(data, name)
+            if name.lower().endswith(".rels"):
+                check_macro_relationships(data, name)
             if self._stream_main:  # read for a lean view: keep nothing not asked for again
                 self._bytes.pop(name, None)
                 self._archive.release(len(data))
@@ -236,6 +244,20 @@ class Package:
                     "time and memory, so it is refused.",
                     name,
                 )
+
+    def _check_namespaces(self, data: bytes, name: str) -> None:
+        """Refuse a part with more namespace declarations than :attr:`Limits.max_namespaces`
+        (a count of ``xmlns`` in its bytes, exact only when that first count is over)."""
+        limit = self.limits.max_namespaces
+        if data.count(b"xmlns") <= limit or len(_XMLNS_DECL.findall(data)) <= limit:
+            return
+        raise PackageError(
+            Code.TOO_MANY_NAMESPACES,
+            f"The part {name} declares more than {limit:,} XML namespaces; no real document "
+            "declares more than a hundred, and so many make every edit cost time in proportion "
+            "to them, so the file is refused.",
+            name,
+        )
 
     # --- reading ------------------------------------------------------------------------------
 

@@ -17,12 +17,43 @@ and the scanner appends many runs at once.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from shared_schema import Code
+
+from .boundary import PackageError
 from .wordml import PLAIN, ParagraphProps, SpanKind
+from .zipread import DEFAULT_LIMITS
 
 SEPARATOR = "\n"
+
+#: The text a view may read, summed over its stories (:attr:`redline.zipread.Limits.max_text_chars`
+#: of the package being read: :func:`text_limit`); every reader checks it as it appends.
+MAX_TEXT: ContextVar[int] = ContextVar("redline_max_text", default=DEFAULT_LIMITS.max_text_chars)
+
+
+@contextlib.contextmanager
+def text_limit(limit: int) -> Iterator[None]:
+    """Read with ``limit`` characters of text at most (:data:`MAX_TEXT`)."""
+    token = MAX_TEXT.set(limit)
+    try:
+        yield
+    finally:
+        MAX_TEXT.reset(token)
+
+
+def too_much_text(limit: int, part: str | None = None) -> PackageError:
+    """The refusal for a document whose text is over ``limit`` characters."""
+    return PackageError(
+        Code.TOO_MUCH_TEXT,
+        f"The document holds more than {limit:,} characters of text; no real contract comes "
+        "close, and a file like this is built to cost time and memory, so it is refused.",
+        part,
+    )
 
 
 @dataclass(slots=True)
@@ -52,12 +83,13 @@ class Assembler:
 
     __slots__ = (
         "_code", "_first", "_open", "_outer", "_sep", "_start", "deleted", "extra", "joined", "last",
-        "out", "props", "ref", "size",
+        "max_size", "out", "props", "ref", "size",
     )  # fmt: skip
 
     def __init__(self, last: Any = None, joined: bool = False) -> None:
         self.out = StoryText()
         self.size = 0
+        self.max_size = MAX_TEXT.get()  # the readers check size against it as they append
         self.last, self.joined = last, joined
         # The open paragraph: its node (None: none is open), its properties and whether its
         # mark is deleted (the reader sets both before end()), and the reader's own data.
@@ -151,6 +183,8 @@ class Assembler:
         out.flags.append(flags)
         out.pieces.append(text)
         self.size += len(text)
+        if self.size > self.max_size:
+            raise too_much_text(self.max_size)
 
     def finish(self) -> StoryText:
         self.out.size = self.size

@@ -42,7 +42,7 @@ from lxml import etree
 from shared_schema import Code
 
 from .ooxml import MC_NS, R_NS, W_NS
-from .paragraphs import Assembler, StoryText
+from .paragraphs import Assembler, StoryText, too_much_text
 from .wordml import (
     CHAR_OF,
     NODE_ROLES,
@@ -165,7 +165,10 @@ def prepare(data: bytes, part: str, check: bool = True) -> Source | None:
         root_bytes = -1  # the text after the root will not be the part's own
         root_at -= text.count("\r\n", 0, root_at)  # (a lone CR becomes a LF: same length)
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return Source(part, text, w, r, root.group(1), root_at, _patterns(w, mc), "&" in text, root_bytes)
+    patterns = _patterns(w, mc)
+    if patterns.markup_in_text.search(text, root_at) is not None:
+        return None  # the tree walk refuses it (markup_in_text)
+    return Source(part, text, w, r, root.group(1), root_at, patterns, "&" in text, root_bytes)
 
 
 _OWN_NAMESPACES = (W_NS, R_NS, MC_NS)
@@ -301,6 +304,8 @@ class Patterns:
         )
         self.tag_end = re.compile(rf"({A})(/?)>")
         self.texts = re.compile(rf"<{W}:{t}(?=[\s/>]){A}(?:/>|>([^<]*)</{W}:{t}\s*>)")
+        # a w:t whose text is followed by anything but its end tag: an element inside it
+        self.markup_in_text = re.compile(rf"<{W}:{t}(?=[\s>]){A}>[^<]*<(?!/{W}:{t}\s*>)")
         self.nodes = re.compile(rf"<{W}:(?:{'|'.join(names(*NODE_ROLES))})(?=[\s/>])")
         self.ppr_items = re.compile(rf"<{W}:({'|'.join(PROPERTY_VALUES)})(?=[\s/>])({A})/?>")
         self.rpr = re.compile(rf"<{W}:rPr(?=[\s/>]){A}>(.*?)</{W}:rPr\s*>", re.DOTALL)
@@ -454,6 +459,8 @@ class Scanner:
                             flags.extend(bytes((bits,)) * n)
                             pieces.extend(texts)
                         asm.size = size
+                        if size > asm.max_size:
+                            raise too_much_text(asm.max_size, self.source.part)
                     ordinal += len(texts)
             closing, mc_closing, p_empty, blob, name, mc_name = m.groups()
             if mc_closing is not None:  # </mc:Fallback>

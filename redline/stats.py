@@ -2,6 +2,11 @@
 
 Reads redline reports (``NAME.report.json``), folders of them (a review's output folder), and the
 JSON-lines call log of ``redline mcp --log`` (each ``apply_edits`` line lists its edits' codes).
+
+A file that is not such a report -- not a regular file, too large, binary, JSON nested too
+deep, a line that is not JSON, fields of the wrong type -- is one entry of :attr:`Stats.errors`
+(its code and a sentence), and the other files are still counted: a malformed report never
+stops the count.
 """
 
 from __future__ import annotations
@@ -13,6 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from shared_schema import Code
+
+from .boundary import PackageError
+from .inputs import MAX_REPORT_BYTES, read_regular
+
 EXAMPLES = 3
 
 
@@ -23,25 +33,33 @@ class Stats:
     unapplied: int = 0
     by_code: Counter[str] = field(default_factory=Counter)
     examples: defaultdict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
+    errors: list[dict[str, str]] = field(default_factory=list)
+    """One per file that could not be read as reports: ``{"source", "code", "message"}``."""
 
     def add_edit(self, source: str, edit: dict[str, Any]) -> None:
         self.edits += 1
-        status = edit.get("status")
+        status = _text(edit.get("status"))
         if status in ("applied", "verified"):
             return
-        err = edit.get("error") or {}
-        code = str(err.get("code") or edit.get("code") or status or "unknown")
+        err = edit.get("error")
+        err = err if isinstance(err, dict) else {}
+        code = _text(err.get("code")) or _text(edit.get("code")) or status or "unknown"
+        code = code[:64]
         self.unapplied += 1
         self.by_code[code] += 1
         if len(self.examples[code]) < EXAMPLES:
+            index = edit.get("index")
             self.examples[code].append(
                 {
                     "source": source,
-                    "index": edit.get("index"),
-                    "anchor": (edit.get("anchor") or "")[:160],
-                    "message": err.get("message") or edit.get("message"),
+                    "index": index if isinstance(index, int) and not isinstance(index, bool) else None,
+                    "anchor": _text(edit.get("anchor"))[:160],
+                    "message": (_text(err.get("message")) or _text(edit.get("message")) or None),
                 }
             )
+
+    def add_error(self, source: str, code: Code, message: str) -> None:
+        self.errors.append({"source": source, "code": code.value, "message": message})
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -50,7 +68,12 @@ class Stats:
             "unapplied": self.unapplied,
             "by_code": dict(self.by_code.most_common()),
             "examples": {k: v for k, v in self.examples.items()},
+            "errors": self.errors,
         }
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def _files(paths: list[str]) -> Iterator[Path]:
@@ -63,23 +86,58 @@ def _files(paths: list[str]) -> Iterator[Path]:
 
 
 def collect(paths: list[str]) -> Stats:
+    """Count every report in ``paths`` (files, folders of ``*.report.json``, call logs)."""
     stats = Stats()
     for path in _files(paths):
-        text = path.read_text(encoding="utf-8")
         try:
-            docs: list[Any] = [json.loads(text)]
-        except json.JSONDecodeError:
-            docs = [json.loads(line) for line in text.splitlines() if line.strip()]
+            docs = _documents(path)
+        except PackageError as exc:
+            stats.add_error(str(path), exc.code, exc.message)
+            continue
         for doc in docs:
-            if not isinstance(doc, dict):
-                continue
-            edits = doc.get("edits")
-            if isinstance(edits, list):
-                stats.reports += 1
-                for edit in edits:
-                    if isinstance(edit, dict):
-                        stats.add_edit(path.name, edit)
-            elif doc.get("error_code"):  # a failed tool call with no per-edit results
-                stats.reports += 1
-                stats.add_edit(path.name, {"status": "refused", "code": doc["error_code"]})
+            _count(stats, path.name, doc)
     return stats
+
+
+def _documents(path: Path) -> list[Any]:
+    """The JSON values of a report file (one) or of a call log (one a line)."""
+    data = read_regular(path, MAX_REPORT_BYTES, "report")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _malformed("it is not UTF-8 text (a binary file?)") from None
+    try:
+        return [json.loads(text)]
+    except RecursionError:
+        raise _malformed("its JSON is nested too deep") from None
+    except ValueError:
+        pass
+    docs = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            docs.append(json.loads(line))
+        except RecursionError:
+            raise _malformed(f"line {number} is JSON nested too deep") from None
+        except ValueError:
+            raise _malformed(f"line {number} is not JSON (neither a report nor a call log)") from None
+    return docs
+
+
+def _malformed(why: str) -> PackageError:
+    return PackageError(Code.MALFORMED_REPORT, f"The file is not a redline report: {why}.")
+
+
+def _count(stats: Stats, source: str, doc: Any) -> None:
+    if not isinstance(doc, dict):
+        return
+    edits = doc.get("edits")
+    if isinstance(edits, list):
+        stats.reports += 1
+        for edit in edits:
+            if isinstance(edit, dict):
+                stats.add_edit(source, edit)
+    elif isinstance(doc.get("error_code"), str) and doc["error_code"]:  # a failed tool call
+        stats.reports += 1
+        stats.add_edit(source, {"status": "refused", "code": doc["error_code"]})

@@ -34,18 +34,17 @@ error code.
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import hashlib
 import json
 import os
 import re
+import stat
 import sys
-import tempfile
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -62,14 +61,16 @@ from shared_schema import (
 )
 
 from .apply import ApplyOptions, apply_batch
+from .arguments import ArgumentError, check_author
 from .files import write_atomic
 from .load import load_view
+from .locks import LOCK_TIMEOUT, LockError, Locks
 from .markup import render as render_markup
 from .package import Package, PackageError
 from .report import invalid_results
 from .revisions import read_annotations
 from .sections import Head
-from .view import DocumentView, Paragraph, build_view
+from .view import DocumentView, Paragraph
 
 __all__ = [
     "APPLY_EDITS",
@@ -367,6 +368,8 @@ def call_error(exc: Exception) -> tuple[dict[str, Any], str | None]:
     """
     if isinstance(exc, ToolError):
         return exc.to_dict(), None
+    if isinstance(exc, LockError):  # busy, or lock_failed
+        return ToolError(exc.code, exc.message, exc.hint).to_dict(), None
     if isinstance(exc, PackageError):
         return _document_refused(Refusal.from_error(exc)).to_dict(), None
     if isinstance(exc, OSError):
@@ -400,55 +403,6 @@ def arguments_digest(arguments: Any) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # Locks
-
-
-class _Locks:
-    """A lock per document (threads of this process) plus a flock per document (processes)."""
-
-    def __init__(self, lock_dir: Path) -> None:
-        self.lock_dir = lock_dir
-        self._guard = threading.Lock()
-        self._locks: dict[str, threading.Lock] = {}
-
-    def _thread_lock(self, key: str) -> threading.Lock:
-        with self._guard:
-            lock = self._locks.get(key)
-            if lock is None:
-                lock = self._locks[key] = threading.Lock()
-            return lock
-
-    def lock_file(self, key: str) -> Path:
-        digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
-        return self.lock_dir / f"{digest}.lock"
-
-    @contextlib.contextmanager
-    def hold(self, keys: Sequence[str], exclusive: bool) -> Iterator[None]:
-        """Hold every document's locks, always taken in sorted order (no deadlock)."""
-        ordered = sorted(set(keys))
-        with contextlib.ExitStack() as stack:
-            for key in ordered:
-                stack.enter_context(self._thread_lock(key))
-            for key in ordered:
-                stack.enter_context(self._flock(key, exclusive))
-            yield
-
-    @contextlib.contextmanager
-    def _flock(self, key: str, exclusive: bool) -> Iterator[None]:
-        path = self.lock_file(key)
-        try:
-            self.lock_dir.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
-        except OSError as exc:
-            raise ToolError(
-                Code.LOCK_FAILED,
-                f"Cannot open the document's lock file {path}: {exc.strerror or exc}.",
-                "Check that the temporary folder is writable, then try again.",
-            ) from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
-            yield
-        finally:
-            os.close(fd)  # closing the descriptor releases the flock
 
 
 # ---------------------------------------------------------------------------------------------
@@ -549,7 +503,9 @@ class DocumentTools:
 
     Thread-safe: one instance serves concurrent calls (the MCP server runs each call in a worker
     thread). ``log`` receives one JSON line per call. ``lock_dir`` holds the cross-process lock
-    files (default: ``<tempdir>/redline-locks``), never the user's folder.
+    files (default: a private folder of this user's, :func:`redline.locks.private_lock_dir`),
+    never the user's folder; a call that cannot have its document's locks within
+    ``lock_timeout`` seconds is refused ``busy``.
     """
 
     def __init__(
@@ -560,6 +516,7 @@ class DocumentTools:
         author: str = "redline",
         lock_dir: Path | str | None = None,
         max_region_chars: int = MAX_REGION_CHARS,
+        lock_timeout: float = LOCK_TIMEOUT,
     ) -> None:
         real = Path(os.path.realpath(root))
         if not real.is_dir():
@@ -568,9 +525,7 @@ class DocumentTools:
         self.log = Path(log) if log is not None else None
         self.author = author
         self.max_region_chars = max_region_chars
-        self._locks = _Locks(
-            Path(lock_dir) if lock_dir is not None else Path(tempfile.gettempdir()) / "redline-locks"
-        )
+        self._locks = Locks(Path(lock_dir) if lock_dir is not None else None, lock_timeout)
         self._log_lock = threading.Lock()
 
     # -- public API ----------------------------------------------------------------------------
@@ -861,6 +816,12 @@ class DocumentTools:
         if out_real != real:
             if out_real.is_dir():
                 raise ToolError(Code.NOT_A_FILE, f"{_show(output_arg)} is a folder.", "Name a .docx file.")
+            if not out_real.name.lower().endswith(".docx"):
+                raise ToolError(
+                    Code.OUTPUT_NOT_DOCUMENT,
+                    f"The output {_show(output_arg)} is not a .docx file name.",
+                    "Name the output NAME.docx, a new file or a document under the root.",
+                )
             if not out_real.parent.is_dir():
                 raise ToolError(
                     Code.NOT_FOUND_FOLDER,
@@ -868,13 +829,18 @@ class DocumentTools:
                     "Write into an existing folder under the root.",
                 )
         author = args.get("author")
-        if author is not None and (not isinstance(author, str) or not author.strip()):
-            raise ToolError(
-                Code.INVALID_ARGUMENTS, "`author` must be a non-empty string.", _usage(APPLY_EDITS)
-            )
+        if author is not None:
+            try:
+                author = check_author(author)
+            except ArgumentError as exc:
+                raise ToolError(
+                    Code.INVALID_ARGUMENTS, f"`author`: {exc.message}.", _usage(APPLY_EDITS)
+                ) from None
         batch = _parse_edits(args.get("edits"))
         with self._locks.hold([str(real), str(out_real)], exclusive=True):
             package, view = self._load(real)
+            if out_real != real:
+                _check_overwrite(out_real, output_arg)
             base: dict[str, Any] = {
                 "path": self._relative(real),
                 "output": self._relative(out_real) if out_real != real else None,
@@ -893,11 +859,12 @@ class DocumentTools:
             applied = [e for e in report.edits if e.status.ok]
             new_view = view
             if applied and outcome.output is not None:
+                assert outcome.reloaded is not None  # read back by the loader before publishing
                 try:
                     write_atomic(out_real, outcome.output)
-                    new_view = build_view(Package.from_bytes(outcome.output))
                 except PackageError as exc:
                     raise _document_refused(Refusal.from_error(exc)) from None
+                new_view = outcome.reloaded[1]
         # the writer numbers the paragraphs each edit touched as the written document's view does
         after = outcome.written.touched_paragraphs if outcome.written is not None else {}
         entries = []
@@ -995,6 +962,33 @@ def _usage(name: str) -> str:
         "apply_edits takes `path`, `edits` (a list of {anchor, replacement, ...}), `revision` "
         "(from read_region), and optionally `output` and `author`."
     )
+
+
+def _check_overwrite(out_real: Path, output_arg: Any) -> None:
+    """An existing output is overwritten only when it is a document the tools would open
+    (``output_not_document`` otherwise): never a file that is not one."""
+    try:
+        info = os.lstat(out_real)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise ToolError(
+            Code.OUTPUT_NOT_DOCUMENT,
+            f"The output {_show(output_arg)} cannot be checked: {exc.strerror or exc}.",
+            "Name a new .docx file under the root.",
+        ) from None
+    refusal = None
+    if stat.S_ISREG(info.st_mode):
+        loaded = load_view(out_real)
+        refusal = loaded if isinstance(loaded, Refusal) else None
+    if not stat.S_ISREG(info.st_mode) or refusal is not None:
+        why = f" ({refusal.message.rstrip('.')} [{refusal.code}])" if refusal is not None else ""
+        raise ToolError(
+            Code.OUTPUT_NOT_DOCUMENT,
+            f"The output {_show(output_arg)} exists and is not a document the tools would open{why}; "
+            "it is left as it is.",
+            "Name a new .docx file, or an existing document, under the root.",
+        )
 
 
 def _parse_edits(edits: Any) -> EditBatch:

@@ -20,6 +20,7 @@ from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, Mat
 
 from .collector import paused
 from .fields import code_runs
+from .hints import HintBudget
 from .locate import Found, Locator
 from .normalize import normalize
 from .sections import Head, label_key
@@ -85,6 +86,7 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
     stale = revision is not None and revision != view.revision
     if len(edits) > 8 and not stale:
         locator.prepare()  # index once now rather than after a few full scans
+    budget = HintBudget()  # hints bounded per edit and per call (redline.hints)
 
     for i, edit in enumerate(edits):
         index = edit.index
@@ -105,7 +107,7 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
         result = _result(index, edit, ok_status, locator, found)
         results.append(result)
         if not found.ranges:
-            _not_found(locator, edit, result, hints)
+            _not_found(locator, edit, result, hints and budget.allows(edit.anchor))
             continue
         count = len(found.ranges)
         if edit.expected_matches is not None:
@@ -122,7 +124,7 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
                 )
                 continue
         elif count > 1:
-            _ambiguous(locator, edit, result, found, hints)
+            _ambiguous(locator, edit, result, found, hints and budget.allows(edit.anchor))
             continue
         if edit.section is not None and not _in_scope(locator, edit, result, found):
             continue

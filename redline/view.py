@@ -61,7 +61,7 @@ from .ooxml import (
     W_NS,
     w,
 )
-from .paragraphs import SEPARATOR, StoryText
+from .paragraphs import MAX_TEXT, SEPARATOR, StoryText, text_limit, too_much_text
 from .sections import Entry, Head, Outline, build_outline
 from .walk import read_story
 from .wordml import NODE_TAGS, ParagraphProps, unrecognised
@@ -304,6 +304,8 @@ class _Builder:
             self.span_flags.extend(scanned.flags)
             self.chunks.extend(scanned.pieces)
         self.size += scanned.size
+        if self.size > MAX_TEXT.get():
+            raise too_much_text(MAX_TEXT.get(), story.part)
         if len(self.paragraphs) + len(scanned.paragraphs) > MAX_PARAGRAPHS:
             raise _too_many(story.part)
         part, kind, index, number = story.part, story.kind, len(self.paragraphs), self._number_story(story)
@@ -532,7 +534,7 @@ def build_view(package: Package) -> DocumentView:
     """Load every story of ``package`` into one offset-mapped view: scanned from the XML text
     when every story part allows it (the usual case), else walked as trees."""
     working = WorkingCopy(package)
-    with paused():  # see redline.collector
+    with paused(), text_limit(package.limits.max_text_chars):  # paused: see redline.collector
         view = _scanned_view(package, working)
         if view is None:
             view = flatten(stories_of(package, working), package.revision, numbering_of(package))
@@ -682,6 +684,11 @@ def verify_only_view(package: Package, piece: int = 64 * 1024) -> DocumentView:
     the stream cannot read plainly (see the scanner's conditions) is read by
     :func:`build_view` instead.  ``piece``: bytes inflated at a time.
     """
+    with text_limit(package.limits.max_text_chars):
+        return _verify_only_view(package, piece)
+
+
+def _verify_only_view(package: Package, piece: int) -> DocumentView:
     main = package.main_part
     builder = _Builder(lean=True)
     body = Story(main, "body", None)

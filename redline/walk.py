@@ -13,8 +13,11 @@ from __future__ import annotations
 
 from lxml import etree
 
+from shared_schema import Code
+
+from .boundary import PackageError
 from .ooxml import w
-from .paragraphs import Assembler, StoryText
+from .paragraphs import Assembler, StoryText, too_much_text
 from .wordml import CHAR_OF, RULES, Role, SpanFlag, SpanKind, read_ppr, symbol, tags, track_field
 
 _WALK_TAGS = tags(
@@ -49,11 +52,14 @@ def _read_nested(root: etree._Element) -> StoryText:
     flagged = 0  # the union of the flags of the FLAGGED elements we are in
     out = asm.out  # its lists stay the same objects: text is appended to them here, in the hot loop
     pieces, offsets, nodes, kinds, spans = out.pieces, out.offsets, out.nodes, out.kinds, out.flags
+    limit = asm.max_size
     walker = etree.iterwalk(root, events=("start", "end"), tag=_WALK_TAGS)
     for event, node in walker:
         tag = node.tag
         role = _ROLE[tag]
         if role is _TEXT:  # the most frequent: first
+            if event == "start" and len(node):
+                raise markup_in_text(node)
             if event == "start" and asm.ref is not None and not (fields and not fields[-1]):
                 text = node.text
                 if text:
@@ -63,6 +69,8 @@ def _read_nested(root: etree._Element) -> StoryText:
                     spans.append(flagged | (SpanFlag.FIELD_RESULT if fields else 0))
                     pieces.append(text)
                     asm.size += len(text)
+                    if asm.size > limit:
+                        raise too_much_text(limit)
             continue
         if event == "end":
             if role is _PARAGRAPH:
@@ -106,6 +114,23 @@ def _read_nested(root: etree._Element) -> StoryText:
     return asm.finish()
 
 
+def markup_in_text(node: etree._Element) -> PackageError:
+    """The refusal for a text element holding a child node: its text would be read only up to
+    that child (lxml's ``.text``), and an edit before it would move or lose the rest."""
+    child = node[0]
+    what = (
+        "a comment" if isinstance(child, etree._Comment)
+        else "a processing instruction" if isinstance(child, etree._ProcessingInstruction)
+        else "an element"
+    )  # fmt: skip
+    tag = etree.QName(node).localname
+    return PackageError(
+        Code.MARKUP_IN_TEXT,
+        f"A text element (w:{tag}) of the document holds {what} inside its text, which Word never "
+        "writes; its text could not be read and edited faithfully, so the file is refused.",
+    )
+
+
 def _marks_paragraph(deletion: etree._Element) -> bool:
     """Is this deletion the paragraph mark's (``w:pPr/w:rPr/w:del``, §17.13.5.15)?"""
     parent = deletion.getparent()
@@ -121,10 +146,13 @@ def _read_flat(root: etree._Element) -> StoryText:
     fields: list[bool] = []
     out = asm.out
     pieces, offsets, nodes, kinds, spans = out.pieces, out.offsets, out.nodes, out.kinds, out.flags
+    limit = asm.max_size
     for node in root.iter(*_FLAT_TAGS):
         tag = node.tag
         role = _ROLE[tag]
         if role is _TEXT:
+            if len(node):
+                raise markup_in_text(node)
             if asm.ref is not None and not (fields and not fields[-1]):
                 text = node.text
                 if text:
@@ -134,6 +162,8 @@ def _read_flat(root: etree._Element) -> StoryText:
                     spans.append(SpanFlag.FIELD_RESULT if fields else 0)
                     pieces.append(text)
                     asm.size += len(text)
+                    if asm.size > limit:
+                        raise too_much_text(limit)
         elif role is _PARAGRAPH:
             if asm.ref is not None:
                 asm.props = read_ppr(asm.ref)

@@ -62,9 +62,21 @@ class Limits:
     hundred bytes and the view a few microseconds, whatever its size in the file: 6 MB of
     ``<w:p/>`` (40 KB zipped, inside every other limit) cost 11 s and 600 MB. The largest real
     contract we have has 506 thousand."""
+    max_text_chars: int = 10_000_000
+    """Characters of text the view reads, summed over every story (Apache POI's
+    ``ZipSecureFile.setMaxTextSize`` is the model, its default the same order). Checked as the
+    readers go, text node by text node, so a refused document never holds more than this much
+    text: within every other limit a file could hold 180 MB of text (1.2 GB resident to read
+    it). The largest real contract we have reads 288 thousand."""
+    max_namespaces: int = 1_000
+    """Namespace declarations (``xmlns`` attributes) in one XML part, counted in its bytes
+    before it is parsed. Serialising a changed paragraph costs lxml time in proportion to the
+    declarations in scope, so 100,000 on a root made the writer quadratic (a 500 KB file hung
+    it). The most any real part we have declares is 98."""
 
     def __post_init__(self) -> None:
-        for name in ("max_file_bytes", "max_members", "max_member_bytes", "max_total_bytes", "max_markup"):
+        for name in ("max_file_bytes", "max_members", "max_member_bytes", "max_total_bytes", "max_markup",
+                     "max_text_chars", "max_namespaces"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"Limits.{name} must be positive")
         if self.max_ratio <= 1:

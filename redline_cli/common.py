@@ -10,14 +10,18 @@ ours (``internal_error``, the traceback on stderr).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
 
 from redline.apply import ApplyOptions
+from redline.arguments import ArgumentError
 from redline.exits import EXIT_INTERNAL, EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED, EXIT_USAGE
+from redline.inputs import MAX_REPLY_BYTES, read_regular, read_stream
 from redline.package import PackageError
+from redline.zipread import DEFAULT_LIMITS
 from shared_schema import Code, Refusal
 
 __all__ = [
@@ -32,6 +36,7 @@ __all__ = [
     "check_targets",
     "default_output",
     "parse_command",
+    "read_document",
     "read_reply",
     "refuse",
     "run_command",
@@ -79,13 +84,18 @@ def run_command(prog: str, command: Callable[[], int]) -> int:
 
     What the command raises becomes a code here, and only here: a :class:`UsageError` exits 2;
     a refused input (:class:`PackageError`) and a foreign failure -- the operating system's
-    (``OSError``: a file that cannot be read or written, a closed pipe) or a codec's
+    (``OSError``: a file that cannot be read or written) or a codec's
     (``UnicodeError``: a terminal that cannot show the text) -- exit 3 with the code and the
-    message on stderr; anything else is a bug of ours: ``internal_error``, the traceback on
+    message on stderr; standard output closed by its reader (``| head``) ends the command
+    quietly, exit 0; anything else is a bug of ours: ``internal_error``, the traceback on
     stderr, exit 70 -- never a code about the user's file.
     """
     try:
-        return command()
+        code = command()
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+        return code
+    except BrokenPipeError:
+        return _stdout_closed()
     except UsageError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -110,6 +120,19 @@ def run_command(prog: str, command: Callable[[], int]) -> int:
         return EXIT_INTERNAL
 
 
+def _stdout_closed() -> int:
+    """Standard output was closed by its reader (``redline view DOC | head``): the reader has
+    what it wanted, so the command ends quietly (exit 0), with nothing more written to it --
+    not even by the interpreter's own flush at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real descriptor behind sys.stdout (a test's capture)
+        pass
+    return EXIT_OK
+
+
 def refuse(prog: str, refusal: Refusal) -> int:
     """Say on stderr why an input was refused; the exit code for it (3)."""
     print(f"{prog}: refused: {refusal.message} [{refusal.code}]", file=sys.stderr)
@@ -117,12 +140,18 @@ def refuse(prog: str, refusal: Refusal) -> int:
 
 
 def read_reply(source: str) -> bytes:
+    """The reply's bytes from a file or ``-`` (standard input), at most
+    :data:`redline.inputs.MAX_REPLY_BYTES`; a FIFO, a device, a folder or an oversized reply is
+    refused before it is read whole (:func:`redline.inputs.read_regular`)."""
     if source == "-":
-        return sys.stdin.buffer.read()
-    try:
-        return Path(source).read_bytes()
-    except OSError as exc:  # an input that cannot be read is refused (exit 3), like a document
-        raise PackageError(Code.IO_ERROR, f"Cannot read the reply {source!r}: {exc.strerror}.") from exc
+        return read_stream(sys.stdin.buffer, MAX_REPLY_BYTES, "reply")
+    return read_regular(source, MAX_REPLY_BYTES, "reply")
+
+
+def read_document(source: str | Path) -> bytes:
+    """The document's bytes: a regular file within :attr:`redline.zipread.Limits.max_file_bytes`,
+    checked by ``fstat`` before anything is read."""
+    return read_regular(source, DEFAULT_LIMITS.max_file_bytes, "document")
 
 
 def default_output(doc: Path) -> Path:
@@ -171,12 +200,16 @@ def check_targets(args: argparse.Namespace, doc: Path, out: Path) -> None:
 
 
 def apply_options(args: argparse.Namespace) -> ApplyOptions:
-    """The options ``apply`` and ``review`` share, from their common flags."""
-    return ApplyOptions(
-        author=args.author,
-        date=args.date,
-        dry_run=args.dry_run,
-        stream=getattr(args, "stream", False),
-        track=not args.no_track,
-        comments=not args.no_comments,
-    )
+    """The options ``apply`` and ``review`` share, from their common flags; an ``--author``
+    or ``--date`` that cannot be written is a usage error (:mod:`redline.arguments`)."""
+    try:
+        return ApplyOptions(
+            author=args.author,
+            date=args.date,
+            dry_run=args.dry_run,
+            stream=getattr(args, "stream", False),
+            track=not args.no_track,
+            comments=not args.no_comments,
+        )
+    except ArgumentError as exc:
+        raise UsageError(f"--{exc.field}: {exc.message}") from None

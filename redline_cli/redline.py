@@ -39,6 +39,7 @@ from .common import (
     check_targets,
     default_output,
     parse_command,
+    read_document,
     read_reply,
     refuse,
     run_command,
@@ -221,10 +222,7 @@ def _apply(args: argparse.Namespace) -> int:
     doc = Path(args.doc)
     out = Path(args.output) if args.output else default_output(doc)
     check_targets(args, doc, out)
-    try:
-        data = doc.read_bytes()
-    except OSError as exc:
-        raise PackageError(Code.IO_ERROR, f"Cannot read {str(doc)!r}: {exc.strerror}.") from exc
+    data = read_document(doc)
     reply = read_reply(args.reply)
     options = apply_options(args)
     outcome = apply_reply(

@@ -48,9 +48,15 @@ def run_review_command(args: argparse.Namespace) -> int:
     if not source.is_dir():
         print(f"redline review: refused: {args.dir!r} is not a folder", file=sys.stderr)
         return EXIT_REFUSED
+    options = apply_options(args)  # a usage error before anything is made
     target = open_storage(args.outdir or source.join("out"))
-    target.makedirs()
-    options = apply_options(args)
+    try:
+        target.makedirs()
+    except (FileExistsError, NotADirectoryError):
+        raise UsageError(
+            f"-o {args.outdir or source.join('out')!r} is an existing file, not a folder: the "
+            "outputs, summary.json and report.html go in a folder"
+        ) from None
     executor = make_executor(args)
     bar = None
     if not args.quiet and sys.stderr.isatty():

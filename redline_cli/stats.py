@@ -6,11 +6,9 @@ import argparse
 import json
 import sys
 
-from redline.package import PackageError
 from redline.stats import collect
-from shared_schema import Code
 
-from .common import UsageError
+from .common import EXIT_OK, EXIT_REFUSED
 
 
 def add_stats_arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,17 +17,16 @@ def add_stats_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_stats_command(args: argparse.Namespace) -> int:
-    try:
-        stats = collect(args.reports)
-    except OSError as exc:  # a missing or unreadable input: refused (exit 3), as in every command
-        where = f" {exc.filename!r}" if exc.filename is not None else ""
-        raise PackageError(Code.IO_ERROR, f"Cannot read the reports{where}: {exc.strerror or exc}.") from exc
-    except ValueError as exc:
-        raise UsageError(f"cannot read the reports: {exc}") from exc
+    """Count the reports; a file that cannot be read is named on stderr with its code, the
+    others are counted, and the exit code is 3 when there was such a file (else 0)."""
+    stats = collect(args.reports)
+    for error in stats.errors:
+        print(f"redline stats: {error['source']}: {error['message']} [{error['code']}]", file=sys.stderr)
+    done = EXIT_REFUSED if stats.errors else EXIT_OK
     if args.json:
         json.dump(stats.to_json(), sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
-        return 0
+        return done
     print(f"{stats.reports} reports, {stats.edits} edits, {stats.unapplied} unapplied")
     for code, n in stats.by_code.most_common():
         share = n / stats.unapplied if stats.unapplied else 0.0
@@ -38,4 +35,4 @@ def run_stats_command(args: argparse.Namespace) -> int:
             print(f"    {ex['source']} edit {ex['index']}: “{ex['anchor'][:70]}”")
             if ex.get("message"):
                 print(f"        {str(ex['message'])[:150]}")
-    return 0
+    return done

@@ -12,11 +12,10 @@ import sys
 from pathlib import Path
 
 from redline.files import write_atomic
-from shared_schema import Code, Refusal
 from summarize.check import check_reply
 from summarize.render import to_markdown
 
-from .common import parse_command, refuse, run_command
+from .common import parse_command, read_document, read_reply, refuse, run_command
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,12 +48,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     doc = Path(args.doc)
-    try:
-        data = doc.read_bytes()
-        reply = sys.stdin.buffer.read() if args.reply == "-" else Path(args.reply).read_bytes()
-    except OSError as exc:
-        message = f"cannot read {exc.filename!r}: {exc.strerror}"
-        return refuse("summarize check", Refusal(code=Code.IO_ERROR, message=message))
+    data = read_document(doc)
+    reply = read_reply(args.reply)
     report = check_reply(data, reply, document_name=doc.name, stream=args.stream)
     if args.report == "-":
         sys.stdout.write(report.to_json())

@@ -35,12 +35,32 @@ FAILED = Code.FAILED  # the job itself failed (a bug, or a worker lost twice)
 
 @dataclass(frozen=True)
 class Job:
-    """One document of a batch and the files that go with it (names relative to the batch)."""
+    """One document of a batch and the files that go with it (names relative to the batch).
+
+    ``problem``: why the job cannot run at all, found from the names alone -- a code
+    (``invalid_file_name``, ``duplicate_name``, ``ambiguous_reply``) and a message."""
 
     name: str
     document: str | None
     reply: str | None
     summary: str | None = None
+    problem: tuple[Code, str] | None = None
+
+
+def shown(name: str | None) -> str | None:
+    """A file name as a report can hold it: a name that is not valid UTF-8 (which the file
+    system hands over with surrogate escapes) with its odd bytes as ``\\xNN``."""
+    if name is None:
+        return None
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _valid_utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeError:
+        return False
+    return True
 
 
 @dataclass
@@ -62,6 +82,7 @@ class JobResult:
     totals: dict[str, Any] = field(default_factory=dict)
     summary_totals: dict[str, Any] | None = None
     report_html: str = ""  # html_report.report_details of the report
+    written: tuple[str, ...] = ()  # the outputs written (by the client that writes them)
 
 
 def json_bytes(data: dict[str, Any]) -> bytes:
@@ -70,10 +91,19 @@ def json_bytes(data: dict[str, Any]) -> bytes:
 
 
 def pair(names: list[str]) -> list[Job]:
-    """Pair document and reply file names; unmatched files become jobs that report it."""
-    docs: dict[str, str] = {}
-    replies: dict[str, str] = {}
+    """Pair document and reply file names; every input comes back in a job, and a job that
+    cannot run says why (:attr:`Job.problem`).
+
+    Names are matched ignoring case (on a case-insensitive disk ``Lease.docx`` and
+    ``lease.docx`` would write the same outputs, so both are refused ``duplicate_name``); a
+    document with two reply files is refused ``ambiguous_reply`` (which one the model meant
+    is not ours to guess); a name that is not valid UTF-8 is refused ``invalid_file_name``
+    (reported with its odd bytes escaped, never read); a reply without a document and a
+    document without a reply are jobs too (``missing_document``, ``missing_reply``)."""
+    docs: dict[str, list[str]] = {}
+    replies: dict[str, list[str]] = {}
     summaries: dict[str, str] = {}
+    jobs: list[Job] = []
     for name in sorted(names):
         base = PurePosixPath(name).name
         low = base.lower()
@@ -81,20 +111,50 @@ def pair(names: list[str]) -> list[Job]:
             continue  # hidden files and Word's lock files
         if low.endswith(".redlined.docx"):
             continue
+        kind: dict[str, list[str]] | None = None
+        stem = ""
         if low.endswith(".docx"):
-            docs.setdefault(base[: -len(".docx")], name)
-            continue
-        for suffix in REPLY_SUFFIXES:
-            if low.endswith(suffix):
-                replies.setdefault(base[: -len(suffix)], name)
-                break
+            kind, stem = docs, base[: -len(".docx")]
         else:
-            if low.endswith(SUMMARY_SUFFIX):
-                summaries[base[: -len(SUMMARY_SUFFIX)]] = name
-    jobs = []
-    for stem in sorted(set(docs) | set(replies)):
-        jobs.append(Job(stem, docs.get(stem), replies.get(stem), summaries.get(stem)))
-    return jobs
+            for suffix in REPLY_SUFFIXES:
+                if low.endswith(suffix):
+                    kind, stem = replies, base[: -len(suffix)]
+                    break
+            else:
+                if low.endswith(SUMMARY_SUFFIX):
+                    summaries[base[: -len(SUMMARY_SUFFIX)].casefold()] = name
+                continue
+        if not _valid_utf8(name):
+            message = f"the file name {shown(name)!r} is not valid UTF-8; rename it"
+            jobs.append(Job(str(shown(base)), None, None, problem=(Code.INVALID_FILE_NAME, message)))
+            continue
+        kind.setdefault(stem.casefold(), []).append(name)
+    for key in sorted(set(docs) | set(replies)):
+        found, answers = docs.get(key, []), replies.get(key, [])
+        summary = summaries.get(key)
+        if len(found) > 1:
+            listed = ", ".join(found)
+            for name in found:
+                stem = PurePosixPath(name).name[: -len(".docx")]
+                message = f"{listed}: names that differ only by case, whose outputs would collide"
+                jobs.append(Job(stem, name, None, problem=(Code.DUPLICATE_NAME, message)))
+            continue
+        stem = PurePosixPath(found[0]).name[: -len(".docx")] if found else _reply_stem(answers[0])
+        if found and len(answers) > 1:
+            message = f"{found[0]} has {len(answers)} reply files ({', '.join(answers)}); keep one"
+            jobs.append(Job(stem, found[0], None, summary, problem=(Code.AMBIGUOUS_REPLY, message)))
+            continue
+        jobs.append(Job(stem, found[0] if found else None, answers[0] if answers else None, summary))
+    return sorted(jobs, key=lambda j: (j.name.casefold(), j.name))
+
+
+def _reply_stem(name: str) -> str:
+    base = PurePosixPath(name).name
+    low = base.lower()
+    for suffix in REPLY_SUFFIXES:
+        if low.endswith(suffix):
+            return base[: -len(suffix)]
+    return base
 
 
 def _rationales(batch: EditBatch | None) -> dict[int, str]:

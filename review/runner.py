@@ -9,14 +9,19 @@ flow), then ``summary.json`` and ``report.html`` for the batch.  Executors diffe
 
 from __future__ import annotations
 
+import html
+import sys
+import traceback
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from redline.apply import ApplyOptions
+from redline.boundary import PackageError
 from redline.exits import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
 from redline.files import write_atomic
+from redline.inputs import MAX_REPLY_BYTES
 
 from .job import (
     FAILED,
@@ -101,63 +106,111 @@ def run_review(
     executor: Executor,
     progress: Callable[[JobResult], None] | None = None,
 ) -> BatchSummary:
-    """Run a whole batch from ``source`` into ``target``; return what summary.json holds."""
+    """Run a whole batch from ``source`` into ``target``; return what summary.json holds.
+
+    Every input is reported, whatever happens to it: a job whose names refuse it
+    (:attr:`review.job.Job.problem`), a file that cannot be read (not a regular file, too
+    large, unreadable: its code), an output that cannot be written (its code), a job the
+    executor lost (``failed``) -- each in summary.json with its own code, while the rest of the
+    batch goes on; summary.json and report.html are always written."""
     jobs = pair(source.list())
     if not jobs:
         raise NoDocuments(f"no .docx documents or replies in {source.describe()}")
+    early: dict[str, JobResult] = {}
 
     def tasks() -> Iterator[Task]:
         for job in jobs:
-            yield (
-                source.read(job.document) if job.document else None,
-                source.read(job.reply) if job.reply else None,
-                source.read(job.summary) if job.summary else None,
-                options,
-                job.name,
-            )
+            if job.problem is not None:
+                code, message = job.problem
+                early[job.name] = JobResult(job.name, code, EXIT_REFUSED, message=message)
+                continue
+            try:
+                task: Task = (
+                    source.read(job.document) if job.document else None,
+                    source.read(job.reply, MAX_REPLY_BYTES) if job.reply else None,
+                    source.read(job.summary, MAX_REPLY_BYTES) if job.summary else None,
+                    options,
+                    job.name,
+                )
+            except PackageError as exc:
+                early[job.name] = JobResult(job.name, exc.code, EXIT_REFUSED, message=exc.message)
+                continue
+            yield task
 
     by_name: dict[str, JobResult] = {}
     details: dict[str, str] = {}
-    written: dict[str, set[str]] = {}
-    for result in executor.run(tasks()):
-        written[result.name] = _write_outputs(target, result)
-        by_name[result.name] = result
-        details[result.name] = result.report_html
-        # written: keep no documents or reports in memory
-        result.output = result.report_json = result.summary_report_json = None
-        result.report_html = ""
-        if progress is not None:
-            progress(result)
-    documents = [_summary_entry(job, by_name[job.name], written[job.name]) for job in jobs]
-    outcomes = {d["outcome"] for d in documents}
-    exit_code = EXIT_OK if outcomes <= {OK} else EXIT_UNAPPLIED
-    summary = BatchSummary(documents, exit_code)
-    target.write("summary.json", json_bytes(summary.to_dict()))
+    try:
+        for result in executor.run(tasks()):
+            _write_outputs(target, result)
+            by_name[result.name] = result
+            details[result.name] = result.report_html
+            # written: keep no documents or reports in memory
+            result.output = result.report_json = result.summary_report_json = None
+            result.report_html = ""
+            if progress is not None:
+                progress(result)
+    except Exception as exc:  # the executor itself failed: every job without a result is failed
+        traceback.print_exc(file=sys.stderr)
+        lost = f"the batch's executor failed ({type(exc).__name__}: {exc})"
+        for job in jobs:
+            by_name.setdefault(job.name, JobResult(job.name, FAILED, EXIT_REFUSED, message=lost))
+    finally:
+        by_name.update(early)
+        documents = [_summary_entry(job, by_name.get(job.name) or _never_ran(job)) for job in jobs]
+        outcomes = {d["outcome"] for d in documents}
+        exit_code = EXIT_OK if outcomes <= {OK} else EXIT_UNAPPLIED
+        summary = BatchSummary(documents, exit_code)
+        _write_batch(target, summary, details)
+    return summary
+
+
+def _never_ran(job: Job) -> JobResult:
+    return JobResult(job.name, FAILED, EXIT_REFUSED, message="the job never ran (the batch was interrupted)")
+
+
+def _write_batch(target: Storage, summary: BatchSummary, details: dict[str, str]) -> None:
+    """summary.json, then report.html: a page that cannot be rendered (a bug) still leaves
+    a page saying so, and summary.json."""
+    data = summary.to_dict()
+    target.write("summary.json", json_bytes(data))
     from .html_report import render_batch
 
-    target.write("report.html", render_batch(summary.to_dict(), details).encode("utf-8"))
-    return summary
+    try:
+        page = render_batch(data, details)
+    except Exception as exc:
+        traceback.print_exc(file=sys.stderr)
+        page = (
+            "<!doctype html><meta charset=utf-8><title>redline review</title>"
+            f"<p>The page could not be rendered ({html.escape(type(exc).__name__)}); "
+            "summary.json holds every document.</p>"
+        )
+    target.write("report.html", page.encode("utf-8"))
 
 
 class NoDocuments(Exception):
     pass
 
 
-def _write_outputs(target: Storage, result: JobResult) -> set[str]:
-    """Write one document's files; the names written (summary.json names them: the result's
-    bytes are dropped once written)."""
-    files = {
-        f"{result.name}.redlined.docx": result.output,
-        f"{result.name}.report.json": result.report_json,
-        f"{result.name}.summary-report.json": result.summary_report_json,
-    }
-    for name, data in files.items():
-        if data is not None:
-            target.write(name, data)
-    return {name for name, data in files.items() if data is not None}
+def _write_outputs(target: Storage, result: JobResult) -> None:
+    """Write one document's outputs; one that cannot be written (a folder in the way, a full
+    disk) makes the document's outcome its code, and the batch goes on."""
+    written: list[str] = []
+    try:
+        for name, data in (
+            (f"{result.name}.redlined.docx", result.output),
+            (f"{result.name}.report.json", result.report_json),
+            (f"{result.name}.summary-report.json", result.summary_report_json),
+        ):
+            if data is not None:
+                target.write(name, data)
+                written.append(name)
+    except PackageError as exc:
+        result.outcome, result.exit_code = exc.code, EXIT_REFUSED
+        result.message = f"an output could not be written: {exc.message}"
+    result.written = tuple(written)
 
 
-def _summary_entry(job: Job, result: JobResult, written: set[str]) -> dict[str, Any]:
+def _summary_entry(job: Job, result: JobResult) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "name": job.name,
         "document": job.document,
@@ -165,18 +218,19 @@ def _summary_entry(job: Job, result: JobResult, written: set[str]) -> dict[str, 
         "outcome": result.outcome,
         "exit": result.exit_code,
         "totals": result.totals,
-        "output": _named(f"{job.name}.redlined.docx", written),
-        "report": _named(f"{job.name}.report.json", written),
+        # the files written (the result's bytes are dropped once written: summary.json names them)
+        "output": _named(f"{job.name}.redlined.docx", result.written),
+        "report": _named(f"{job.name}.report.json", result.written),
         "message": result.message,
     }
     if job.summary is not None:
         entry["summary"] = job.summary
-        entry["summary_report"] = _named(f"{job.name}.summary-report.json", written)
         entry["summary_totals"] = result.summary_totals
+        entry["summary_report"] = _named(f"{job.name}.summary-report.json", result.written)
     return entry
 
 
-def _named(name: str, written: set[str]) -> str | None:
+def _named(name: str, written: tuple[str, ...]) -> str | None:
     return name if name in written else None
 
 

@@ -12,14 +12,18 @@ import re
 from pathlib import Path
 from typing import Any, Protocol
 
+from redline.boundary import PackageError
 from redline.files import write_atomic
+from redline.inputs import read_regular
+from redline.zipread import DEFAULT_LIMITS
+from shared_schema import Code
 
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 
 
 class Storage(Protocol):
     def list(self) -> list[str]: ...
-    def read(self, name: str) -> bytes: ...
+    def read(self, name: str, limit: int = ...) -> bytes: ...
     def write(self, name: str, data: bytes) -> None: ...
     def is_dir(self) -> bool: ...
     def makedirs(self) -> None: ...
@@ -32,10 +36,23 @@ class LocalStorage:
         self.path = Path(path)
 
     def list(self) -> list[str]:
-        return sorted(p.name for p in self.path.iterdir() if p.is_file())
+        """Every entry that is not a folder -- FIFOs, devices, sockets, broken links and
+        unreadable files included: each is an input the batch reports, refused when read."""
+        names = []
+        with os.scandir(self.path) as entries:
+            for entry in entries:
+                try:  # (a folder named like a document is an input too: refused when read)
+                    if entry.is_dir() and not entry.name.lower().endswith(".docx"):
+                        continue
+                except OSError:  # a link loop, a name too long: still an input to report
+                    pass
+                names.append(entry.name)
+        return sorted(names)
 
-    def read(self, name: str) -> bytes:
-        return (self.path / name).read_bytes()
+    def read(self, name: str, limit: int = DEFAULT_LIMITS.max_file_bytes) -> bytes:
+        """The file's bytes: a regular file of at most ``limit`` bytes, checked by ``fstat``
+        before anything is read (:func:`redline.inputs.read_regular`; raises PackageError)."""
+        return read_regular(self.path / name, limit, "file")
 
     def write(self, name: str, data: bytes) -> None:
         write_atomic(self.path / name, data)
@@ -71,8 +88,26 @@ class FsspecStorage:
         entries = self.fs.ls(self.root, detail=True)
         return sorted(e["name"].rsplit("/", 1)[-1] for e in entries if e.get("type") == "file")
 
-    def read(self, name: str) -> bytes:
-        data: bytes = self.fs.cat_file(self._p(name))
+    def read(self, name: str, limit: int = DEFAULT_LIMITS.max_file_bytes) -> bytes:
+        """The file's bytes, its type and size asked of the file system first (a folder or
+        an object over ``limit`` is refused before it is fetched)."""
+        path = self._p(name)
+        try:
+            info = self.fs.info(path)
+        except FileNotFoundError:
+            raise PackageError(Code.IO_ERROR, f"Cannot read the file {name!r}: it does not exist.") from None
+        if info.get("type") != "file":
+            raise PackageError(Code.NOT_REGULAR_FILE, f"Cannot read the file {name!r}: it is not a file.")
+        size = info.get("size")
+        if isinstance(size, int) and size > limit:
+            raise PackageError(
+                Code.TOO_LARGE, f"The file {name!r} is {size:,} bytes, more than the limit of {limit:,}."
+            )
+        data: bytes = self.fs.cat_file(path)
+        if len(data) > limit:
+            raise PackageError(
+                Code.TOO_LARGE, f"The file {name!r} is larger than the limit of {limit:,} bytes."
+            )
         return data
 
     def write(self, name: str, data: bytes) -> None:

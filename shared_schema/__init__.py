@@ -3,6 +3,7 @@
 from .codes import MEANINGS, Code, EditStatus, MatchKind, QuoteStatus, Tolerance
 from .json_schema import DIALECTS, SCHEMA_NAMES, Dialect, SchemaName, json_schema
 from .models import (
+    BIDI_CONTROLS,
     EDITS_RULES,
     SUMMARY_RULES,
     CodedError,
@@ -18,11 +19,13 @@ from .models import (
     SummaryPoint,
     SummaryReply,
     SummaryRequest,
+    bidi_control,
     xml_unsafe_character,
 )
 from .parse import ParseLimits, parse_edit_reply, parse_summary_reply
 
 __all__ = [
+    "BIDI_CONTROLS",
     "DIALECTS",
     "EDITS_RULES",
     "MEANINGS",
@@ -49,6 +52,7 @@ __all__ = [
     "SummaryReply",
     "SummaryRequest",
     "Tolerance",
+    "bidi_control",
     "json_schema",
     "parse_edit_reply",
     "parse_summary_reply",

@@ -53,6 +53,11 @@ class Code(StrEnum):
     IO_ERROR = "io_error"
     OUTPUT_IS_INPUT = "output_is_input"
     UNPARSEABLE_REPLY = "unparseable_reply"
+    NOT_REGULAR_FILE = "not_regular_file"
+    MARKUP_IN_TEXT = "markup_in_text"
+    TOO_MUCH_TEXT = "too_much_text"
+    TOO_MANY_NAMESPACES = "too_many_namespaces"
+    UNLOADABLE_OUTPUT = "unloadable_output"
     # -- one edit or quote not applied / verified ----------------------------------------------
     NOT_FOUND = "not_found"
     AMBIGUOUS = "ambiguous"
@@ -78,11 +83,17 @@ class Code(StrEnum):
     SECTION_NOT_FOUND = "section_not_found"
     AMBIGUOUS_SECTION = "ambiguous_section"
     LOCK_FAILED = "lock_failed"
+    BUSY = "busy"
+    OUTPUT_NOT_DOCUMENT = "output_not_document"
     # -- the command line and batches ----------------------------------------------------------
     USAGE = "usage"
     FAILED = "failed"
     MISSING_REPLY = "missing_reply"
     MISSING_DOCUMENT = "missing_document"
+    INVALID_FILE_NAME = "invalid_file_name"
+    DUPLICATE_NAME = "duplicate_name"
+    AMBIGUOUS_REPLY = "ambiguous_reply"
+    MALFORMED_REPORT = "malformed_report"
     # -- ours ----------------------------------------------------------------------------------
     INTERNAL_ERROR = "internal_error"
 
@@ -97,7 +108,8 @@ MEANINGS: Final[Mapping[Code, str]] = MappingProxyType(
         Code.OLE_FILE: "an OLE compound file: an encrypted .docx or a legacy .doc",
         Code.ENCRYPTED_MEMBER: "a zip member is encrypted",
         Code.UNSUPPORTED_COMPRESSION: "a member uses a method other than stored or deflate",
-        Code.MACRO_ENABLED: "a macro-enabled document (content type or vbaProject.bin)",
+        Code.MACRO_ENABLED: "a macro-enabled document: a macro content type (Default or Override), "
+        "a macro relationship type, or a vbaProject.bin member",
         Code.MISSING_CONTENT_TYPES: "a zip without [Content_Types].xml",
         Code.NO_MAIN_DOCUMENT: "no package relationships, no officeDocument relationship, "
         "or its target is missing",
@@ -122,6 +134,13 @@ MEANINGS: Final[Mapping[Code, str]] = MappingProxyType(
         Code.IO_ERROR: "the file cannot be read, or the output cannot be written",
         Code.OUTPUT_IS_INPUT: "an output path is an input (the document, the reply) or another output",
         Code.UNPARSEABLE_REPLY: "the reply holds no usable JSON list of edits (or summary)",
+        Code.NOT_REGULAR_FILE: "an input is not a regular file (a folder, a FIFO, a device, a socket)",
+        Code.MARKUP_IN_TEXT: "a text element (w:t, w:delText, ...) holds a comment, a processing "
+        "instruction or an element, which no reader could edit faithfully",
+        Code.TOO_MUCH_TEXT: "the document's text (every story, summed) is over Limits.max_text_chars",
+        Code.TOO_MANY_NAMESPACES: "an XML part declares more namespaces than Limits.max_namespaces",
+        Code.UNLOADABLE_OUTPUT: "the edited document would be refused by the loader itself, so it "
+        "is not written",
         Code.NOT_FOUND: "the anchor or quote is not in the document, even tolerantly",
         Code.DELETED_TEXT: "the anchor is text another author deleted (a tracked deletion or move)",
         Code.AMBIGUOUS: "the anchor occurs more than once and no expected count was given",
@@ -145,10 +164,17 @@ MEANINGS: Final[Mapping[Code, str]] = MappingProxyType(
         Code.SECTION_NOT_FOUND: "no section has that label or heading",
         Code.AMBIGUOUS_SECTION: "several sections have that label or heading",
         Code.LOCK_FAILED: "the document's lock file could not be taken",
+        Code.BUSY: "the document's lock was not obtained in time: another call is using it",
+        Code.OUTPUT_NOT_DOCUMENT: "the output names a file that is not a .docx the tools would open",
         Code.USAGE: "the command line was used wrongly (exit 2)",
         Code.FAILED: "a batch job failed (a bug, or a worker lost twice)",
         Code.MISSING_REPLY: "a batch holds a document without its reply file (NAME.reply.json)",
         Code.MISSING_DOCUMENT: "a batch holds a reply file without its document (NAME.docx)",
+        Code.INVALID_FILE_NAME: "a batch file name that is not valid UTF-8 (reported escaped, not read)",
+        Code.DUPLICATE_NAME: "batch documents whose names differ only by case (their outputs would collide)",
+        Code.AMBIGUOUS_REPLY: "a batch document with two reply files (NAME.reply.json and .txt/.md)",
+        Code.MALFORMED_REPORT: "a report given to redline stats is not a JSON report (binary, too "
+        "deep, not an object)",
         Code.INTERNAL_ERROR: "a bug in redline, not in the input: the traceback is in the log",
     }
 )

@@ -28,6 +28,32 @@ def xml_unsafe_character(text: str) -> str | None:
     return None
 
 
+#: The bidirectional embedding, override and isolate controls (U+202A-U+202E, U+2066-U+2069):
+#: invisible, they make the text a reviewer is shown differ from the text stored ("Trojan
+#: Source", CVE-2021-42574). The marks U+200E/U+200F, which only set a direction, are not
+#: among them.
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def bidi_control(text: str) -> str | None:
+    """Return the first bidirectional control character of ``text``, or None."""
+    if BIDI_CONTROLS.isdisjoint(text):
+        return None
+    return next(ch for ch in text if ch in BIDI_CONTROLS)
+
+
+def _no_bidi(value: str | None) -> str | None:
+    if value is None:
+        return value
+    bad = bidi_control(value)
+    if bad is not None:
+        raise ValueError(
+            f"contains the bidirectional control U+{ord(bad):04X}, which can make the text a "
+            "reviewer sees differ from the text stored; remove it"
+        )
+    return value
+
+
 def _xml_safe(value: str | None) -> str | None:
     if value is None:
         return value
@@ -122,10 +148,15 @@ class EditRequest(_Shape):
             raise ValueError("the level must be -1, 0 or 1")
         return value
 
-    @field_validator("anchor", "replacement", "rationale", "section", "text")
+    @field_validator("anchor", "replacement", "rationale", "section", "text", "id")
     @classmethod
     def _no_xml_unsafe(cls, value: str | None) -> str | None:
         return _xml_safe(value)
+
+    @field_validator("anchor", "replacement", "rationale", "text")
+    @classmethod
+    def _no_bidi_control(cls, value: str | None) -> str | None:
+        return _no_bidi(value)
 
     @field_validator("anchor")
     @classmethod

@@ -156,13 +156,19 @@ _IGNORABLE_ROOT = (
 )
 
 
+# End to end, the view's readers meet these before the parser does (issue 20): the scanner
+# counts a 30 MB text node against Limits.max_text_chars (10 million) as it reads it, and the
+# parser's 10 MB node limit is never reached.
+_CODE_END_TO_END = {"a 30 MB text node": "too_much_text"}
+
+
 def _document_cases() -> list[Case]:
     cases = []
     for label, builder, code, _stage in CATALOGUE:
         if label in _HANDLED_IN_THE_PIPELINE:
             cases.append(_handled(label, builder, VALID_REPLY, 1))
         else:
-            cases.append(Case(label, builder, code))
+            cases.append(Case(label, builder, _CODE_END_TO_END.get(label, code)))
     for cut in (1, 2, 10, 31, 100, 0.25, 0.5, 0.9, -30, -22, -10, -1):
         cases.append(Case(f"zip truncated at {cut}", _truncated(cut), "truncated"))
     cases += [

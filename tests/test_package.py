@@ -322,11 +322,11 @@ def test_limits_refuse_nonsense_values() -> None:
         Limits(max_ratio=1)
 
 
-def test_a_missing_file_or_a_folder_is_an_io_error(tmp_path: Path) -> None:
-    for path in (tmp_path / "nope.docx", tmp_path):
+def test_a_missing_file_is_an_io_error_and_a_folder_not_a_regular_file(tmp_path: Path) -> None:
+    for path, code in ((tmp_path / "nope.docx", "io_error"), (tmp_path, "not_regular_file")):
         with pytest.raises(PackageError) as caught:
             Package.open(path)
-        assert caught.value.code == "io_error"
+        assert caught.value.code == code
         assert_human(caught.value)
 
 
