@@ -229,6 +229,8 @@ def _document(entry: dict[str, Any], details: str) -> str:
     words = PLAIN_OUTCOME.get(outcome, outcome)
     head = f'<h2>{escape(entry["name"])}<span class="badge {"ok" if good else "bad"}">{escape(words)}</span></h2>'
     lines = [head]
+    if not good and words != outcome:  # the code, secondary, for whoever acts on it
+        lines.append(f'<div class="where">code <code>{escape(str(outcome))}</code></div>')
     if t:
         lines.append(f'<div class="where">{t.get("applied", 0)} of {t.get("proposed", 0)} edits applied</div>')
     links = [

@@ -280,7 +280,9 @@ def test_the_writers_numbering_is_the_written_documents(track: bool, apart: bool
     neighbours: list[int] = []  # untouched paragraphs an edit's new text went into
     edits = sum(_check(seed, track, apart, aligned, neighbours) for seed in range(150))
     assert edits > 500  # the batches did exercise the writer
-    assert len(neighbours) < edits // 10  # (the exception, not the rule)
+    # (the exception, not the rule; untracked, striking a whole paragraph joins the next one
+    # into its place, by design, so that neighbour is touched more often)
+    assert len(neighbours) < edits // (10 if track else 5)
     if apart and track:
         assert len(aligned) > 30  # and most could be aligned by text
 
