@@ -15,6 +15,7 @@ import pytest
 from redline.apply import ApplyOptions, apply_reply
 from redline.load import load_view
 from testing.docbuild import Field, P, docx
+from tests.test_clauses import pandoc
 
 SENTENCES = 200
 
@@ -108,20 +109,3 @@ def test_typing_over_a_fields_result_deletes_the_field_as_word_does(change: Any,
 
 def _live_fields(data: bytes) -> list[str]:
     return [f for f in fields_of(data) if "delInstrText" not in f]
-
-
-def pandoc(data: bytes, mode: str) -> str:
-    import shutil
-    import subprocess
-    import tempfile
-    from pathlib import Path
-
-    if shutil.which("pandoc") is None:
-        pytest.skip("pandoc is not installed")
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "doc.docx"
-        path.write_bytes(data)
-        return subprocess.run(
-            ["pandoc", f"--track-changes={mode}", "-t", "plain", "--wrap=none", str(path)],
-            capture_output=True, text=True, check=True,
-        ).stdout  # fmt: skip
