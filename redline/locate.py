@@ -33,7 +33,7 @@ from shared_schema import Code, Location, MatchKind, Refusal, Tolerance
 from .boundary import PackageError
 from .normalize import ELLIPSIS, INVISIBLE, NormalizedText, normalize, tolerances_needed
 from .ooxml import w
-from .sections import label_key, place, typed_number
+from .sections import label_key, place, split_label, typed_number
 from .view import DocumentView
 from .wordml import Role, tags
 
@@ -55,9 +55,7 @@ _NEAR_PAD = 4  # tokens of slack either side of a candidate window
 _DELETIONS = tags(Role.DELETED)
 _TEXTS = (*tags(Role.TEXT), w("delText"))
 _AUTHOR, _DATE = w("author"), w("date")
-_LABEL_MAX = 40  # characters at the start of a quote's line that may hold a label
 _LABELLED_MIN = 3  # characters a quote must hold besides its labels to be found by them
-_SPACE_RUN = re.compile(r"[ \t\u00a0\u2002-\u200a\u202f]+")
 # Location(**fields), validated the same, without keyword-argument handling (half the cost).
 _new_location: Callable[[dict[str, object]], Location] = Location.__pydantic_validator__.validate_python
 
@@ -252,11 +250,9 @@ class Locator:
     def _label_prefix(self, line: str) -> tuple[str, str] | None:
         """(the label ``line`` begins with, the rest of the line), or None: a displayed label
         of the document, else anything numbered like a clause ("7.9", "(c)", "Clause 4")."""
-        keys = self._label_keys()
-        if keys:
-            for m in _SPACE_RUN.finditer(line, 0, min(len(line), _LABEL_MAX)):
-                if m.start() and label_key(line[: m.start()]) in keys:
-                    return line[: m.start()].strip(), line[m.end() :]
+        found = split_label(line, self._label_keys())
+        if found is not None:
+            return found
         typed = typed_number(line)
         if typed is not None:
             end = line.index(typed) + len(typed)

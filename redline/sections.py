@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
@@ -113,6 +113,22 @@ def typed_number(text: str) -> str | None:
 def label_key(label: str) -> str:
     """A label as compared with one a quote begins with: "4.2." is "4.2", "(a)" is "a)"."""
     return unicodedata.normalize("NFKC", label).strip().rstrip(".:").lstrip("(").casefold()
+
+
+LABEL_MAX = 40  # characters at the start of a quote's line that may hold a label
+_SPACE_RUN = re.compile(r"[ \t\u00a0\u2002-\u200a\u202f]+")
+
+
+def split_label(line: str, keys: Collection[str]) -> tuple[str, str] | None:
+    """(the label ``line`` begins with, the rest of the line after the space that ends it), or
+    None: the label is one whose :func:`label_key` is among ``keys``, within the line's first
+    :data:`LABEL_MAX` characters (the one rule by which a quote's or a replacement's leading
+    clause number is recognised)."""
+    if keys:
+        for m in _SPACE_RUN.finditer(line, 0, min(len(line), LABEL_MAX)):
+            if m.start() and label_key(line[: m.start()]) in keys:
+                return line[: m.start()].strip(), line[m.end() :]
+    return None
 
 
 def is_number(label: str | None) -> bool:

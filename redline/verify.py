@@ -10,7 +10,6 @@ writer.
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -23,11 +22,10 @@ from .fields import code_runs
 from .hints import HintBudget
 from .locate import Found, Locator
 from .normalize import normalize
-from .sections import Head, label_key
+from .sections import Head, label_key, split_label
 from .view import DocumentView, SpanFlag, SpanKind
 from .worddiff import word_diff
 
-_SPACE_RUN = re.compile(r"[ \t\u00a0\u2002-\u200a\u202f]+")
 HINTED_CANDIDATES = 20  # candidates of an ambiguous anchor that get a unique extension in the hint
 # EditResult(**fields) and Refusal(**fields), validated the same, without keyword-argument handling.
 _new_result: Callable[[dict[str, object]], EditResult] = EditResult.__pydantic_validator__.validate_python
@@ -369,10 +367,9 @@ def unlabel(replacement: str, labels: tuple[str, ...]) -> str:
     lines = replacement.split("\n")
     for i, line in enumerate(lines):
         mine = {label_key(labels[i])} if i < len(labels) and labels[i] else wanted
-        for m in _SPACE_RUN.finditer(line, 0, min(len(line), 40)):
-            if m.start() and label_key(line[: m.start()]) in mine:
-                lines[i] = line[m.end() :]
-                break
+        found = split_label(line, mine)
+        if found is not None:
+            lines[i] = found[1]
     return "\n".join(lines)
 
 
