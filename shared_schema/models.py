@@ -130,7 +130,7 @@ class EditRequest(_Shape):
         description=(
             "Leave out (or 'replace') for a plain edit. 'insert_after' or 'insert_before': new "
             "paragraphs (`text`) after / before the whole paragraph holding `anchor`, with its "
-            "numbering and style; the anchor's text is not changed (send replacement \"\"). "
+            'numbering and style; the anchor\'s text is not changed (send replacement ""). '
             "'accept' or 'reject': decide the other side's tracked change `revision_id` (the "
             "number of [r12 Name] in the marked-up text), or every change by `author`. "
             "'comment': a comment (`text`) on the passage `anchor`, the text unchanged. 'reply': "
@@ -218,8 +218,8 @@ class Edit(EditRequest):
     # say the same are equal wherever they stood.
 
     # An action that quotes no text (accept, reject, reply, resolve) holds "" here.
-    anchor: str = ""  # type: ignore[assignment]
-    replacement: str = ""  # type: ignore[assignment]
+    anchor: str = ""
+    replacement: str = ""
 
     _index: int | None = PrivateAttr(default=None)
 

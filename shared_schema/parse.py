@@ -839,8 +839,9 @@ def _edit_batch(reading: _Reading, tally: _Tally, limits: ParseLimits) -> EditBa
         reading,
         tally,
         limits.max_edits,
-        lambda i: f"edit {i} is beyond the limit of {limits.max_edits} edits per reply; "
-        "send it in another batch",
+        lambda i: (
+            f"edit {i} is beyond the limit of {limits.max_edits} edits per reply; send it in another batch"
+        ),
         _read_edit,
     )
     placed = [edit.placed(index) for index, edit in edits]
@@ -877,7 +878,7 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
     action = _action(fields, notes)
     if action in ("insert_after", "insert_before"):
         return _read_insert(action, fields, values, notes)
-    if action in _OTHER_ACTIONS.values():
+    if action is not None and action in _OTHER_ACTIONS.values():
         return _read_other(action, fields, values, notes)
     if action is not None and action not in ("delete", "replace"):
         return action

@@ -199,8 +199,18 @@ def _instances(name: SchemaName, nulls: bool) -> list[dict[str, Any]]:
         ]
     optional = (
         dict.fromkeys(
-            ["rationale", "expected_matches", "section", "id", "action", "text", "level",
-             "revision_id", "author", "comment_id"]
+            [
+                "rationale",
+                "expected_matches",
+                "section",
+                "id",
+                "action",
+                "text",
+                "level",
+                "revision_id",
+                "author",
+                "comment_id",
+            ]
         )
         if nulls
         else {}
