@@ -229,8 +229,8 @@ def check(
         plan.decisions.append(_Decision(result.index, edit.action == _ACCEPTED, group))
         for t in group:
             plan.parts.add(t.part)
-            if t.paragraph is None:
-                plan.whole_parts.add(t.part)
+            if t.paragraph is None or not _placed(view, t):
+                plan.whole_parts.add(t.part)  # (a paragraph the view dropped, a section's...)
                 continue
             end = t.end
             if t.kind in (RevisionKind.PARAGRAPH_INSERT, RevisionKind.PARAGRAPH_DELETE) or (
@@ -262,6 +262,28 @@ def check(
             )
     kept = [p for p in planned if p.edit_index not in dropped]
     return plan, kept
+
+
+def _placed(view: DocumentView, t: Revision) -> bool:
+    """Whether writing ``t``'s decision changes only its view paragraph (and, joining, the
+    next one): its element lies in that paragraph's element (or its table row), so the splice
+    finds every change there."""
+    el = t.element
+    if el is None or t.paragraph is None:
+        return False
+    paras = view.paragraphs
+    p_el = paras[t.paragraph].element
+    holder = el if el.tag == _P else _ancestor(el, _P)
+    if holder is None:
+        row = _ancestor(el, _TR)
+        return row is not None and any(x is p_el for x in row.iter(_P))
+    if holder is not p_el:
+        return False
+    if _place(el) == "mark":  # a join moves its content into the next paragraph
+        nxt = holder.getnext()
+        k = t.paragraph + 1
+        return nxt is None or nxt.tag != _P or (k < len(paras) and paras[k].element is nxt)
+    return True
 
 
 def _refuse(result: EditResult, status: EditStatus, message: str, hint: str | None, **extra: object) -> None:
