@@ -266,8 +266,8 @@ def check(
 
 def _placed(view: DocumentView, t: Revision) -> bool:
     """Whether writing ``t``'s decision changes only its view paragraph (and, joining, the
-    next one): its element lies in that paragraph's element (or its table row), so the splice
-    finds every change there."""
+    next one): its element lies in that paragraph's element, so the splice finds every change
+    there."""
     el = t.element
     if el is None or t.paragraph is None:
         return False
@@ -275,8 +275,7 @@ def _placed(view: DocumentView, t: Revision) -> bool:
     p_el = paras[t.paragraph].element
     holder = el if el.tag == _P else _ancestor(el, _P)
     if holder is None:
-        row = _ancestor(el, _TR)
-        return row is not None and any(x is p_el for x in row.iter(_P))
+        return False  # a row's (the splice places paragraphs, not rows)
     if holder is not p_el:
         return False
     if _place(el) == "mark":  # a join moves its content into the next paragraph
