@@ -343,23 +343,24 @@ def _anchor_reply(
     run = etree.Element(w("r"))
     etree.SubElement(etree.SubElement(run, w("rPr")), w("rStyle")).set(w("val"), "CommentReference")
     etree.SubElement(run, w("commentReference")).set(w("id"), cid)
-    ref_run = ref.getparent() if ref is not None else None
-    key = "a:" + parent
-    last = after.get(key)
-    if start is not None:
-        prev_start = after.get("s:" + parent, start)
-        prev_start.addnext(new_start)
+    ref_run = ref.getparent() if ref is not None and ref.getparent() is not None else None
+    if ref_run is not None and ref_run.tag != w("r"):
+        ref_run = None
+    if start is not None:  # the reply's start beside the parent's (after earlier replies')
+        after.get("s:" + parent, start).addnext(new_start)
         after["s:" + parent] = new_start
-    if last is not None:
-        last.addnext(new_end)
-    elif ref_run is not None and ref_run.tag == w("r"):
-        ref_run.addnext(new_end)
+    if end is not None:
+        after.get("e:" + parent, end).addnext(new_end)
+        after["e:" + parent] = new_end
+    if ref_run is not None:
+        after.get("r:" + parent, ref_run).addnext(run)
+        after["r:" + parent] = run
+        if end is None:
+            run.addprevious(new_end)
     elif end is not None:
-        end.addnext(new_end)
+        new_end.addnext(run)
     else:
         raise PackageError(Code.INTERNAL_ERROR, f"comment {parent} has no place in the text", "")
-    new_end.addnext(run)
-    after[key] = run
     if start is None:  # a comment with a reference only: the reply's range is empty there
         new_end.addprevious(new_start)
 

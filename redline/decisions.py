@@ -172,10 +172,13 @@ def check(
                 thread.edit_index = result.index
                 plan.threads.append(thread)
                 anchor = thread.root
-                if anchor.paragraph is not None:
-                    plan.ranges.append((anchor.start, anchor.end))
-                if anchor.part is not None:
+                if thread.text is not None and anchor.part is not None:  # a reply: marks in the text
                     plan.parts.add(anchor.part)
+                    spans = _mark_spans(view, anchor)
+                    if spans is None:
+                        plan.whole_parts.add(anchor.part)
+                    else:
+                        plan.ranges.extend(spans)
             continue
         targets = _targets(locator, everything, edit, result, own_author)
         if targets is None:
@@ -262,6 +265,35 @@ def check(
             )
     kept = [p for p in planned if p.edit_index not in dropped]
     return plan, kept
+
+
+_COMMENT_MARKS = (w("commentRangeStart"), w("commentRangeEnd"), w("commentReference"))
+
+
+def _mark_spans(view: DocumentView, c: DocComment) -> list[tuple[int, int]] | None:
+    """The view ranges of the paragraphs that hold comment ``c``'s range marks and reference
+    (a reply's marks go beside them), or None when one stands outside the view's paragraphs
+    (between paragraphs, say): the part is then serialised whole."""
+    if c.paragraph is None or c.part is None or view.working is None:
+        return None
+    root = view.working.xml(c.part)
+    holders = []
+    for el in root.iter(*_COMMENT_MARKS):
+        if el.get(_ID) == c.id:
+            holder = _ancestor(el, _P)
+            if holder is None:
+                return None
+            holders.append(holder)
+    paras = view.paragraphs
+    lo, hi = max(0, c.paragraph - 2), min(len(paras), view.paragraph_at(max(c.start, c.end)).index + 4)
+    index = {id(paras[k].element): k for k in range(lo, hi)}
+    spans = []
+    for holder in holders:
+        k = index.get(id(holder))
+        if k is None:
+            return None
+        spans.append((paras[k].start, paras[k].end))
+    return spans or None
 
 
 def _placed(view: DocumentView, t: Revision) -> bool:
