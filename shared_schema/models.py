@@ -196,7 +196,7 @@ class EditRequest(_Shape):
     def _no_xml_unsafe(cls, value: str | None) -> str | None:
         return _xml_safe(value)
 
-    @field_validator("anchor", "replacement", "rationale", "text")
+    @field_validator("anchor", "replacement", "rationale", "text", "revision_id", "author", "comment_id")
     @classmethod
     def _no_bidi_control(cls, value: str | None) -> str | None:
         return _no_bidi(value)

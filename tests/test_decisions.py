@@ -25,9 +25,8 @@ from redline.apply import ApplyOptions, Outcome, apply_reply
 from redline.load import load_view
 from redline.revisions import Annotations, read_annotations
 from shared_schema import EditStatus, json_schema, parse_edit_reply
-from testing import hostile_docs as h
-from testing.hostile_docs2 import in_header
 from testing.docbuild import CommentEnd, CommentStart, Del, Ins, P, Raw, Table, docx
+from testing.hostile_docs2 import in_header
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 W15 = "http://schemas.microsoft.com/office/word/2012/wordml"
@@ -53,6 +52,10 @@ def members(data: bytes) -> dict[str, bytes]:
         return {n: z.read(n) for n in z.namelist()}
 
 
+def text_of(el: etree._Element) -> str:
+    return "".join(str(t) for t in el.itertext())
+
+
 def body_xml(data: bytes) -> str:
     text = members(data)["word/document.xml"].decode()
     return text[text.index("<w:body>") + 8 : text.index("<w:sectPr")]
@@ -71,7 +74,7 @@ def pandoc(data: bytes, mode: str) -> str:
     return " ".join(out.split())
 
 
-def annotations(data: bytes) -> Annotations:
+def read_back(data: bytes) -> Annotations:
     loaded = load_view(data)
     assert isinstance(loaded, tuple), loaded
     return read_annotations(*loaded)
@@ -99,7 +102,7 @@ RENT = docx(
         "ten days",
         CommentEnd(4),
         ".",
-    ),  # fmt: skip
+    ),
     P(
         "Interest accrues at ",
         Ins("five", author="Opp", id=14),
@@ -182,7 +185,7 @@ def test_paragraph_mark_decisions_join_or_keep_the_paragraphs(kind: str, action:
     assert out.output is not None
     body = part(out.output, "word/document.xml").find("w:body", NS)
     assert body is not None
-    texts = ["".join(p.itertext()) for p in body.findall("w:p", NS)]
+    texts = [text_of(p) for p in body.findall("w:p", NS)]
     assert texts == (
         ["First partsecond part.", "Unrelated."] if joined else ["First part", "second part.", "Unrelated."]
     )
@@ -223,7 +226,8 @@ def test_a_section_and_a_table_property_change_are_decided_by_id_too() -> None:
     )
     table = Table([["a cell"]]).replace(
         '<w:tblW w:w="0" w:type="auto"/></w:tblPr>',
-        '<w:tblW w:w="0" w:type="auto"/><w:tblPrChange w:id="61" w:author="Opp" w:date="2020-01-01T00:00:00Z">'
+        '<w:tblW w:w="0" w:type="auto"/><w:tblPrChange w:id="61" w:author="Opp" '
+        'w:date="2020-01-01T00:00:00Z">'
         '<w:tblPr><w:tblW w:w="5000" w:type="dxa"/></w:tblPr></w:tblPrChange></w:tblPr>',
     )
     doc = docx(P("Body."), Raw(table), Raw(sect), sect=False)
@@ -238,7 +242,8 @@ def test_a_section_and_a_table_property_change_are_decided_by_id_too() -> None:
 def row_doc(kind: str) -> bytes:
     table = Table([["kept row"], ["changed row"]])
     marked = table.replace(
-        '<w:tr><w:tc><w:tcPr><w:tcW w:w="2000" w:type="dxa"/></w:tcPr><w:p><w:r><w:t xml:space="preserve">changed',
+        '<w:tr><w:tc><w:tcPr><w:tcW w:w="2000" w:type="dxa"/></w:tcPr><w:p><w:r>'
+        '<w:t xml:space="preserve">changed',
         f'<w:tr><w:trPr><w:{kind} w:id="70" w:author="Opp" w:date="{DATE}"/></w:trPr><w:tc><w:tcPr>'
         '<w:tcW w:w="2000" w:type="dxa"/></w:tcPr><w:p><w:r><w:t xml:space="preserve">changed',
     )
@@ -255,7 +260,7 @@ def test_a_table_row_inserted_or_deleted_keeps_or_loses_its_row(kind: str, actio
     assert statuses(out) == ["applied"]
     assert out.output is not None
     rows = part(out.output, "word/document.xml").findall(".//w:tr", NS)
-    assert ["".join(r.itertext()) for r in rows] == (["kept row", "changed row"] if kept else ["kept row"])
+    assert [text_of(r) for r in rows] == (["kept row", "changed row"] if kept else ["kept row"])
     assert 'w:id="70"' not in body_xml(out.output)
 
 
@@ -265,7 +270,8 @@ MOVE = (
     '</w:moveFrom><w:moveFromRangeEnd w:id="80"/><w:r><w:t> Stays.</w:t></w:r></w:p>'
     '<w:p><w:r><w:t>Middle. </w:t></w:r><w:moveToRangeStart w:id="82" w:author="Opp" '
     'w:date="2020-01-01T00:00:00Z" w:name="move1"/><w:moveTo w:id="83" w:author="Opp" '
-    'w:date="2020-01-01T00:00:00Z"><w:r><w:t>Moved words.</w:t></w:r></w:moveTo><w:moveToRangeEnd w:id="82"/></w:p>'
+    'w:date="2020-01-01T00:00:00Z"><w:r><w:t>Moved words.</w:t></w:r></w:moveTo>'
+    '<w:moveToRangeEnd w:id="82"/></w:p>'
 )
 
 
@@ -279,7 +285,7 @@ def test_a_move_is_decided_whole_from_either_side(rid: str, action: str) -> None
     assert out.output is not None
     xml = body_xml(out.output)
     assert "move" not in xml  # both sides and the four range markers
-    paras = ["".join(p.itertext()) for p in part(out.output, "word/document.xml").iterfind(".//w:p", NS)]
+    paras = [text_of(p) for p in part(out.output, "word/document.xml").iterfind(".//w:p", NS)]
     assert paras == (
         [" Stays.", "Middle. Moved words."] if action == "accept" else ["Moved words. Stays.", "Middle. "]
     )
@@ -296,7 +302,7 @@ def test_every_change_of_one_author_with_its_count() -> None:
     result = out.report.edits[0]
     assert len(result.locations) == 4 and "4 tracked change(s) by Opp" in result.notes[0]
     assert out.output is not None
-    left = annotations(out.output)
+    left = read_back(out.output)
     assert [(r.id, r.author) for r in left.revisions] == [("16", "Other Firm")]
     assert pandoc(out.output, "accept") == pandoc(RENT, "accept")
 
@@ -384,8 +390,11 @@ def test_a_reply_for_another_revision_of_the_document_is_stale() -> None:
 
 
 def test_a_dry_run_verifies_decisions_and_writes_nothing() -> None:
-    out = run(RENT, [{"action": "accept", "revision_id": "12"}, {"action": "reply", "comment_id": "4", "text": "ok"}],
-              dry_run=True)  # fmt: skip
+    entries = [
+        {"action": "accept", "revision_id": "12"},
+        {"action": "reply", "comment_id": "4", "text": "ok"},
+    ]
+    out = run(RENT, entries, dry_run=True)
     assert statuses(out) == ["verified", "verified"] and out.output is None
 
 
@@ -412,7 +421,7 @@ def test_a_comment_on_a_quoted_passage_leaves_the_text_alone() -> None:
     assert out.output is not None
     assert pandoc(out.output, "accept") == pandoc(RENT, "accept")
     assert pandoc(out.output, "reject") == pandoc(RENT, "reject")
-    new = [c for c in annotations(out.output).comments if c.text == "Which address?"]
+    new = [c for c in read_back(out.output).comments if c.text == "Which address?"]
     assert len(new) == 1 and new[0].quote == "Notices go to" and new[0].author == "Us"
 
 
@@ -441,7 +450,7 @@ def test_a_reply_is_threaded_under_its_parent_and_the_parts_word_expects_are_cre
         assert f'Target="{name[5:]}"' in files["word/_rels/document.xml.rels"].decode()
     comments = part(out.output, "word/comments.xml")
     parent = comments.find("w:comment[@w:id='4']", NS)
-    reply = next(c for c in comments.findall("w:comment", NS) if "Fifteen" in "".join(c.itertext()))
+    reply = next(c for c in comments.findall("w:comment", NS) if "Fifteen" in text_of(c))
     assert parent is not None and reply.get(f"{{{W}}}author") == "Us"
     parent_pid = parent.findall(".//w:p", NS)[-1].get(f"{{{W14}}}paraId")
     reply_pid = reply.findall(".//w:p", NS)[-1].get(f"{{{W14}}}paraId")
@@ -460,7 +469,7 @@ def test_a_reply_is_threaded_under_its_parent_and_the_parts_word_expects_are_cre
     assert f'<w:commentRangeStart w:id="4"/><w:commentRangeStart w:id="{rid}"/>' in body
     assert body.index('<w:commentRangeEnd w:id="4"/>') < body.index(f'<w:commentRangeEnd w:id="{rid}"/>')
     # and read back: the reply's parent is comment 4, on the same passage
-    read = {c.id: c for c in annotations(out.output).comments}
+    read = {c.id: c for c in read_back(out.output).comments}
     assert read[str(rid)].parent == "4" and read[str(rid)].quote == read["4"].quote == "ten days"
     assert pandoc(out.output, "accept") == pandoc(RENT, "accept")
 
@@ -471,7 +480,7 @@ def test_resolving_a_thread_sets_done_on_its_comments() -> None:
     assert out.output is not None
     (ex,) = part(out.output, "word/commentsExtended.xml")
     assert ex.get(f"{{{W15}}}done") == "1"
-    assert annotations(out.output).comments[0].resolved
+    assert read_back(out.output).comments[0].resolved
     again = run(out.output, [{"action": "resolve", "comment_id": "4"}])
     assert statuses(again) == ["no_change"]
 
@@ -483,12 +492,14 @@ def test_a_reply_to_a_reply_is_refused_naming_the_parent() -> None:
         extra={},
     )
     ex = (
-        f'<?xml version="1.0" encoding="UTF-8"?><w15:commentsEx xmlns:w15="{W15}"><w15:commentEx w15:paraId="00000A01" w15:done="0"/>'
+        f'<?xml version="1.0" encoding="UTF-8"?><w15:commentsEx xmlns:w15="{W15}">'
+        '<w15:commentEx w15:paraId="00000A01" w15:done="0"/>'
         '<w15:commentEx w15:paraId="00000A02" w15:paraIdParent="00000A01" w15:done="0"/></w15:commentsEx>'
     ).encode()
-    doc = with_part(threaded, "word/commentsExtended.xml", ex, "http://schemas.microsoft.com/office/2011/relationships/commentsExtended",
-                    "application/vnd.openxmlformats-officedocument.wordprocessingml.commentsExtended+xml")  # fmt: skip
-    assert [c.parent for c in annotations(doc).comments] == [None, "4"]
+    rel = "http://schemas.microsoft.com/office/2011/relationships/commentsExtended"
+    ct = "application/vnd.openxmlformats-officedocument.wordprocessingml.commentsExtended+xml"
+    doc = with_part(threaded, "word/commentsExtended.xml", ex, rel, ct)
+    assert [c.parent for c in read_back(doc).comments] == [None, "4"]
     out = run(
         doc,
         [{"action": "reply", "comment_id": "5", "text": "And?"}, {"action": "resolve", "comment_id": "5"}],
@@ -539,7 +550,7 @@ def test_an_unknown_comment_id_lists_the_comments_near_it() -> None:
 def test_every_dialect_allows_the_decision_entries_and_the_parser_reads_them_back(dialect: str) -> None:
     import jsonschema
 
-    nulls = dict.fromkeys(
+    nulls: dict[str, Any] = dict.fromkeys(
         [
             "anchor",
             "replacement",
@@ -553,9 +564,9 @@ def test_every_dialect_allows_the_decision_entries_and_the_parser_reads_them_bac
             "revision_id",
             "author",
             "comment_id",
-        ]  # fmt: skip
+        ]
     )
-    entries = [
+    entries: list[dict[str, Any]] = [
         {"action": "accept", "revision_id": "12"},
         {"action": "reject", "author": "Opposing Counsel", "expected_matches": 3},
         {"action": "comment", "anchor": "ten days", "text": "Too short."},
@@ -629,8 +640,9 @@ def oracle(doc: bytes, decisions: dict[int, bool]) -> bytes:
     files = members(doc)
     root = etree.fromstring(files["word/document.xml"])
     for rid, accept in decisions.items():
-        (el,) = root.xpath(f"//w:ins[@w:id='{rid}'] | //w:del[@w:id='{rid}']", namespaces=NS)
+        (el,) = [e for e in root.iter(f"{{{W}}}ins", f"{{{W}}}del") if e.get(f"{{{W}}}id") == str(rid)]
         parent = el.getparent()
+        assert parent is not None
         inserted = el.tag == f"{{{W}}}ins"
         if inserted == accept:
             for t in el.iter(f"{{{W}}}delText"):
@@ -665,7 +677,7 @@ def test_random_decisions_read_as_the_oracle_reads(kinds: list[str], picks: list
     expected = oracle(doc, decisions)
     for mode in ("accept", "reject"):
         assert pandoc(out.output, mode) == pandoc(expected, mode)
-    left = {r.id for r in annotations(out.output).revisions}
+    left = {r.id for r in read_back(out.output).revisions}
     assert left == {str(100 + i) for i in range(len(kinds))} - {str(r) for r in decisions}
 
 
@@ -676,13 +688,13 @@ def test_accepting_only_keeps_the_accept_view_and_rejecting_one_author_gives_the
     assert accepted.output is not None and rejected.output is not None
     assert pandoc(accepted.output, "all") == pandoc(doc, "accept")
     assert pandoc(rejected.output, "all") == pandoc(doc, "reject")
-    assert not annotations(accepted.output).revisions and not annotations(rejected.output).revisions
+    assert not read_back(accepted.output).revisions and not read_back(rejected.output).revisions
 
 
 def test_r_prefixed_text_is_tried_as_written_first() -> None:
     # a document whose own ids are not numbers: looked up as written
-    doc = docx(P("Pay ", Raw('<w:ins w:id="r7" w:author="Opp" w:date="2020-01-01T00:00:00Z"><w:r><w:t>now</w:t></w:r></w:ins>'),
-                 Ins(" later", author="Opp", id=7)))  # fmt: skip
+    odd = '<w:ins w:id="r7" w:author="Opp" w:date="2020-01-01T00:00:00Z"><w:r><w:t>now</w:t></w:r></w:ins>'
+    doc = docx(P("Pay ", Raw(odd), Ins(" later", author="Opp", id=7)))
     out = run(doc, [{"action": "reject", "revision_id": "r7"}])
     assert statuses(out) == ["applied"]
     assert out.output is not None

@@ -89,7 +89,7 @@ def python_docx_opens(data: bytes, original: bytes) -> None:
     docx = pytest.importorskip("docx")
     try:
         docx.Document(io.BytesIO(original))
-    except Exception:  # noqa: BLE001 - not ours to judge
+    except Exception:
         return
     document = docx.Document(io.BytesIO(data))
     assert document.paragraphs is not None
@@ -128,7 +128,9 @@ def oracle(data: bytes, part: str, decisions: dict[str, tuple[str, bool]]) -> by
                 t.tag = f"{{{W}}}instrText"
             for child in list(el):
                 el.addprevious(child)
-        el.getparent().remove(el)
+        parent = el.getparent()
+        assert parent is not None
+        parent.remove(el)
     files[part] = etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
@@ -145,7 +147,11 @@ def test_one_insertion_accepted_and_one_deletion_rejected_by_id(path: Path) -> N
     assert found is not None
     ins = next((r for r in found.revisions if _free(r, RevisionKind.INSERT, [])), None)
     dele = next(
-        (r for r in found.revisions if _free(r, RevisionKind.DELETE, [ins] if ins else []) and (ins is None or r.part == ins.part)),
+        (
+            r
+            for r in found.revisions
+            if _free(r, RevisionKind.DELETE, [ins] if ins else []) and (ins is None or r.part == ins.part)
+        ),
         None,
     )  # fmt: skip
     chosen = [r for r in (ins, dele) if r is not None]
@@ -166,9 +172,8 @@ def test_one_insertion_accepted_and_one_deletion_rejected_by_id(path: Path) -> N
     hand = oracle(data, chosen[0].part, {r.id: ("ins" if r is ins else "del", r is ins) for r in chosen})
     for mode in ("accept", "reject"):
         assert pandoc(out.output, mode) == pandoc(hand, mode), mode
-    if ins is not None:  # accepting an insertion leaves the accept view as it was
-        if dele is None:
-            assert pandoc(out.output, "accept") == pandoc(data, "accept")
+    if dele is None:  # accepting an insertion alone leaves the accept view as it was
+        assert pandoc(out.output, "accept") == pandoc(data, "accept")
     python_docx_opens(out.output, data)
 
 
@@ -224,7 +229,7 @@ def _fodt_annotations(data: bytes, tmp: Path) -> list[tuple[str, bool]]:
     found = []
     for note in root.iter(f"{{{office}}}annotation"):
         paras = [
-            "".join(p.itertext())
+            "".join(str(t) for t in p.itertext())
             for p in note
             if isinstance(p.tag, str) and p.tag.endswith("}p")
         ]  # fmt: skip
