@@ -699,3 +699,31 @@ def test_r_prefixed_text_is_tried_as_written_first() -> None:
     assert statuses(out) == ["applied"]
     assert out.output is not None
     assert "now" not in body_xml(out.output) and " later" in body_xml(out.output)
+
+
+def test_the_mcp_apply_edits_tool_takes_decisions_beside_edits(tmp_path: Path) -> None:
+    from redline.tools import DocumentTools
+
+    (tmp_path / "lease.docx").write_bytes(RENT)
+    tools = DocumentTools(tmp_path, lock_dir=tmp_path / "locks", author="Us")
+    region = tools.handle("read_region", {"path": "lease.docx", "paragraphs": "0-2", "markup": True})
+    assert "[r12 Opp]" in region["text"] and "[c4 Opp]" in region["text"]
+    result = tools.handle(
+        "apply_edits",
+        {
+            "path": "lease.docx",
+            "revision": region["revision"],
+            "edits": [
+                {"action": "accept", "revision_id": "12"},
+                {"action": "reply", "comment_id": "4", "text": "Fifteen."},
+                {"anchor": "Notices go to", "replacement": "Notices are sent to"},
+                {"action": "reject", "revision_id": "99"},
+            ],
+        },
+    )
+    assert result["status"] == "partial" and result["written"]
+    assert [e["status"] for e in result["edits"]] == ["applied", "applied", "applied", "not_found"]
+    assert "nearest" in result["edits"][3]["error"]["hint"]
+    after = read_back((tmp_path / "lease.docx").read_bytes())
+    assert "12" not in {r.id for r in after.revisions}
+    assert any(c.parent == "4" and c.text == "Fifteen." for c in after.comments)
