@@ -160,7 +160,6 @@ def check(
     extras = _extra_revisions(view, package)
     everything = [*annotations.revisions, *extras]
     claimed: dict[etree._Element, int] = {}  # element -> the entry that decides it
-    by_edit = {p.edit_index: p for p in planned}
     edit_ranges = [(p.start, p.end, p.edit_index) for p in planned]
     dropped: set[int] = set()
     resolved: set[str] = set()
@@ -225,7 +224,6 @@ def check(
                 candidates=later.locations,
                 related=[result.index],
             )
-            by_edit.pop(k, None)
         for t in group:
             if t.element is not None:
                 claimed[t.element] = result.index
@@ -262,6 +260,12 @@ def check(
             result.notes.append(
                 f"{verb} r{t.id} ({_describe(t)})"
                 + (f", with the other side of the move ({', '.join(also)})" if also else "")
+            )
+    for i in live:  # a decision carries no comment of its own: its rationale is said here
+        rationale = edits[i].rationale
+        if rationale and results[i].error is None:
+            results[i].notes.append(
+                f"Rationale (recorded here; a decision adds no comment): \u201c{rationale}\u201d"
             )
     kept = [p for p in planned if p.edit_index not in dropped]
     return plan, kept
