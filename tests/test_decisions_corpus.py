@@ -276,3 +276,36 @@ def test_a_reply_threads_under_its_parent_and_a_resolved_thread_is_done(path: Pa
     assert len(after_notes) == len(before_notes) + 1
     assert [r for t, r in after_notes if re.sub(r"\s+", " ", t).strip() == text] == [False]
     assert any(resolved for _, resolved in after_notes)
+
+
+ROWS = [p for p in REVISED if _kinds(p) & {RevisionKind.ROW_INSERT, RevisionKind.ROW_DELETE}]
+
+
+def _rows(data: bytes) -> list[str]:
+    """Each table row of the main part: "ins", "del" or "" (its trPr's revision), in order."""
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        root = etree.fromstring(z.read("word/document.xml"))
+    out = []
+    for tr in root.iter(f"{{{W}}}tr"):
+        trpr = tr.find(f"{{{W}}}trPr")
+        marks = {c.tag.rsplit("}", 1)[-1] for c in trpr} if trpr is not None else set()
+        out.append("del" if "del" in marks else "ins" if "ins" in marks else "")
+    return out
+
+
+@needs_corpus
+@pytest.mark.parametrize("path", ROWS, ids=[p.name for p in ROWS])
+def test_table_rows_of_one_author_accepted_or_rejected_in_the_xml(path: Path) -> None:
+    # pandoc reads no row revisions: raw lxml is the oracle -- accepting keeps the inserted rows
+    # and drops the deleted ones, rejecting the other way round, and no row revision is left
+    data = path.read_bytes()
+    found = _annotations(data)
+    assert found is not None
+    rows = _rows(data)
+    for action, gone in (("accept", "del"), ("reject", "ins")):
+        entries = [{"action": action, "author": a} for a in sorted({r.author or "" for r in found.revisions})]
+        out = apply_reply(data, json.dumps(entries), OPTIONS)
+        assert all(e.status.value == "applied" for e in out.report.edits), out.report.edits
+        assert out.output is not None
+        assert _rows(out.output) == [""] * sum(1 for r in rows if r != gone), action
+        python_docx_opens(out.output, data)
