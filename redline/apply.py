@@ -235,7 +235,10 @@ def _write(
     roots: dict[str, etree._Element] = {}
     if plan:  # decisions and threads change the trees after the writer (untracked)
         roots = story_roots(package, view)
-        write_decisions(plan, roots)
+        if write_decisions(plan, roots):
+            # a paragraph joined or a row gone: the writer's count of the paragraphs each edit
+            # touched no longer holds for the written document; none is reported
+            result.touched_paragraphs = {}
         for part in plan.whole_parts:
             splice.whole(part)
         touched |= plan.parts

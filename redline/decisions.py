@@ -652,21 +652,26 @@ def _extra_revisions(view: DocumentView, package: Package) -> list[Revision]:
 # Write
 
 
-def write_decisions(plan: DecisionPlan, roots: dict[str, etree._Element]) -> None:
+def write_decisions(plan: DecisionPlan, roots: dict[str, etree._Element]) -> bool:
     """Carry out ``plan``'s decisions on the working copy's trees (untracked); ``roots``: the
-    story parts' roots, for a move's range markers."""
+    story parts' roots, for a move's range markers.  Returns whether a paragraph or a table
+    row may have gone (a paragraph mark or a row decided): the paragraphs after it are then
+    numbered otherwise than the writer counted."""
+    restructured = False
     for decision in plan.decisions:
         names = {t.move for t in decision.targets if t.move}
         # paragraph marks last: joining paragraphs moves what the other decisions hold
         ordered = sorted(decision.targets, key=lambda t: _is_mark(t))
         for t in ordered:
             if t.element is not None:
+                restructured = restructured or _place(t.element) in ("mark", "row", "cell")
                 _decide(t.element, decision.accept)
         if names:
             for part in {t.part for t in decision.targets}:
                 root = roots.get(part)
                 if root is not None:
                     _remove_move_ranges(root, names)
+    return restructured
 
 
 def _is_mark(t: Revision) -> bool:

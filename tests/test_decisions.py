@@ -727,3 +727,28 @@ def test_the_mcp_apply_edits_tool_takes_decisions_beside_edits(tmp_path: Path) -
     after = read_back((tmp_path / "lease.docx").read_bytes())
     assert "12" not in {r.id for r in after.revisions}
     assert any(c.parent == "4" and c.text == "Fifteen." for c in after.comments)
+
+
+def test_a_join_beside_an_edit_through_the_tool_reports_no_stale_paragraph_numbers(tmp_path: Path) -> None:
+    from redline.tools import DocumentTools
+
+    mark = f'<w:del w:id="40" w:author="Opp" w:date="{DATE}"/>'
+    doc = docx(P("First part", mark=mark), P("second part."), P("Unrelated."), P("Last one."))
+    (tmp_path / "lease.docx").write_bytes(doc)
+    tools = DocumentTools(tmp_path, lock_dir=tmp_path / "locks", author="Us")
+    region = tools.handle("read_region", {"path": "lease.docx"})
+    result = tools.handle(
+        "apply_edits",
+        {
+            "path": "lease.docx",
+            "revision": region["revision"],
+            "edits": [
+                {"action": "accept", "revision_id": "40"},
+                {"anchor": "Last one.", "replacement": "Final."},
+            ],
+        },
+    )
+    assert [e["status"] for e in result["edits"]] == ["applied", "applied"]
+    for entry in result["edits"]:  # the paragraphs it lists, if any, are the written document's
+        for p in entry.get("paragraphs", []):
+            assert p["text"] in ("Final.",)
