@@ -41,6 +41,8 @@ def lvl(
     )
 
 
+
+
 def numbering(*children: str) -> etree._Element:
     return etree.fromstring(f"<w:numbering {NS_DECL}>{''.join(children)}</w:numbering>")
 
