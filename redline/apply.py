@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from lxml import etree
+
 from shared_schema import Code, Edit, EditBatch, EditResult, ParseLimits, Refusal, parse_edit_reply
 
 from .arguments import check_author, check_date
 from .collector import paused
+from .decisions import DecisionPlan, check, needs_annotations, story_roots, write_decisions
 from .exits import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
 from .load import load_view
 from .locate import Locator
@@ -146,6 +149,11 @@ def _apply_batch(
 ) -> Outcome:
     locator = Locator(view)
     verification = verify(locator, batch, dry_run=options.dry_run)
+    plan: DecisionPlan | None = None
+    if needs_annotations(batch.edits):  # accept / reject / reply / resolve (redline.decisions)
+        plan, verification.planned = check(
+            locator, package, batch.edits, verification.results, verification.planned, options.author
+        )
     if options.write_options().comments:
         _note_rationales_without_comments(view, verification.results, batch.edits)
     all_results = sorted([*verification.results, *invalid_results(batch)], key=lambda r: r.index)
@@ -154,7 +162,7 @@ def _apply_batch(
     reloaded: tuple[Package, DocumentView] | None = None
     if not options.dry_run:
         try:
-            output, written = _write(package, view, verification.planned, options)
+            output, written = _write(package, view, verification.planned, options, plan)
         except PackageError as exc:
             return refused(document_name, Refusal.from_error(exc), view.revision, True)
         back = check_output(output, options.limits)
@@ -208,23 +216,43 @@ def _note_rationales_without_comments(
 
 
 def _write(
-    package: Package, view: DocumentView, planned: list[Planned], options: ApplyOptions
+    package: Package,
+    view: DocumentView,
+    planned: list[Planned],
+    options: ApplyOptions,
+    plan: DecisionPlan | None = None,
 ) -> tuple[bytes, WriteResult]:
-    from .comments import add_comments
+    from .comments import add_comments, write_threads
 
     view.check_tree()
-    if not planned:
+    if not planned and not plan:
         return package.to_bytes({}), WriteResult()
     writer = make_writer(package, view, options.write_options())
-    result = writer.write(planned)
+    result = writer.write(planned, also=plan.ranges if plan else ())
     splice = writer.splice
     assert splice is not None
-    changed = splice.changed(result.touched_parts)
+    touched = set(result.touched_parts)
+    roots: dict[str, etree._Element] = {}
+    if plan:  # decisions and threads change the trees after the writer (untracked)
+        roots = story_roots(package, view)
+        if write_decisions(plan, roots):
+            # a paragraph joined or a row gone: the writer's count of the paragraphs each edit
+            # touched no longer holds for the written document; none is reported
+            result.touched_paragraphs = {}
+        for part in plan.whole_parts:
+            splice.whole(part)
+        touched |= plan.parts
+    c_changed: dict[str, bytes] = {}
     added: list[tuple[str, bytes]] = []
     if result.comments:
         c_changed, c_added = add_comments(splice.working, result.comments, writer.options, writer.stamp)
-        changed.update(c_changed)
         added.extend(c_added)
+    if plan is not None and plan.threads:
+        write_threads(
+            splice.working, plan.threads, roots, writer.options, writer.stamp, writer.new_id, c_changed, added
+        )
+    changed = splice.changed(touched)
+    changed.update(c_changed)
     return package.to_bytes(changed, added), result
 
 

@@ -35,7 +35,9 @@ INSTRUCTIONS = (
     "outline, then the section you need); copy anchors character for character from its text; "
     "call apply_edits with those edits and the revision read_region returned. Use the revision "
     "and paragraphs apply_edits returns for the next edit; if a call is refused as stale, call "
-    "read_region again."
+    "read_region again. To answer the other side's redline, read it with markup and send "
+    "accept / reject (by revision_id or author), comment, reply and resolve entries in "
+    "apply_edits, as its description says."
 )
 
 

@@ -73,6 +73,18 @@ single break). To add whole clauses without touching existing text, send
 one per line>}` (or "insert_before"); add `"level": 1` for a sub-clause, `-1` for a clause of
 the parent's level. Leave the numbers out of `text`: the document numbers new clauses.
 
+When the text shows the other side's tracked changes and comments inline ({++inserted++}[r12
+Name], {--deleted--}[r13 Name], {==passage==}{>>comment<<}[c4 Name]), decide them in the same
+reply, one entry each: `{"action": "accept", "revision_id": "12"}` keeps change r12 (an
+insertion's text stays, a deletion's text goes), `{"action": "reject", "revision_id": "13"}`
+undoes it; `{"action": "accept", "author": "Name"}` decides every change of one author (add
+`expected_matches` with their number). A move is decided whole from either side. Reject your
+own change to withdraw it; never accept it. `{"action": "comment", "anchor": <passage>,
+"text": <your comment>}` comments without changing the text; `{"action": "reply",
+"comment_id": "4", "text": ...}` answers comment c4 (reply to a thread's first comment, not to
+a reply); `{"action": "resolve", "comment_id": "4"}` marks its thread resolved. Do not edit
+text a change you decide covers in the same reply: the later entry is refused.
+
 Send one reply holding all your edits. The edits must not overlap: each is matched against
 the document as you read it, not as the other edits of the reply leave it. Merge changes to
 the same words into one edit. An empty list of edits means no change is needed.

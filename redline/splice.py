@@ -87,6 +87,10 @@ class Splice:
             if part not in whole and nodes is not None:
                 self._stretches[part] = _stretches(nodes, part, sorted(indices))
 
+    def whole(self, part: str) -> None:
+        """``part`` changed outside the noted paragraphs: serialise it whole."""
+        self._stretches[part] = None
+
     def changed(self, parts: Iterable[str]) -> dict[str, bytes]:
         """Each of ``parts`` as it is now: spliced where it can be, else serialised whole."""
         return {part: self.part(part) or serialize(self.working.xml(part)) for part in sorted(parts)}

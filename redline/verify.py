@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, MatchKind, Refusal
+from shared_schema.models import NO_ANCHOR_ACTIONS
 
 from .collector import paused
 from .fields import code_runs
@@ -48,6 +49,7 @@ class Planned:
     # The code runs of fields whose result the new text types over: deleted with it, as Word
     # deletes a field you type over (the typed text stays, as plain text).
     fields: tuple[etree._Element, ...] = ()
+    comment: bool = False  # a comment (``rationale`` its text) on the range; the text unchanged
 
 
 @dataclass
@@ -101,6 +103,10 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
                 "Re-read the document and quote its current text.",
             )
             continue
+        if edit.action in NO_ANCHOR_ACTIONS:
+            # accept / reject / reply / resolve quote no text: redline.decisions checks them
+            results.append(_result(index, edit, ok_status))
+            continue
         found = locator.find(edit.anchor)
         result = _result(index, edit, ok_status, locator, found)
         results.append(result)
@@ -125,6 +131,19 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
             _ambiguous(locator, edit, result, found, hints and budget.allows(edit.anchor))
             continue
         if edit.section is not None and not _in_scope(locator, edit, result, found):
+            continue
+        if edit.action == "comment":
+            if any(view.paragraph_at(s).story in ("header", "footer") for s, _ in found.ranges):
+                _refuse(
+                    result,
+                    EditStatus.UNSUPPORTED,
+                    "The passage is in a header or footer, where Word keeps no comments.",
+                    "Comment on a passage of the body (or a footnote) instead.",
+                    candidates=result.locations,
+                )
+                continue
+            found_of[i] = found
+            replacement_of[i] = edit.text or ""
             continue
         if edit.action in ("insert_after", "insert_before"):
             point = _insertion(locator, edit, result, found)
@@ -315,9 +334,16 @@ def _in_scope(locator: Locator, edit: Edit, result: EditResult, found: Found) ->
 
 
 def _planned(
-    locator: Locator, index: int, edit: Edit, s: int, e: int, replacement: str,
+    locator: Locator,
+    index: int,
+    edit: Edit,
+    s: int,
+    e: int,
+    replacement: str,
     fields: tuple[etree._Element, ...] = (),
 ) -> Planned:
+    if edit.action == "comment":
+        return Planned(index, s, e, "", False, replacement, comment=True)
     if edit.action == "insert_after":
         return Planned(index, s, e, "\n" + replacement, False, edit.rationale, True, edit.level or 0)
     if edit.action == "insert_before":

@@ -183,10 +183,13 @@ class Writer:
         self._next_id += 1
         return str(self._next_id)
 
-    def write(self, planned: Iterable[Planned]) -> WriteResult:
+    def write(self, planned: Iterable[Planned], also: Iterable[tuple[int, int]] = ()) -> WriteResult:
+        """Write ``planned``; ``also``: view ranges something else changes in the same trees
+        afterwards (decisions, comment threads), for the splice to serialise too."""
         ordered = sorted((self._with_marks(p) for p in planned), key=lambda p: p.start, reverse=True)
         if self.splice is not None:
-            self.splice.plan(((p.start, p.end) for p in ordered), joins=not self.options.track)
+            ranges = [*((p.start, p.end) for p in ordered), *also]
+            self.splice.plan(ranges, joins=not self.options.track)
         for plan in ordered:
             self._write_one(plan)
         self.result.touched_paragraphs = self._renumber()
@@ -198,7 +201,7 @@ class Writer:
         list renumbers, rejecting restores it.  The paragraphs join the one after them, whose
         mark and properties survive; a story's last paragraph (or a table cell's, a text
         box's: no paragraph follows it there) keeps its mark, as Word's must."""
-        if plan.replacement.strip() or plan.insert or self.options.literal:
+        if plan.replacement.strip() or plan.insert or plan.comment or self.options.literal:
             return plan  # (a comparison's ranges say exactly which marks go)
         view = self.view
         paras = view.paragraphs_between(plan.start, plan.end)
@@ -220,6 +223,14 @@ class Writer:
     def _write_one(self, plan: Planned) -> None:
         if plan.insert:
             self._insert_paragraphs(plan)
+            return
+        if plan.comment:  # a comment on the range (the action 'comment'): the text unchanged
+            paras = self.view.paragraphs_between(plan.start, plan.end)
+            self.result.touched_parts.update(p.part for p in paras)
+            atoms = self._isolate(plan.start, plan.end)
+            if atoms and plan.rationale:
+                self._comment(atoms[0].node, atoms[-1].node, plan.rationale)
+            self._ranges.append((plan.edit_index, [p.index for p in paras], []))
             return
         view = self.view
         old = view.text[plan.start : plan.end]

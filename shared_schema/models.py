@@ -67,7 +67,13 @@ class _Shape(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False)
 
 
-ACTIONS = ("replace", "insert_after", "insert_before")  # what an entry's `action` may be
+ACTIONS = (
+    "replace", "insert_after", "insert_before", "accept", "reject", "comment", "reply", "resolve",
+)  # fmt: skip
+"""What an entry's `action` may be."""
+DECISIONS = ("accept", "reject")  # on the other side's tracked changes: by revision_id or author
+THREAD_ACTIONS = ("reply", "resolve")  # on an existing comment, by comment_id
+NO_ANCHOR_ACTIONS = (*DECISIONS, *THREAD_ACTIONS)  # entries that quote no anchor
 MAX_SECTION = 200  # characters: a longer `section` names no section (it is refused)
 
 
@@ -76,23 +82,28 @@ class EditRequest(_Shape):
 
     # (The docstring is the schema's description a model reads.)  THE ONE PLACE for the fields
     # a reply entry may carry: every schema dialect, the prompt kit and the parsed :class:`Edit`
-    # derive from these fields.  The reply actions of INTERFACE.md ("Names the open issues
-    # add": ``action`` = insert_after / insert_before / accept / reject / comment / reply /
-    # resolve, with ``text``, ``level``, ``revision_id``, ``author``, ``comment_id``) are added
-    # here, as optional fields (``action: Literal[...] | None = None``), once the parser
-    # (parse._read_edit) accepts them; nothing else needs to change for the schemas to offer
-    # them.
+    # derive from these fields.  The reply actions (``action`` = insert_after / insert_before
+    # / accept / reject / comment / reply / resolve, with ``text``, ``level``, ``revision_id``,
+    # ``author``, ``comment_id``) are optional fields of plain types, checked by validators,
+    # so every dialect keeps them.  ``anchor`` and ``replacement`` are optional in the request
+    # (accept / reject / reply / resolve quote no text); the parser refuses an edit without
+    # them, and the parsed :class:`Edit` holds "" for an action that takes none.
 
-    anchor: str = Field(
+    anchor: str | None = Field(
+        default=None,
         min_length=1,
         description=(
             "The exact text to change, copied character for character from the document "
             "(not paraphrased, not re-typed from memory). Quote enough words to be unique; "
-            "one edit per location."
+            "one edit per location. Required except for accept, reject, reply and resolve."
         ),
     )
-    replacement: str = Field(
-        description="The text that replaces the anchor. An empty string deletes the anchor.",
+    replacement: str | None = Field(
+        default=None,
+        description=(
+            "The text that replaces the anchor. An empty string deletes the anchor. Required "
+            "for a plain edit; leave out for the other actions."
+        ),
     )
     rationale: str | None = Field(
         default=None, description="Why the change is proposed; shown to the reviewer as a comment."
@@ -119,18 +130,48 @@ class EditRequest(_Shape):
         description=(
             "Leave out (or 'replace') for a plain edit. 'insert_after' or 'insert_before': new "
             "paragraphs (`text`) after / before the whole paragraph holding `anchor`, with its "
-            "numbering and style; the anchor's text is not changed (send replacement \"\")."
+            'numbering and style; the anchor\'s text is not changed (send replacement ""). '
+            "'accept' or 'reject': decide the other side's tracked change `revision_id` (the "
+            "number of [r12 Name] in the marked-up text), or every change by `author`. "
+            "'comment': a comment (`text`) on the passage `anchor`, the text unchanged. 'reply': "
+            "answer comment `comment_id` (the number of [c4 Name]) with `text`. 'resolve': mark "
+            "comment `comment_id`'s thread resolved."
         ),
     )
     text: str | None = Field(
         default=None,
-        description="insert_after / insert_before only: the new paragraphs, one per line.",
+        description=(
+            "insert_after / insert_before: the new paragraphs, one per line. comment / reply: "
+            "the comment's text."
+        ),
     )
     level: int | None = Field(
         default=None,
         description=(
             "insert_after / insert_before only: 1 makes a sub-clause, -1 a clause of the parent's "
             "level, 0 (or none) the same level."
+        ),
+    )
+
+    revision_id: str | None = Field(
+        default=None,
+        description=(
+            "accept / reject only: the id of one tracked change, as the marked-up text shows it "
+            "([r12 Name] is revision_id '12'). Leave out to decide by `author`."
+        ),
+    )
+    author: str | None = Field(
+        default=None,
+        description=(
+            "accept / reject only, instead of revision_id: every tracked change by this author "
+            "(as the marked-up text names them); state expected_matches to check the count."
+        ),
+    )
+    comment_id: str | None = Field(
+        default=None,
+        description=(
+            "reply / resolve only: the id of the comment, as the marked-up text shows it "
+            "([c4 Name] is comment_id '4'). Reply to a thread's first comment."
         ),
     )
 
@@ -148,20 +189,22 @@ class EditRequest(_Shape):
             raise ValueError("the level must be -1, 0 or 1")
         return value
 
-    @field_validator("anchor", "replacement", "rationale", "section", "text", "id")
+    @field_validator(
+        "anchor", "replacement", "rationale", "section", "text", "id", "revision_id", "author", "comment_id"
+    )
     @classmethod
     def _no_xml_unsafe(cls, value: str | None) -> str | None:
         return _xml_safe(value)
 
-    @field_validator("anchor", "replacement", "rationale", "text")
+    @field_validator("anchor", "replacement", "rationale", "text", "revision_id", "author", "comment_id")
     @classmethod
     def _no_bidi_control(cls, value: str | None) -> str | None:
         return _no_bidi(value)
 
     @field_validator("anchor")
     @classmethod
-    def _anchor_not_blank(cls, value: str) -> str:
-        if not value.strip():
+    def _anchor_not_blank(cls, value: str | None) -> str | None:
+        if value and not value.strip():
             raise ValueError("the anchor is only whitespace; quote the text to change")
         return value
 
@@ -173,6 +216,10 @@ class Edit(EditRequest):
     # and :attr:`index`, where the entry stood in the reply's list, which the parser knows and
     # every report states: not a field (a model neither sends nor sees it), and two edits that
     # say the same are equal wherever they stood.
+
+    # An action that quotes no text (accept, reject, reply, resolve) holds "" here.
+    anchor: str = ""
+    replacement: str = ""
 
     _index: int | None = PrivateAttr(default=None)
 

@@ -127,6 +127,14 @@ _EDIT_FIELDS: dict[str, str] = {
     **dict.fromkeys(["text", "paragraphtext", "newparagraph", "newparagraphs", "content"], "text"),
     **dict.fromkeys(["level", "levelchange", "indent"], "level"),
     **dict.fromkeys(["action", "op", "operation"], "action"),
+    **dict.fromkeys(
+        ["revisionid", "changeid", "trackedchangeid", "revid", "rid", "revisionnumber"], "revision_id"
+    ),
+    **dict.fromkeys(["author", "revisionauthor", "authorname", "changeauthor"], "author"),
+    **dict.fromkeys(
+        ["commentid", "parentid", "parentcommentid", "replyto", "inreplyto", "cid", "thread", "threadid"],
+        "comment_id",
+    ),
     **dict.fromkeys(["type", "kind", "edittype", "changetype"], "kind"),
 }
 # Fields whose meaning an Edit cannot carry: dropping them would apply a different edit.
@@ -158,6 +166,22 @@ _REPLACE_ACTIONS = frozenset(["replace", "modify", "change", "edit", "update"])
 _INSERT_ACTIONS = {
     **dict.fromkeys(["insert_after", "insertafter", "add_after", "insert_below"], "insert_after"),
     **dict.fromkeys(["insert_before", "insertbefore", "add_before", "insert_above"], "insert_before"),
+}
+_OTHER_ACTIONS = {
+    **dict.fromkeys(
+        ["accept", "approve", "accept_change", "accept_revision", "accept_changes", "accept_all"],
+        "accept",
+    ),
+    **dict.fromkeys(
+        ["reject", "decline", "reject_change", "reject_revision", "reject_changes", "reject_all"],
+        "reject",
+    ),
+    **dict.fromkeys(["comment", "add_comment", "annotate", "new_comment"], "comment"),
+    **dict.fromkeys(["reply", "respond", "reply_to_comment", "answer", "comment_reply"], "reply"),
+    **dict.fromkeys(
+        ["resolve", "mark_resolved", "resolve_comment", "resolve_thread", "done", "mark_done"],
+        "resolve",
+    ),
 }
 _ACTION_WORDS = re.compile(
     r"insert|add|append|prepend|comment|move|format|highlight|split|merge|annotat|note"
@@ -685,9 +709,20 @@ def _note_wrapping(text: str, used: list[_Found], tally: _Tally) -> None:
 
 
 def _is_edit(value: Any) -> bool:
-    return isinstance(value, dict) and any(
-        _EDIT_FIELDS.get(_norm(k)) in ("anchor", "replacement") for k in value
+    return isinstance(value, dict) and (
+        any(_EDIT_FIELDS.get(_norm(k)) in ("anchor", "replacement") for k in value)
+        or _other_action(value) is not None
     )
+
+
+def _other_action(entry: dict[str, Any]) -> str | None:
+    """The action (accept, reject, comment, reply, resolve) an entry names, or None."""
+    for key, value in entry.items():
+        if _EDIT_FIELDS.get(_norm(key)) == "action" and isinstance(value, str):
+            found = _OTHER_ACTIONS.get(value.strip().lower().replace("-", "_").replace(" ", "_"))
+            if found is not None:
+                return found
+    return None
 
 
 def _read_edits(value: Any) -> _Reading | None:
@@ -705,6 +740,8 @@ def _read_edits(value: Any) -> _Reading | None:
     if _is_edit(value):
         notes = ["read a single edit object as a batch of one"]
         revision_keys = [k for k in value if _norm(k) in _REVISION_KEYS]
+        if _other_action(value) is not None:  # its revision_id names a tracked change
+            revision_keys = [k for k in revision_keys if _EDIT_FIELDS.get(_norm(k)) != "revision_id"]
         revision = _revision(value, revision_keys, notes)
         entry = value
         if revision_keys:
@@ -802,8 +839,9 @@ def _edit_batch(reading: _Reading, tally: _Tally, limits: ParseLimits) -> EditBa
         reading,
         tally,
         limits.max_edits,
-        lambda i: f"edit {i} is beyond the limit of {limits.max_edits} edits per reply; "
-        "send it in another batch",
+        lambda i: (
+            f"edit {i} is beyond the limit of {limits.max_edits} edits per reply; send it in another batch"
+        ),
         _read_edit,
     )
     placed = [edit.placed(index) for index, edit in edits]
@@ -840,13 +878,16 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
     action = _action(fields, notes)
     if action in ("insert_after", "insert_before"):
         return _read_insert(action, fields, values, notes)
+    if action is not None and action in _OTHER_ACTIONS.values():
+        return _read_other(action, fields, values, notes)
     if action is not None and action not in ("delete", "replace"):
         return action
-    for extra in ("text", "level"):
+    for extra in ("text", "level", "revision_id", "author", "comment_id"):
         if extra in fields and values[extra] is None:
             del values[extra]  # null, as strict structured output sends every unused field
         elif extra in fields:
-            notes.append(f"dropped field {_show(fields[extra][0])} (only an insert action takes it)")
+            takes = "an insert action" if extra in ("text", "level") else "another action"
+            notes.append(f"dropped field {_show(fields[extra][0])} (only {takes} takes it)")
             del values[extra]
     anchor = values.get("anchor")
     if "anchor" not in values:
@@ -972,6 +1013,129 @@ def _read_insert(
         return _validation_reason(err)
 
 
+def _id_text(name: str, value: Any, notes: list[str]) -> str | None:
+    """A revision or comment id as text (a whole number as its digits, with a note), or None
+    when it cannot be one (the caller refuses)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        notes.append(f"converted a numeric {name} to text")
+        return str(value)
+    if isinstance(value, float):
+        return None  # 12.0 or 1.20? not guessed
+    if not isinstance(value, str) or not value.strip() or len(value) > 100:
+        return None
+    return value  # as written: the document's own id may be any text ("r12": see redline.decisions)
+
+
+def _read_other(
+    action: str, fields: dict[str, tuple[str, Any]], values: dict[str, Any], notes: list[str]
+) -> Edit | str:
+    """An accept / reject / comment / reply / resolve entry: a decision on the other side's
+    tracked change (by ``revision_id``, or every one by ``author``), a comment on a quoted
+    passage, a reply to a comment, a thread resolved."""
+    wanted = {
+        "accept": ("revision_id", "author", "expected_matches"),
+        "reject": ("revision_id", "author", "expected_matches"),
+        "comment": ("anchor", "text", "section", "expected_matches"),
+        "reply": ("comment_id", "text"),
+        "resolve": ("comment_id",),
+    }[action]
+    kept = {"rationale", "id", "action", "kind", *wanted}
+    text = values.get("text")
+    if action in ("comment", "reply") and text is None:
+        for other in ("rationale",):  # a model's "comment": "..." (an alias of rationale)
+            if isinstance(values.get(other), str) and values[other].strip():
+                text = values.pop(other)
+                notes.append(f"read the {other} of a {action} entry as its text")
+                break
+    for name in list(values):
+        if name in kept or (name == "text" and action in ("comment", "reply")):
+            continue
+        if values[name] is None or (name == "replacement" and values[name] == ""):
+            del values[name]  # null (strict structured output) or the "" an edit needs
+            continue
+        if name == "anchor" and action in ("accept", "reject", "reply", "resolve"):
+            notes.append(f"dropped the anchor of an entry whose action is {action!r} (found by its id)")
+            del values[name]
+            continue
+        return (
+            f"{action} takes {', '.join(wanted)}, not {name!r}: the intent is unknown"
+            if name in ("replacement", "text", "level", "revision_id", "author", "comment_id")
+            else f"{action} takes no {name!r}"
+        )
+    revision_id = comment_id = author = None
+    if action in ("accept", "reject"):
+        given = [n for n in ("revision_id", "author") if values.get(n) is not None]
+        if len(given) != 1:
+            return (
+                f"{action} needs exactly one of 'revision_id' (one tracked change, as [r12 Name] "
+                "shows it) and 'author' (every change by that author)"
+            )
+        if given == ["revision_id"]:
+            revision_id = _id_text("revision_id", values["revision_id"], notes)
+            if revision_id is None:
+                return (
+                    f"the revision_id is {_kind(values['revision_id'])} that names no tracked "
+                    "change; give it as the marked-up text shows it ('12' for [r12 Name])"
+                )
+        else:
+            author = values["author"]
+            if not isinstance(author, str) or not author.strip():
+                return "the author is not a name; give it as the marked-up text shows it"
+    if action in ("reply", "resolve"):
+        if values.get("comment_id") is None:
+            return f"{action} needs 'comment_id': the comment, as [c4 Name] shows it ('4')"
+        comment_id = _id_text("comment_id", values["comment_id"], notes)
+        if comment_id is None:
+            return (
+                f"the comment_id is {_kind(values['comment_id'])} that names no comment; give "
+                "it as the marked-up text shows it ('4' for [c4 Name])"
+            )
+    anchor = values.get("anchor") if action == "comment" else None
+    if action == "comment" and (not isinstance(anchor, str) or not anchor.strip()):
+        return "comment needs an anchor: quote the passage the comment is on"
+    if action in ("comment", "reply") and (not isinstance(text, str) or not text.strip()):
+        return f"{action} needs the comment's words in 'text'"
+    if action not in ("comment", "reply"):
+        text = None
+    expected = _expected_matches(values.get("expected_matches"), notes)
+    if isinstance(expected, str):
+        return expected
+    section = values.get("section")
+    if isinstance(section, int) and not isinstance(section, bool):
+        notes.append("converted a numeric section to text")
+        section = str(section)
+    ident = values.get("id")
+    if isinstance(ident, int) and not isinstance(ident, bool):
+        notes.append("converted a numeric 'id' to text")
+        ident = str(ident)
+    texts = {"anchor": anchor, "text": text, "rationale": values.get("rationale"), "section": section,
+             "id": ident, "revision_id": revision_id, "author": author, "comment_id": comment_id}  # fmt: skip
+    for name, value in texts.items():
+        if value is not None and not isinstance(value, str):
+            return f"the {name} is {_kind(value)}, not text"
+        reason = _unsafe_reason(name, value) if value is not None else None
+        if reason is not None:
+            return reason
+    try:
+        return Edit(
+            anchor=anchor or "",
+            replacement="",
+            action=action,
+            text=text,
+            expected_matches=expected,
+            rationale=texts["rationale"],
+            section=texts["section"],
+            id=texts["id"],
+            revision_id=revision_id,
+            author=author,
+            comment_id=comment_id,
+        )
+    except ValidationError as err:
+        return _validation_reason(err)
+
+
 def _action(fields: dict[str, tuple[str, Any]], notes: list[str]) -> str | None:
     """``"delete"``, ``"replace"``, ``None`` (no action given) or the reason to refuse."""
     found: list[tuple[str, str, str]] = []
@@ -991,6 +1155,8 @@ def _action(fields: dict[str, tuple[str, Any]], notes: list[str]) -> str | None:
             found.append((key, value, "delete"))
         elif word in _INSERT_ACTIONS and name == "action":
             found.append((key, value, _INSERT_ACTIONS[word]))
+        elif word in _OTHER_ACTIONS and name == "action":
+            found.append((key, value, _OTHER_ACTIONS[word]))
         elif word in _REPLACE_ACTIONS:
             found.append((key, value, "replace"))
         elif name == "action" or _ACTION_WORDS.search(word):
@@ -1004,7 +1170,7 @@ def _action(fields: dict[str, tuple[str, Any]], notes: list[str]) -> str | None:
     key, value, action = found[0]
     if action == "delete":
         notes.append(f"read {_show(key)} {_show(value)} as an empty replacement")
-    elif action in ("insert_after", "insert_before"):
+    elif action in ("insert_after", "insert_before") or action in _OTHER_ACTIONS.values():
         if value != action:
             notes.append(f"read {_show(key)} {_show(value)} as {action!r}")
     else:

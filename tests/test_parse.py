@@ -385,11 +385,17 @@ class TestLegacyActions:
         batch = edits_of(json.dumps([{**TERM, "action": action}]))
         assert pairs(batch) == [(TERM["anchor"], TERM["replacement"])]
 
-    @pytest.mark.parametrize("action", ["comment", "insert", "move"])
+    @pytest.mark.parametrize("action", ["insert", "move", "highlight"])
     def test_other_actions_are_unsupported(self, action: str) -> None:
         batch = edits_of(json.dumps([{**TERM, "action": action}, LAW]))
         assert pairs(batch) == [(LAW["anchor"], LAW["replacement"])]
         assert reasons(batch)[0].startswith("unsupported action")
+
+    def test_a_comment_with_a_replacement_is_refused_not_guessed(self) -> None:
+        # (comment is an action now: a comment on the anchor; with new text the intent is unknown)
+        batch = edits_of(json.dumps([{**TERM, "action": "comment"}, LAW]))
+        assert pairs(batch) == [(LAW["anchor"], LAW["replacement"])]
+        assert "replacement" in reasons(batch)[0]
 
     def test_a_type_that_names_a_category_is_dropped(self) -> None:
         batch = edits_of(json.dumps([{**TERM, "type": "clarification"}]))

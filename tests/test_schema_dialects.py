@@ -198,7 +198,20 @@ def _instances(name: SchemaName, nulls: bool) -> list[dict[str, Any]]:
             {"summary": "", "points": []},
         ]
     optional = (
-        dict.fromkeys(["rationale", "expected_matches", "section", "id", "action", "text", "level"])
+        dict.fromkeys(
+            [
+                "rationale",
+                "expected_matches",
+                "section",
+                "id",
+                "action",
+                "text",
+                "level",
+                "revision_id",
+                "author",
+                "comment_id",
+            ]
+        )
         if nulls
         else {}
     )
