@@ -22,6 +22,7 @@ from .collector import paused
 from .fields import code_runs
 from .hints import HintBudget
 from .locate import Found, Locator
+from .moves import move_note, movers
 from .normalize import normalize
 from .sections import Head, label_key
 from .view import DocumentView, SpanFlag, SpanKind
@@ -151,11 +152,14 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
                 result,
                 EditStatus.UNSUPPORTED,
                 reason,
-                "Quote only ordinary text of one story; leave field results and moved text alone.",
+                "Quote only ordinary text of one story; leave field results alone.",
             )
             continue
         found_of[i] = found
         replacement_of[i] = replacement
+        moved = [who for s, e in found.ranges for who in movers(view, s, e) or ()]
+        if moved:
+            result.notes.append(move_note(list(dict.fromkeys(moved))))
         if typed_over:
             fields_of[i] = tuple(run for _, runs in typed_over for run in runs)
             for text, _ in typed_over:
@@ -460,8 +464,6 @@ def _unsupported(
                         "computes, such as a cross-reference, page or note number, a date or a "
                         "form field), which is not text to type over; words around it may change."
                     )
-            if any(flag & SpanFlag.MOVE_TO for flag in covered):
-                return "The anchor covers text inside a tracked move, which cannot be edited safely."
         if bisect.bisect_right(para_starts, s) == bisect.bisect_right(para_starts, max(s, e - 1)):
             continue  # within one paragraph
         first, last = view.paragraph_at(s), view.paragraph_at(max(s, e - 1))

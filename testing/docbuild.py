@@ -13,7 +13,8 @@ Inline notation inside :func:`P` (and every container that takes items):
 * a ``str`` is plain text; ``|`` separates runs (``"a |b"`` is two runs: ``a `` and ``b``),
   ``\\t`` becomes ``w:tab`` and ``\\n`` becomes ``w:br`` inside the run;
 * :func:`R` / :func:`B` / :func:`I` are runs with properties;
-* :func:`Link`, :func:`SmartTag`, :func:`Sdt`, :func:`Ins`, :func:`Del` wrap items;
+* :func:`Link`, :func:`SmartTag`, :func:`Sdt`, :func:`Ins`, :func:`Del`, :func:`MoveFrom`,
+  :func:`MoveTo` wrap items;
 * :func:`BmStart`, :func:`BmEnd`, :func:`CommentStart`, :func:`CommentEnd`, :func:`Field` and
   :func:`Raw` add the other things a paragraph holds.
 
@@ -135,6 +136,32 @@ def Del(text: str, *, author: str = "Alice", id: int | None = None) -> Xml:
     return Xml(
         f'<w:del w:id="{rid}" w:author={quoteattr(author)} w:date="{DATE}">'
         f"<w:r>{_run_content(text, 'w:delText')}</w:r></w:del>"
+    )
+
+
+def MoveFrom(*items: object, name: str = "move1", author: str = "Alice") -> Xml:
+    """The source of another author's tracked move (``w:moveFromRangeStart``, ``w:moveFrom``
+    around ``items`` -- plain text becomes ``w:delText`` runs -- and ``w:moveFromRangeEnd``),
+    paired by ``name`` with a :func:`MoveTo`."""
+    rng, rid = next(_ids), next(_ids)
+    body = "".join(
+        x if isinstance(x, Xml) else f"<w:r>{_run_content(str(x), 'w:delText')}</w:r>" for x in items
+    )
+    return Xml(
+        f'<w:moveFromRangeStart w:id="{rng}" w:author={quoteattr(author)} w:date="{DATE}" '
+        f'w:name="{name}"/><w:moveFrom w:id="{rid}" w:author={quoteattr(author)} w:date="{DATE}">'
+        f'{body}</w:moveFrom><w:moveFromRangeEnd w:id="{rng}"/>'
+    )
+
+
+def MoveTo(*items: object, name: str = "move1", author: str = "Alice") -> Xml:
+    """The destination of another author's tracked move: ``w:moveToRangeStart``, ``w:moveTo``
+    around ``items`` (runs, as :func:`P` reads them), ``w:moveToRangeEnd``."""
+    rng, rid = next(_ids), next(_ids)
+    return Xml(
+        f'<w:moveToRangeStart w:id="{rng}" w:author={quoteattr(author)} w:date="{DATE}" '
+        f'w:name="{name}"/><w:moveTo w:id="{rid}" w:author={quoteattr(author)} w:date="{DATE}">'
+        f'{_items(items)}</w:moveTo><w:moveToRangeEnd w:id="{rng}"/>'
     )
 
 
