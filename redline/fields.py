@@ -18,6 +18,20 @@ from .ooxml import w
 
 _R, _FLD_CHAR, _INSTR = w("r"), w("fldChar"), w("instrText")
 _TYPE = w("fldCharType")
+_INS = w("ins")
+# range markup that may stand among the runs of a result without being any of its text
+_QUIET = frozenset(
+    w(n)
+    for n in (
+        "bookmarkStart",
+        "bookmarkEnd",
+        "commentRangeStart",
+        "commentRangeEnd",
+        "proofErr",
+        "permStart",
+        "permEnd",
+    )
+)
 
 
 def _kind(run: etree._Element) -> str | None:
@@ -75,3 +89,36 @@ def code_runs(result_text: etree._Element) -> list[etree._Element] | None:
             return None
         node = node.getnext()
     return None
+
+
+def lift_typed_text(
+    code: tuple[etree._Element, ...] | list[etree._Element], ours: set[etree._Element]
+) -> None:
+    """After the code runs ``code`` of fields typed over were deleted (each run in a ``w:del``
+    of ours): move the new text (our ``w:ins``) that stands in a field's result to just after
+    the field's deleted end, where Word puts text typed over a field -- when nothing of the
+    old result is left alive there (all of it deleted by us).  Between a deleted separate
+    and a deleted end, LibreOffice reads the new text as the deleted field's result and drops
+    it when it accepts the changes."""
+    separate: etree._Element | None = None
+    for run in code:
+        kind = _kind(run)
+        if kind == "separate":
+            separate = run
+        elif kind == "end" and separate is not None:
+            start, end = separate.getparent(), run.getparent()
+            separate = None
+            if start is None or end is None or start not in ours or end not in ours:
+                continue
+            between: list[etree._Element] = []
+            node = start.getnext()
+            while node is not None and node is not end:
+                between.append(node)
+                node = node.getnext()
+            if node is None or not all(el in ours or el.tag in _QUIET for el in between):
+                continue  # (not siblings, or some of the old result still stands there)
+            anchor = end
+            for el in between:
+                if el.tag == _INS:
+                    anchor.addnext(el)
+                    anchor = el

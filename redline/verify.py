@@ -19,6 +19,7 @@ from lxml import etree
 from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, MatchKind, Refusal
 
 from .collector import paused
+from .crossref import CrossRef, ref_note, retarget
 from .fields import code_runs
 from .hints import HintBudget
 from .locate import Found, Locator
@@ -51,6 +52,9 @@ class Planned:
     # The code runs of fields whose result the new text types over: deleted with it, as Word
     # deletes a field you type over (the typed text stays, as plain text).
     fields: tuple[etree._Element, ...] = ()
+    # New REF fields the replacement holds as marks (redline.crossref): the typed-over field's
+    # new text names another numbered clause.
+    refs: tuple[CrossRef, ...] = ()
 
 
 @dataclass
@@ -83,7 +87,8 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
     results: list[EditResult] = []
     found_of: dict[int, Found] = {}
     replacement_of: dict[int, str] = {}
-    fields_of: dict[int, tuple[etree._Element, ...]] = {}
+    fields_of: dict[tuple[int, int], tuple[etree._Element, ...]] = {}  # (edit, range start)
+    refs_of: dict[tuple[int, int], tuple[str, tuple[CrossRef, ...]]] = {}  # (edit, range start)
     stale = revision is not None and revision != view.revision
     if len(edits) > 8 and not stale:
         locator.prepare()  # index once now rather than after a few full scans
@@ -145,7 +150,7 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
                 "Send the text as it should read after the change, or drop the edit.",
             )
             continue
-        typed_over: list[tuple[str, list[etree._Element]]] = []
+        typed_over: list[tuple[str, list[etree._Element], int, int]] = []
         reason = _unsupported(locator, found, replacement, found.kind is MatchKind.EXACT, typed_over)
         if reason:
             _refuse(
@@ -161,20 +166,32 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
         if moved:
             result.notes.append(move_note(list(dict.fromkeys(moved))))
         if typed_over:
-            fields_of[i] = tuple(run for _, runs in typed_over for run in runs)
-            for text, _ in typed_over:
-                result.notes.append(
-                    f"The field showing \u201c{text}\u201d is deleted with the text typed over it, "
-                    "as Word does: the new text is plain text and no longer updates."
-                )
+            retargeted: set[str] = set()
+            for s, e in found.ranges:
+                mine = [(fs, fe, runs) for _, runs, fs, fe in typed_over if s <= fs and fe <= e]
+                fields_of[(i, s)] = tuple(run for _, _, runs in mine for run in runs)
+                marked, refs = retarget(view, s, e, replacement, found.kind is MatchKind.EXACT, mine)
+                if refs:
+                    refs_of[(i, s)] = (marked, tuple(refs))
+                    for ref in refs:
+                        if ref.old not in retargeted:
+                            retargeted.add(ref.old)
+                            result.notes.append(ref_note(view, ref))
+            for text, _, _, _ in typed_over:
+                if text not in retargeted:
+                    result.notes.append(
+                        f"The field showing \u201c{text}\u201d is deleted with the text typed over it, "
+                        "as Word does: the new text is plain text and no longer updates."
+                    )
 
     _refuse_overlaps(results, found_of)
     planned = [
-        _planned(locator, results[i].index, edits[i], s, e, replacement_of[i], fields_of.get(i, ()))
+        _planned(locator, results[i].index, edits[i], s, e, replacement_of[i], fields_of.get((i, s), ()),
+                 refs_of.get((i, s)))
         for i, found in found_of.items()
         if results[i].error is None
         for s, e in found.ranges
-    ]
+    ]  # fmt: skip
     planned.sort(key=lambda p: p.start)
     return Verification(results, planned)
 
@@ -321,14 +338,22 @@ def _in_scope(locator: Locator, edit: Edit, result: EditResult, found: Found) ->
 
 
 def _planned(
-    locator: Locator, index: int, edit: Edit, s: int, e: int, replacement: str,
+    locator: Locator,
+    index: int,
+    edit: Edit,
+    s: int,
+    e: int,
+    replacement: str,
     fields: tuple[etree._Element, ...] = (),
+    refs: tuple[str, tuple[CrossRef, ...]] | None = None,
 ) -> Planned:
     if edit.action == "insert_after":
         return Planned(index, s, e, "\n" + replacement, False, edit.rationale, True, edit.level or 0)
     if edit.action == "insert_before":
         return Planned(index, s, e, replacement + "\n", False, edit.rationale, True, edit.level or 0)
     exact = locator.view.text[s:e] == edit.anchor
+    if refs is not None:  # new cross-reference fields stand as marks in the replacement
+        return Planned(index, s, e, refs[0], exact, edit.rationale, fields=fields, refs=refs[1])
     return Planned(index, s, e, replacement, exact, edit.rationale, fields=fields)
 
 
@@ -430,7 +455,7 @@ def _unsupported(
     found: Found,
     replacement: str,
     exact: bool = False,
-    typed_over: list[tuple[str, list[etree._Element]]] | None = None,
+    typed_over: list[tuple[str, list[etree._Element], int, int]] | None = None,
 ) -> str | None:
     view = locator.view
     starts, flags, para_starts = view.span_starts, view.span_flags, view.para_starts
@@ -446,7 +471,7 @@ def _unsupported(
             )
         lo = max(0, bisect.bisect_right(starts, s) - 1)
         covered = flags[lo : bisect.bisect_left(starts, e)]
-        if any(covered):
+        if any(covered):  # noqa: SIM102 - (kept apart: other flags were checked here)
             if any(flag & SpanFlag.FIELD_RESULT for flag in covered):
                 touched = None
                 for fs, fe in _fields_touched(view, lo, s, e, replacement, exact):
@@ -456,7 +481,7 @@ def _unsupported(
                         touched = text
                         break
                     assert typed_over is not None
-                    typed_over.append((text, runs))
+                    typed_over.append((text, runs, fs, fe))
                 if touched is not None:
                     shown = f"\u201c{touched}\u201d: " if touched else ""
                     return (

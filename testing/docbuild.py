@@ -243,12 +243,14 @@ def docx(
     *blocks: object,
     comments: str | None = None,
     extra: dict[str, bytes] | None = None,
+    numbering: str | None = None,
     sect: bool = True,
 ) -> bytes:
     """A complete package with ``blocks`` as its body.
 
     ``comments`` is the inner XML of an existing ``w:comments`` part (``None``: no comments
-    part).  ``extra`` adds untouched members (e.g. media) after the XML parts.
+    part).  ``extra`` adds untouched members (e.g. media) after the XML parts.  ``numbering``
+    is the inner XML of a ``w:numbering`` part (``None``: none).
     """
     body = "".join(b if isinstance(b, Xml) else P(str(b)) for b in blocks)
     if sect:
@@ -270,6 +272,12 @@ def docx(
         overrides.append(f'<Override PartName="/word/comments.xml" ContentType="{CT_WML}comments+xml"/>')
         xml = f"{DECL}<w:comments {NAMESPACES}>{comments}</w:comments>"
         parts.append(("word/comments.xml", xml.encode()))
+    if numbering is not None:
+        rels.append(f'<Relationship Id="rIdNumbering" Type="{REL}numbering" Target="numbering.xml"/>')
+        overrides.append(f'<Override PartName="/word/numbering.xml" ContentType="{CT_WML}numbering+xml"/>')
+        parts.append(
+            ("word/numbering.xml", f"{DECL}<w:numbering {NAMESPACES}>{numbering}</w:numbering>".encode())
+        )
     types = (
         f'{DECL}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
         '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.'

@@ -74,6 +74,8 @@ def _accept_one(ctx: Any, doc: str, copy: str, outdir: str, command: str) -> Non
         raise RuntimeError("not opened")
     try:
         frame = comp.getCurrentController().getFrame()
+        if os.environ.get("REDLINE_LO_UPDATE_FIELDS"):  # fields computed by LibreOffice, not as stored
+            comp.getTextFields().refresh()
         dispatcher.executeDispatch(frame, command, "", 0, ())
         if comp.getRedlines().getCount():
             raise RuntimeError("tracked changes left after deciding them all")
