@@ -42,6 +42,26 @@ def _kind(run: etree._Element) -> str | None:
     return None
 
 
+def _inside_another(begin: etree._Element) -> bool:
+    """Does the field starting at run ``begin`` lie inside another field that starts earlier in
+    the paragraph (a begin before it with no end between)?  Deleting its code would change
+    what that other field holds."""
+    depth = 0
+    node = begin.getprevious()
+    while node is not None:
+        runs = [node] if node.tag == _R else list(node.iter(_R))
+        for run in reversed(runs):
+            kind = _kind(run)
+            if kind == "end":
+                depth += 1
+            elif kind == "begin":
+                depth -= 1
+                if depth < 0:
+                    return True
+        node = node.getprevious()
+    return False
+
+
 def code_runs(result_text: etree._Element) -> list[etree._Element] | None:
     """The runs of the field's code (begin, instructions, separate, end) around the result
     text element ``result_text`` (a ``w:t`` of its result), or None (see the module)."""
@@ -62,7 +82,7 @@ def code_runs(result_text: etree._Element) -> list[etree._Element] | None:
                 separate_seen = True
                 before.append(node)
             elif kind == "begin":
-                if not separate_seen:
+                if not separate_seen or _inside_another(node):
                     return None
                 before.append(node)
                 break

@@ -364,7 +364,12 @@ def _insertion(locator: Locator, edit: Edit, result: EditResult, found: Found) -
     points: list[tuple[int, int]] = []
     for s, e in found.ranges:
         para = view.paragraph_at(max(s, e - 1)) if edit.action == "insert_after" else view.paragraph_at(s)
-        if para.field_code:
+        after = view.paragraphs[para.index + 1] if para.index + 1 < len(view.paragraphs) else None
+        if para.field_code or (
+            # a field that begins in it and runs on: a paragraph after it would be inside too
+            edit.action == "insert_after" and after is not None and after.story_no == para.story_no
+            and after.field_code
+        ):  # fmt: skip
             _refuse(
                 result,
                 EditStatus.UNSUPPORTED,

@@ -54,6 +54,7 @@ from redline.apply import ApplyOptions, Outcome, apply_reply
 from redline.ooxml import MC_NS, R_NS, REL_COMMENTS, REL_HEADER, REL_NUMBERING, W_NS, W_STRICT_NS, w
 from redline.package import CODES, Package, PackageError
 from redline.view import build_view
+from redline.wordml import RANGE_MARKUP
 from redline_cli.redline import main as redline_main
 from shared_schema import EditStatus
 from testing import hostile_docs as h
@@ -815,15 +816,49 @@ def accepted_text(data: bytes) -> str:
     return _accepted(build_view(Package.from_bytes(data)))
 
 
-def expected_text(data: bytes, outcome: Outcome, breaks: bool | tuple[bool, ...] = True) -> str:
+def _inserted(view: Any, e: Any, entry: dict[str, object]) -> list[tuple[int, int, str]]:
+    """Where an applied insert_after / insert_before entry's paragraphs stand in the accepted
+    text: at the end (start) of the paragraph holding each located anchor, one line each (blank
+    lines none).  After a paragraph whose mark is deleted, the first new paragraph is what it
+    joins, so the separator goes after the new lines."""
+    text = str(entry.get("text") or "").replace("\r", "\n")
+    lines = "\n".join(line for line in text.split("\n") if line.strip())
+    spots = []
+    joins = set(_joined(view))
+    for loc in e.locations:
+        if entry["action"] == "insert_after":
+            para = view.paragraph_at(max(loc.start, loc.end - 1))
+            if not _mark_deleted(para.element):
+                spots.append((para.end, para.end, f"\n{lines}"))
+            else:  # (its separator, if it has one in its story, goes after the new lines)
+                spots.append((para.end, para.end, f"{lines}\n" if para.end in joins else lines))
+        else:
+            para = view.paragraph_at(loc.start)
+            spots.append((para.start, para.start, f"{lines}\n"))
+    return spots if lines else []
+
+
+def expected_text(
+    data: bytes,
+    outcome: Outcome,
+    breaks: bool | tuple[bool, ...] = True,
+    entries: list[dict[str, object]] | None = None,
+) -> str:
     """The input's accepted text with every applied edit's replacement at its locations. With
     ``breaks=False`` a line break in a replacement is a line break, not a new paragraph: what the
     writer falls back to where no paragraph can end (inside a content control, ``mc:Choice``).
     A tuple chooses per location (in report order): the fallback is decided where each edit lands."""
+    view = build_view(Package.from_bytes(data))
+    inserts = [
+        spot
+        for e in outcome.report.edits
+        if e.status == EditStatus.APPLIED and entries and entries[e.index].get("action", "replace") != "replace"
+        for spot in _inserted(view, e, entries[e.index])
+    ]
     places = [
         (loc.start, loc.end, e.replacement)
         for e in outcome.report.edits
-        if e.status == EditStatus.APPLIED
+        if e.status == EditStatus.APPLIED and not (entries and entries[e.index].get("action", "replace") != "replace")
         for loc in e.locations
     ]
     choice = breaks if isinstance(breaks, tuple) else (breaks,) * len(places)
@@ -831,15 +866,48 @@ def expected_text(data: bytes, outcome: Outcome, breaks: bool | tuple[bool, ...]
         (start, end, text if keep else text.replace("\n", " "))
         for (start, end, text), keep in zip(places, choice, strict=True)
     ]
-    return _accepted(build_view(Package.from_bytes(data)), spots)
+    return _accepted(view, [_struck(view, spot) for spot in spots] + inserts)
 
 
-def expected_texts(data: bytes, outcome: Outcome) -> set[str]:
-    """Every :func:`expected_text`, each location's line breaks a new paragraph or not."""
-    count = sum(len(e.locations) for e in outcome.report.edits if e.status == EditStatus.APPLIED)
+def _struck(view: Any, spot: tuple[int, int, str]) -> tuple[int, int, str]:
+    """A spot that strikes whole paragraphs takes their separators too (README, "Strike a
+    clause"): the paragraphs join the next one when it is their element's next sibling
+    paragraph in the same story (not across a table, a content control, a story's end)."""
+    start, end, text = spot
+    if text.strip():
+        return spot
+    paras = view.paragraphs_between(start, end)
+    first, last = paras[0], paras[-1]
+    whole = view.text[first.start : start].strip() == "" and view.text[end : last.end].strip() == ""
+    if not whole or not view.text[first.start : first.end].strip():
+        return spot
+    k = last.index + 1
+    if k >= len(view.paragraphs) or view.paragraphs[k].story_no != last.story_no:
+        return spot
+    after = view.paragraphs[k]
+    sibling = last.element.getnext()
+    while sibling is not None and sibling.tag in RANGE_MARKUP:
+        sibling = sibling.getnext()
+    if sibling is not after.element or last.field_code or after.field_code:
+        return spot
+    return (first.start, after.start, text)
+
+
+def expected_texts(
+    data: bytes, outcome: Outcome, entries: list[dict[str, object]] | None = None
+) -> set[str]:
+    """Every :func:`expected_text`, each location's line breaks a new paragraph or not (the
+    paragraphs of ``entries`` that are insert actions are always paragraphs)."""
+
+    def replaces(e: Any) -> bool:
+        return not (entries and entries[e.index].get("action", "replace") != "replace")
+
+    count = sum(len(e.locations) for e in outcome.report.edits if e.status == EditStatus.APPLIED and replaces(e))
     if count > 6:  # (the fuzz makes at most three edits)
-        return {expected_text(data, outcome), expected_text(data, outcome, breaks=False)}
-    return {expected_text(data, outcome, choice) for choice in itertools.product((True, False), repeat=count)}
+        return {expected_text(data, outcome, True, entries), expected_text(data, outcome, False, entries)}
+    return {
+        expected_text(data, outcome, choice, entries) for choice in itertools.product((True, False), repeat=count)
+    }
 
 
 _TOLERATED = str.maketrans(
@@ -1484,14 +1552,26 @@ def inline_xml(draw: st.DrawFn, depth: int = 0, inside: tuple[str, ...] = ()) ->
             "unknown",
             "bookmark",
             "comment",
+            "moveTo",
+            "moveFrom",
+            "field",
         ]
     if KNOWN_BUGS["nested inline containers"] and {"ins", "hyperlink", "smartTag"} & set(inside):
         kinds = ["run"]
     kind = draw(st.sampled_from(kinds))
     if kind == "run":
         return draw(run_xml())
-    inner = "".join(draw(st.lists(inline_xml(depth + 1, (*inside, kind)), min_size=1, max_size=3)))
     i = draw(st.integers(100, 999))
+    if kind == "field":  # a whole complex field: a cross-reference or a page number, its result
+        instr = draw(st.sampled_from([" REF _Ref123 \\r \\h ", " PAGE ", " NOTEREF _Ref9 \\h "]))
+        result = draw(st.sampled_from(["4.2", "7", "Section 4.2", "12 (b)"]))
+        return (
+            '<w:r><w:fldChar w:fldCharType="begin"/></w:r>'
+            f'<w:r><w:instrText xml:space="preserve">{instr}</w:instrText></w:r>'
+            f'<w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r>{_t(result)}</w:r>'
+            '<w:r><w:fldChar w:fldCharType="end"/></w:r>'
+        )
+    inner = "".join(draw(st.lists(inline_xml(depth + 1, (*inside, kind)), min_size=1, max_size=3)))
     if kind == "ins":
         return f"<w:ins {_REV.format(i=i)}>{inner}</w:ins>"
     if kind == "del":
@@ -1515,6 +1595,13 @@ def inline_xml(draw: st.DrawFn, depth: int = 0, inside: tuple[str, ...] = ()) ->
         return f'<x:u xmlns:x="urn:example:unknown">{inner}</x:u>'
     if kind == "bookmark":
         return f'<w:bookmarkStart w:id="{i}" w:name="b{i}"/>{inner}<w:bookmarkEnd w:id="{i}"/>'
+    if kind in ("moveTo", "moveFrom"):  # one side of another author's move (its range around it)
+        if kind == "moveFrom":
+            inner = inner.replace("w:t>", "w:delText>").replace("<w:t ", "<w:delText ")
+        return (
+            f'<w:{kind}RangeStart {_REV.format(i=i)} w:name="move{i}"/><w:{kind} {_REV.format(i=i + 1000)}>'
+            f'{inner}</w:{kind}><w:{kind}RangeEnd w:id="{i}"/>'
+        )
     return f'<w:commentRangeStart w:id="{i}"/>{inner}<w:commentRangeEnd w:id="{i}"/>'
 
 
@@ -1575,11 +1662,20 @@ def check_random_wordprocessingml(body: str, data: st.DataObject) -> None:
                 anchor = anchor.strip(_EDGE) or anchor
         else:
             anchor = data.draw(st.sampled_from(["Tenant", "pay rent", "fee", "The"]), label="anchor")
-        replacement = data.draw(
-            st.sampled_from(["", "Lessee", "shall not", "the fee", " x ", "“new”", "a\nb"]),
-            label="replacement",
-        )
-        edits.append({"anchor": anchor, "replacement": replacement})
+        action = data.draw(st.sampled_from(["replace", "replace", "insert_after", "insert_before"]), label="action")
+        if action == "replace":
+            replacement = data.draw(
+                st.sampled_from(["", "Lessee", "shall not", "the fee", " x ", "“new”", "a\nb"]),
+                label="replacement",
+            )
+            edits.append({"anchor": anchor, "replacement": replacement})
+        else:
+            entry: dict[str, object] = {"action": action, "anchor": anchor}
+            entry["text"] = data.draw(st.sampled_from(INSERTED_TEXTS), label="text")
+            level = data.draw(st.sampled_from([None, "+1", "-1", "0", "+9", 3]), label="level")
+            if level is not None:
+                entry["level"] = level
+            edits.append(entry)
     outcome = safe_apply(doc, json.dumps({"edits": edits}))
     for e in outcome.report.edits:
         for loc in e.locations if e.status == EditStatus.APPLIED else ():
@@ -1592,7 +1688,21 @@ def check_random_wordprocessingml(body: str, data: st.DataObject) -> None:
             )
     if outcome.output is not None:
         got = tolerant(accepted_text(outcome.output))
-        assert got in {tolerant(text) for text in expected_texts(doc, outcome)}
+        assert got in {tolerant(text) for text in expected_texts(doc, outcome, edits)}
+
+
+INSERTED_TEXTS = [
+    "A new clause.",
+    "First new clause.\n\nSecond new clause.",
+    "“Quoted” words and an apostrophe’s",
+    "tab\there",
+    "<w:p>&amp; not markup",
+    "line\r\nnext",
+    "\u200bzero width",
+    "é" * 80,
+    " padded ",
+]
+"""Texts of insert_after / insert_before entries, hostile ones among them."""
 
 
 @FUZZ_SETTINGS
