@@ -26,7 +26,7 @@ from .locate import Found, Locator
 from .moves import move_note, movers
 from .normalize import normalize
 from .sections import Head, label_key
-from .view import DocumentView, SpanFlag, SpanKind
+from .view import DocumentView, Paragraph, SpanFlag, SpanKind
 from .worddiff import word_diff
 
 _SPACE_RUN = re.compile(r"[ \t\u00a0\u2002-\u200a\u202f]+")
@@ -364,6 +364,7 @@ def _insertion(locator: Locator, edit: Edit, result: EditResult, found: Found) -
     points: list[tuple[int, int]] = []
     for s, e in found.ranges:
         para = view.paragraph_at(max(s, e - 1)) if edit.action == "insert_after" else view.paragraph_at(s)
+        para = _as_read(view, para, edit.action == "insert_after")
         after = view.paragraphs[para.index + 1] if para.index + 1 < len(view.paragraphs) else None
         if para.field_code or (
             # a field that begins in it and runs on: a paragraph after it would be inside too
@@ -382,6 +383,21 @@ def _insertion(locator: Locator, edit: Edit, result: EditResult, found: Found) -
         if (at, at) not in points:
             points.append((at, at))
     return Found(points, found.kind, list(found.tolerances), found.truncated)
+
+
+def _as_read(view: DocumentView, para: Paragraph, forward: bool) -> Paragraph:
+    """The last (``forward``) or first view paragraph of the paragraph ``para`` is part of as
+    the document reads: paragraphs another author's deleted mark joined (no separator between
+    them in the view) are one."""
+    paragraphs = view.paragraphs
+    while True:
+        k = para.index + (1 if forward else -1)
+        if not 0 <= k < len(paragraphs) or paragraphs[k].story_no != para.story_no:
+            return para
+        other = paragraphs[k]
+        if (other.start != para.end) if forward else (other.end != para.start):
+            return para
+        para = other
 
 
 def _full_cite(head: Head) -> str:
