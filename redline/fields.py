@@ -142,3 +142,32 @@ def lift_typed_text(
                 if el.tag == _INS:
                     anchor.addnext(el)
                     anchor = el
+
+
+_GONE = frozenset(
+    (w("del"), w("moveFrom"), "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback")
+)
+
+
+def open_at_end(p: etree._Element) -> bool:
+    """Does a field begun in paragraph ``p`` (in its own runs, as read: not deleted, not an
+    ``mc:Fallback``) run on past its end?  A paragraph put after it would be inside the field."""
+    depth = 0
+    for run in p.iter(_R):
+        kind = _kind(run)
+        if kind is None:
+            continue
+        node = run.getparent()
+        gone = False
+        while node is not None and node is not p:
+            if node.tag in _GONE:
+                gone = True
+                break
+            node = node.getparent()
+        if gone:
+            continue
+        if kind == "begin":
+            depth += 1
+        elif kind == "end" and depth:
+            depth -= 1
+    return depth > 0

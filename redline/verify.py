@@ -20,7 +20,7 @@ from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, Mat
 
 from .collector import paused
 from .crossref import CrossRef, ref_note, retarget
-from .fields import code_runs
+from .fields import code_runs, open_at_end
 from .hints import HintBudget
 from .locate import Found, Locator
 from .moves import move_note, movers
@@ -368,14 +368,16 @@ def _insertion(locator: Locator, edit: Edit, result: EditResult, found: Found) -
         after = view.paragraphs[para.index + 1] if para.index + 1 < len(view.paragraphs) else None
         if para.field_code or (
             # a field that begins in it and runs on: a paragraph after it would be inside too
-            edit.action == "insert_after" and after is not None and after.story_no == para.story_no
-            and after.field_code
+            edit.action == "insert_after"
+            and ((after is not None and after.story_no == para.story_no and after.field_code)
+                 or _field_runs_on(para))
         ):  # fmt: skip
             _refuse(
                 result,
                 EditStatus.UNSUPPORTED,
-                "The paragraph holding the anchor lies inside a field's instructions (a field "
-                "whose code runs across paragraphs): no paragraph can be added beside it.",
+                "The paragraph holding the anchor lies inside a field's instructions, or a field "
+                "begun in it runs on past its end (a field whose code runs across paragraphs): no "
+                "paragraph can be added beside it.",
                 "Quote text from a neighbouring paragraph.",
             )
             return None
@@ -383,6 +385,14 @@ def _insertion(locator: Locator, edit: Edit, result: EditResult, found: Found) -
         if (at, at) not in points:
             points.append((at, at))
     return Found(points, found.kind, list(found.tolerances), found.truncated)
+
+
+def _field_runs_on(para: Paragraph) -> bool:
+    """Does a field begun in ``para`` run on past its end (see :func:`redline.fields.open_at_end`)?"""
+    try:
+        return open_at_end(para.element)
+    except TypeError:  # a verify-only view holds no trees
+        return False
 
 
 def _as_read(view: DocumentView, para: Paragraph, forward: bool) -> Paragraph:
