@@ -12,9 +12,11 @@ bookmark when it has one, else a new one (``w:bookmarkStart`` after the paragrap
 you insert a cross-reference.
 
 Only a clause Word numbers (a label from ``numbering.xml``, not a number typed as text) can be
-referred to this way (``\\r`` gives its number as displayed; ``\\w`` when the new text is the
-clause's full citation, "4.2(b)", and its label only "(b)").  Anything else -- no number in
-the new text, two of them, a number no clause or several clauses have -- stays plain text.
+referred to this way: ``\\r`` when the new text is its label and that is a full number ("5.1"),
+``\\w`` when the new text is its full citation ("4.2(b)" for an item labelled "(b)").  Anything
+else -- no number in the new text, two of them, a number no clause or several clauses have, a
+relative label alone ("(b)", which Word shows differently from where it is cited) -- stays
+plain text.
 
 Between verify and the writer, the new number stands in the replacement as one private
 character (a Unicode noncharacter, never in a document's text), which the writer's word diff
@@ -138,7 +140,7 @@ def _clause(view: DocumentView, number: str) -> tuple[int, str] | None:
     if para.story != "body" or not para.label or para.field_code:
         return None
     key = label_key(number)
-    if key == label_key(para.label):
+    if key == label_key(para.label) and "(" not in para.label:  # a full number, as displayed
         return head.index, "\\r"
     if key == label_key(head.cite):
         return head.index, "\\w"

@@ -258,3 +258,38 @@ def test_libreoffice_computes_the_new_cross_references_from_their_bookmarks(
     rejected = flat(texts["rejected"])
     for edit in edits:
         assert flat(edit["anchor"]) in rejected, edit
+
+
+def test_a_full_citation_of_a_sub_item_refers_to_it_with_its_full_number() -> None:
+    from testing.docbuild import Field, P, docx
+    from testing.numbered import NUMBERING, numbered
+
+    data = docx(
+        P("Payment", ppr=numbered(0)),
+        P("Fees are due monthly.", ppr=numbered(1)),
+        P("in arrears;", ppr=numbered(2)),
+        P("by transfer.", ppr=numbered(2)),
+        P("Late fees are due at once.", ppr=numbered(1)),
+        P(
+            "Default interest applies under Section ",
+            Field(" REF _Ref1 \\r \\h ", "1.2"),
+            ".",
+            ppr=numbered(1),
+        ),
+        numbering=NUMBERING,
+    )
+    # "(b)" alone: Word's number for it depends on where it is cited from -- left plain
+    for new, switch in (("1.1(b)", "\\w"), ("(b)", None)):
+        edit = {"anchor": "under Section 1.2.", "replacement": f"under Section {new}."}
+        outcome = apply_reply(data, json.dumps([edit]), ApplyOptions())
+        [result] = outcome.report.edits
+        assert result.status.value == "applied" and outcome.output is not None
+        refs = live_refs(outcome.output)
+        instr = "".join(t.text or "" for t in document(outcome.output).iter(f"{{{W}}}instrText"))
+        if switch is None:
+            assert refs == [] and "plain text" in result.notes[0]
+            continue
+        [(name, shown)] = refs
+        assert shown == new and f"REF {name} {switch} \\h" in instr
+        assert bookmarked(outcome.output)[name] == "by transfer."
+        assert "under Section 1.1(b)." in flat(pandoc(outcome.output, "accept"))
