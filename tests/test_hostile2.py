@@ -288,7 +288,7 @@ def _retargets(n: int) -> bytes:
     contract."""
     doc = _numbered_contract()
     view = build_view(Package.from_bytes(doc.data))
-    edits = []
+    edits: list[dict[str, Any]] = []
     for para in view.paragraphs:
         text = view.paragraph_text(para)
         at = text.find(" as set out in Section ")
