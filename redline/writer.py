@@ -166,6 +166,7 @@ class Writer:
         # text for the same offset goes before it)
         self._inserted_at: dict[int, etree._Element] = {}
         self._ref_names: dict[int, str] = {}  # view paragraph -> its bookmark for new REF fields
+        self._inserted_after: dict[int, etree._Element] = {}  # view paragraph -> its last insert_after
 
     @property
     def quotes(self) -> str | None:
@@ -322,7 +323,9 @@ class Writer:
         pieces = self._pieces[para.index]
         fmt = next(p.iter(_R), None)
         made: list[etree._Element] = []
-        anchor = p
+        # after the paragraphs an earlier entry inserted after it: new paragraphs keep the
+        # reply's order
+        anchor = self._inserted_after.get(para.index, p) if after else p
         level = max(0, min(8, (para.ilvl or 0) + plan.level)) if plan.level else None
         for line in lines:
             new = _shallow_copy(p, skip=_PARA_IDS)
@@ -352,6 +355,8 @@ class Writer:
                 p.addprevious(new)
                 pieces.insert(pieces.index(p), new)
             self._origin[new] = para.index
+        if after:
+            self._inserted_after[para.index] = anchor
         if self.options.comments and plan.rationale and made and para.story not in ("header", "footer"):
             self._comment(made[0], made[-1], plan.rationale)
         self._ranges.append((plan.edit_index, self._olds, self._holders))

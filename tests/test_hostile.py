@@ -806,7 +806,11 @@ def _accepted(view: Any, spots: list[tuple[int, int, str]] | None = None) -> str
     chars = [" " if c == "\n" and i not in separators else c for i, c in enumerate(view.text)]
     for at in _joined(view) + _emptied_last(view, spots or []):
         chars[at] = ""
-    for start, end, replacement in sorted(spots or [], reverse=True):
+    # (from the last; at one place, the later spot first, so the spots stand in their order)
+    ordered = sorted(
+        ((start, end, i, text) for i, (start, end, text) in enumerate(spots or [])), reverse=True
+    )
+    for start, end, _, replacement in ordered:
         chars[start:end] = [replacement]
     return "".join(chars)
 
@@ -2205,6 +2209,15 @@ CLAUSE_CASES = [
             }
         ],
         id="an insertion after the last paragraph of the document and a section",
+    ),
+    pytest.param(
+        _body_doc(_p("One clause.") + _p("Two clause.")),
+        [
+            {"action": "insert_after", "anchor": "One clause", "text": "First inserted."},
+            {"action": "insert_after", "anchor": "One", "text": "Second inserted."},
+            {"action": "insert_before", "anchor": "Two", "text": "Third inserted."},
+        ],
+        id="insertions at one place keep the reply's order",
     ),
     pytest.param(
         _body_doc(_p("Only paragraph of the document.")),
