@@ -806,13 +806,16 @@ def _accepted(view: Any, spots: list[tuple[int, int, str]] | None = None) -> str
     chars = [" " if c == "\n" and i not in separators else c for i, c in enumerate(view.text)]
     for at in _joined(view) + _emptied_last(view, spots or []):
         chars[at] = ""
-    # (from the last; at one place, the later spot first, so the spots stand in their order)
-    ordered = sorted(
-        ((start, end, i, text) for i, (start, end, text) in enumerate(spots or [])), reverse=True
+    # Each spot's characters go and its text stands before the character it starts at (spots at
+    # one place in their order): new paragraphs put at the end of a paragraph a strike takes
+    # whole stay, as they do in the document.
+    before: dict[int, list[str]] = {}
+    for start, end, text in spots or []:
+        chars[start:end] = [""] * (end - start)
+        before.setdefault(start, []).append(text)
+    return "".join("".join(before.get(k, ())) + c for k, c in enumerate(chars)) + "".join(
+        before.get(len(chars), ())
     )
-    for start, end, _, replacement in ordered:
-        chars[start:end] = [replacement]
-    return "".join(chars)
 
 
 def accepted_text(data: bytes) -> str:
@@ -877,7 +880,15 @@ def expected_text(
         (start, end, text if keep else text.replace("\n", " "))
         for (start, end, text), keep in zip(places, choice, strict=True)
     ]
-    return _accepted(view, [_struck(view, spot) for spot in spots] + inserts)
+    struck = [_struck(view, spot) for spot in spots]
+    # after a paragraph struck whole (its mark too), the new paragraphs are what it joins
+    inserts = [
+        (a, b, f"{text[1:]}\n")
+        if text.startswith("\n") and any(s <= a < e and not t for s, e, t in struck)
+        else (a, b, text)
+        for a, b, text in inserts
+    ]
+    return _accepted(view, struck + inserts)
 
 
 def _struck(view: Any, spot: tuple[int, int, str]) -> tuple[int, int, str]:
