@@ -44,21 +44,17 @@ def _kind(run: etree._Element) -> str | None:
 
 def _inside_another(begin: etree._Element) -> bool:
     """Does the field starting at run ``begin`` lie inside another field that starts earlier in
-    the paragraph (a begin before it with no end between)?  Deleting its code would change
-    what that other field holds."""
+    the part (a begin before it, in document order, with no end between; deleted and
+    ``mc:Fallback`` runs aside)?  Deleting its code would change what that other field holds."""
     depth = 0
-    node = begin.getprevious()
-    while node is not None:
-        runs = [node] if node.tag == _R else list(node.iter(_R))
-        for run in reversed(runs):
-            kind = _kind(run)
-            if kind == "end":
-                depth += 1
-            elif kind == "begin":
-                depth -= 1
-                if depth < 0:
-                    return True
-        node = node.getprevious()
+    root = begin.getroottree().getroot()
+    for run in root.iter(_R):
+        if run is begin:
+            return depth > 0
+        kind = _kind(run)
+        if kind not in ("begin", "end") or _gone(run, root):
+            continue
+        depth = depth + 1 if kind == "begin" else max(0, depth - 1)
     return False
 
 
@@ -149,22 +145,23 @@ _GONE = frozenset(
 )
 
 
+def _gone(run: etree._Element, top: etree._Element) -> bool:
+    """Is ``run`` deleted, moved away or an ``mc:Fallback`` copy (below ``top``)?"""
+    node = run.getparent()
+    while node is not None and node is not top:
+        if node.tag in _GONE:
+            return True
+        node = node.getparent()
+    return False
+
+
 def open_at_end(p: etree._Element) -> bool:
     """Does a field begun in paragraph ``p`` (in its own runs, as read: not deleted, not an
     ``mc:Fallback``) run on past its end?  A paragraph put after it would be inside the field."""
     depth = 0
     for run in p.iter(_R):
         kind = _kind(run)
-        if kind is None:
-            continue
-        node = run.getparent()
-        gone = False
-        while node is not None and node is not p:
-            if node.tag in _GONE:
-                gone = True
-                break
-            node = node.getparent()
-        if gone:
+        if kind is None or _gone(run, p):
             continue
         if kind == "begin":
             depth += 1
