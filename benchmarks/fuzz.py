@@ -7,10 +7,12 @@ over the targets:
 * ``mutated packages``: valid packages with members dropped, duplicated, renamed; content types
   swapped; DOCTYPEs injected; elements wrapped in ``mc:AlternateContent`` or unknown
   namespaces; members corrupted, truncated or stored; the finished zip corrupted;
-* ``random WordprocessingML``: random bodies (runs, tabs, breaks, symbols, fields, revisions,
-  hyperlinks, content controls, tables, ``mc:`` and unknown wrappers) edited with anchors quoted
-  from their own view; the output, every revision accepted, must read as the input with the
-  reported replacements;
+* ``random WordprocessingML``: random bodies (runs, tabs, breaks, symbols, fields -- loose field
+  characters and whole complex fields --, revisions, both sides of tracked moves, hyperlinks,
+  content controls, tables, ``mc:`` and unknown wrappers) edited with anchors quoted from their
+  own view: replacements (a deletion spanning a field among them) and ``insert_after`` /
+  ``insert_before`` entries with random levels and hostile texts; the output, every revision
+  accepted, must read as the input with the reported replacements and inserted paragraphs;
 * ``hostile replies``: random JSON (edits under every alias, wrong types, huge numbers, NULs),
   fenced, wrapped in prose, truncated, spliced with garbage, or as broken UTF-8;
 * ``corrupted files``: byte flips, insertions and deletions anywhere in a valid .docx;

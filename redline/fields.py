@@ -18,6 +18,20 @@ from .ooxml import w
 
 _R, _FLD_CHAR, _INSTR = w("r"), w("fldChar"), w("instrText")
 _TYPE = w("fldCharType")
+_INS = w("ins")
+# range markup that may stand among the runs of a result without being any of its text
+_QUIET = frozenset(
+    w(n)
+    for n in (
+        "bookmarkStart",
+        "bookmarkEnd",
+        "commentRangeStart",
+        "commentRangeEnd",
+        "proofErr",
+        "permStart",
+        "permEnd",
+    )
+)
 
 
 def _kind(run: etree._Element) -> str | None:
@@ -26,6 +40,22 @@ def _kind(run: etree._Element) -> str | None:
         if child.tag == _FLD_CHAR:
             return child.get(_TYPE)
     return None
+
+
+def _inside_another(begin: etree._Element) -> bool:
+    """Does the field starting at run ``begin`` lie inside another field that starts earlier in
+    the part (a begin before it, in document order, with no end between; deleted and
+    ``mc:Fallback`` runs aside)?  Deleting its code would change what that other field holds."""
+    depth = 0
+    root = begin.getroottree().getroot()
+    for run in root.iter(_R):
+        if run is begin:
+            return depth > 0
+        kind = _kind(run)
+        if kind not in ("begin", "end") or _gone(run, root):
+            continue
+        depth = depth + 1 if kind == "begin" else max(0, depth - 1)
+    return False
 
 
 def code_runs(result_text: etree._Element) -> list[etree._Element] | None:
@@ -48,7 +78,7 @@ def code_runs(result_text: etree._Element) -> list[etree._Element] | None:
                 separate_seen = True
                 before.append(node)
             elif kind == "begin":
-                if not separate_seen:
+                if not separate_seen or _inside_another(node):
                     return None
                 before.append(node)
                 break
@@ -75,3 +105,66 @@ def code_runs(result_text: etree._Element) -> list[etree._Element] | None:
             return None
         node = node.getnext()
     return None
+
+
+def lift_typed_text(
+    code: tuple[etree._Element, ...] | list[etree._Element], ours: set[etree._Element]
+) -> None:
+    """After the code runs ``code`` of fields typed over were deleted (each run in a ``w:del``
+    of ours): move the new text (our ``w:ins``) that stands in a field's result to just after
+    the field's deleted end, where Word puts text typed over a field -- when nothing of the
+    old result is left alive there (all of it deleted by us).  Between a deleted separate
+    and a deleted end, LibreOffice reads the new text as the deleted field's result and drops
+    it when it accepts the changes."""
+    separate: etree._Element | None = None
+    for run in code:
+        kind = _kind(run)
+        if kind == "separate":
+            separate = run
+        elif kind == "end" and separate is not None:
+            start, end = separate.getparent(), run.getparent()
+            separate = None
+            if start is None or end is None or start not in ours or end not in ours:
+                continue
+            between: list[etree._Element] = []
+            node = start.getnext()
+            while node is not None and node is not end:
+                between.append(node)
+                node = node.getnext()
+            if node is None or not all(el in ours or el.tag in _QUIET for el in between):
+                continue  # (not siblings, or some of the old result still stands there)
+            anchor = end
+            for el in between:
+                if el.tag == _INS:
+                    anchor.addnext(el)
+                    anchor = el
+
+
+_GONE = frozenset(
+    (w("del"), w("moveFrom"), "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback")
+)
+
+
+def _gone(run: etree._Element, top: etree._Element) -> bool:
+    """Is ``run`` deleted, moved away or an ``mc:Fallback`` copy (below ``top``)?"""
+    node = run.getparent()
+    while node is not None and node is not top:
+        if node.tag in _GONE:
+            return True
+        node = node.getparent()
+    return False
+
+
+def open_at_end(p: etree._Element) -> bool:
+    """Does a field begun in paragraph ``p`` (in its own runs, as read: not deleted, not an
+    ``mc:Fallback``) run on past its end?  A paragraph put after it would be inside the field."""
+    depth = 0
+    for run in p.iter(_R):
+        kind = _kind(run)
+        if kind is None or _gone(run, p):
+            continue
+        if kind == "begin":
+            depth += 1
+        elif kind == "end" and depth:
+            depth -= 1
+    return depth > 0

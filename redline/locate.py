@@ -54,7 +54,7 @@ _NEAR_PAD = 4  # tokens of slack either side of a candidate window
 # Someone's deletion (and a move's source), read from the one table; the text in them.
 _DELETIONS = tags(Role.DELETED)
 _TEXTS = (*tags(Role.TEXT), w("delText"))
-_AUTHOR, _DATE = w("author"), w("date")
+_AUTHOR, _DATE, _MOVE_FROM = w("author"), w("date"), w("moveFrom")
 _LABELLED_MIN = 3  # characters a quote must hold besides its labels to be found by them
 # Location(**fields), validated the same, without keyword-argument handling (half the cost).
 _new_location: Callable[[dict[str, object]], Location] = Location.__pydantic_validator__.validate_python
@@ -187,7 +187,7 @@ class Locator:
         self._scans = 0
         self._found: dict[str, Found] = {}
         self._labels: set[str] | None = None
-        self._deletions: list[tuple[int, str, str | None, str | None]] | None = None
+        self._deletions: list[tuple[int, str, str | None, str | None, bool]] | None = None
 
     @property
     def normalized(self) -> NormalizedText:
@@ -367,26 +367,28 @@ class Locator:
         needle = " ".join(normalize(quote).split())
         if len(needle) < 3:
             return None
-        for index, text, author, date in self._deleted_texts():
+        for index, text, author, date, moved in self._deleted_texts():
             if needle in text:
                 para = self.view.paragraphs[index]
                 who = author or "another author"
                 when = f" on {date[:10]}" if date else ""
+                did, what = ("moved away", "move") if moved else ("deleted", "deletion")
                 return Refusal(
                     code=Code.DELETED_TEXT,
-                    message=f"The anchor is text that {who} deleted{when} (a tracked deletion) in "
+                    message=f"The anchor is text that {who} {did}{when} (a tracked {what}) in "
                     f"{self.where(para.start)}: it is not in the document as it now reads.",
                     hint="Quote the passage as it now reads (without the deleted words), or have "
-                    f"{who}'s deletion rejected first and quote it then.",
+                    f"{who}'s {what} rejected first and quote it then.",
                     nearest_location=self.location(para.start, para.end),
                 )
         return None
 
-    def _deleted_texts(self) -> list[tuple[int, str, str | None, str | None]]:
+    def _deleted_texts(self) -> list[tuple[int, str, str | None, str | None, bool]]:
         """Per paragraph holding a tracked deletion: its text with the deletions put back
-        (normalised, spaces collapsed), and the first deletion's author and date."""
+        (normalised, spaces collapsed), the first deletion's author and date, and whether it
+        is the source of a move (``w:moveFrom``)."""
         if self._deletions is None:
-            out: list[tuple[int, str, str | None, str | None]] = []
+            out: list[tuple[int, str, str | None, str | None, bool]] = []
             working = self.view.working
             # Only the parts that hold a deletion are looked into (a scanned view parses a
             # part for it): a verify-only view, or a part the parser refuses, has none to show.
@@ -409,7 +411,8 @@ class Locator:
                     continue
                 pieces = [el.text or "" for el in p.iter(*_TEXTS)]
                 text = " ".join(normalize("".join(pieces)).split())
-                out.append((para.index, text, first.get(_AUTHOR), first.get(_DATE)))
+                moved = first.tag == _MOVE_FROM
+                out.append((para.index, text, first.get(_AUTHOR), first.get(_DATE), moved))
             self._deletions = out
         return self._deletions
 

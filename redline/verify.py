@@ -19,12 +19,14 @@ from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, Mat
 from shared_schema.models import NO_ANCHOR_ACTIONS
 
 from .collector import paused
-from .fields import code_runs
+from .crossref import CrossRef, ref_note, retarget
+from .fields import code_runs, open_at_end
 from .hints import HintBudget
 from .locate import Found, Locator
+from .moves import move_note, movers
 from .normalize import normalize
 from .sections import Head, label_key, split_label
-from .view import DocumentView, SpanFlag, SpanKind
+from .view import DocumentView, Paragraph, SpanFlag, SpanKind
 from .worddiff import word_diff
 
 HINTED_CANDIDATES = 20  # candidates of an ambiguous anchor that get a unique extension in the hint
@@ -50,6 +52,9 @@ class Planned:
     # deletes a field you type over (the typed text stays, as plain text).
     fields: tuple[etree._Element, ...] = ()
     comment: bool = False  # a comment (``rationale`` its text) on the range; the text unchanged
+    # New REF fields the replacement holds as marks (redline.crossref): the typed-over field's
+    # new text names another numbered clause.
+    refs: tuple[CrossRef, ...] = ()
 
 
 @dataclass
@@ -82,7 +87,8 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
     results: list[EditResult] = []
     found_of: dict[int, Found] = {}
     replacement_of: dict[int, str] = {}
-    fields_of: dict[int, tuple[etree._Element, ...]] = {}
+    fields_of: dict[tuple[int, int], tuple[etree._Element, ...]] = {}  # (edit, range start)
+    refs_of: dict[tuple[int, int], tuple[str, tuple[CrossRef, ...]]] = {}  # (edit, range start)
     stale = revision is not None and revision != view.revision
     if len(edits) > 8 and not stale:
         locator.prepare()  # index once now rather than after a few full scans
@@ -161,33 +167,48 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
                 "Send the text as it should read after the change, or drop the edit.",
             )
             continue
-        typed_over: list[tuple[str, list[etree._Element]]] = []
+        typed_over: list[tuple[str, list[etree._Element], int, int]] = []
         reason = _unsupported(locator, found, replacement, found.kind is MatchKind.EXACT, typed_over)
         if reason:
             _refuse(
                 result,
                 EditStatus.UNSUPPORTED,
                 reason,
-                "Quote only ordinary text of one story; leave field results and moved text alone.",
+                "Quote only ordinary text of one story; leave field results alone.",
             )
             continue
         found_of[i] = found
         replacement_of[i] = replacement
+        moved = [who for s, e in found.ranges for who in movers(view, s, e) or ()]
+        if moved:
+            result.notes.append(move_note(list(dict.fromkeys(moved))))
         if typed_over:
-            fields_of[i] = tuple(run for _, runs in typed_over for run in runs)
-            for text, _ in typed_over:
-                result.notes.append(
-                    f"The field showing \u201c{text}\u201d is deleted with the text typed over it, "
-                    "as Word does: the new text is plain text and no longer updates."
-                )
+            retargeted: set[str] = set()
+            for s, e in found.ranges:
+                mine = [(fs, fe, runs) for _, runs, fs, fe in typed_over if s <= fs and fe <= e]
+                fields_of[(i, s)] = tuple(run for _, _, runs in mine for run in runs)
+                marked, refs = retarget(view, s, e, replacement, found.kind is MatchKind.EXACT, mine)
+                if refs:
+                    refs_of[(i, s)] = (marked, tuple(refs))
+                    for ref in refs:
+                        if ref.old not in retargeted:
+                            retargeted.add(ref.old)
+                            result.notes.append(ref_note(view, ref))
+            for text, _, _, _ in typed_over:
+                if text not in retargeted:
+                    result.notes.append(
+                        f"The field showing \u201c{text}\u201d is deleted with the text typed over it, "
+                        "as Word does: the new text is plain text and no longer updates."
+                    )
 
     _refuse_overlaps(results, found_of)
     planned = [
-        _planned(locator, results[i].index, edits[i], s, e, replacement_of[i], fields_of.get(i, ()))
+        _planned(locator, results[i].index, edits[i], s, e, replacement_of[i], fields_of.get((i, s), ()),
+                 refs_of.get((i, s)))
         for i, found in found_of.items()
         if results[i].error is None
         for s, e in found.ranges
-    ]
+    ]  # fmt: skip
     planned.sort(key=lambda p: p.start)
     return Verification(results, planned)
 
@@ -341,6 +362,7 @@ def _planned(
     e: int,
     replacement: str,
     fields: tuple[etree._Element, ...] = (),
+    refs: tuple[str, tuple[CrossRef, ...]] | None = None,
 ) -> Planned:
     if edit.action == "comment":
         return Planned(index, s, e, "", False, replacement, comment=True)
@@ -349,6 +371,8 @@ def _planned(
     if edit.action == "insert_before":
         return Planned(index, s, e, replacement + "\n", False, edit.rationale, True, edit.level or 0)
     exact = locator.view.text[s:e] == edit.anchor
+    if refs is not None:  # new cross-reference fields stand as marks in the replacement
+        return Planned(index, s, e, refs[0], exact, edit.rationale, fields=fields, refs=refs[1])
     return Planned(index, s, e, replacement, exact, edit.rationale, fields=fields)
 
 
@@ -359,12 +383,20 @@ def _insertion(locator: Locator, edit: Edit, result: EditResult, found: Found) -
     points: list[tuple[int, int]] = []
     for s, e in found.ranges:
         para = view.paragraph_at(max(s, e - 1)) if edit.action == "insert_after" else view.paragraph_at(s)
-        if para.field_code:
+        para = _as_read(view, para, edit.action == "insert_after")
+        after = view.paragraphs[para.index + 1] if para.index + 1 < len(view.paragraphs) else None
+        if para.field_code or (
+            # a field that begins in it and runs on: a paragraph after it would be inside too
+            edit.action == "insert_after"
+            and ((after is not None and after.story_no == para.story_no and after.field_code)
+                 or _field_runs_on(para))
+        ):  # fmt: skip
             _refuse(
                 result,
                 EditStatus.UNSUPPORTED,
-                "The paragraph holding the anchor lies inside a field's instructions (a field "
-                "whose code runs across paragraphs): no paragraph can be added beside it.",
+                "The paragraph holding the anchor lies inside a field's instructions, or a field "
+                "begun in it runs on past its end (a field whose code runs across paragraphs): no "
+                "paragraph can be added beside it.",
                 "Quote text from a neighbouring paragraph.",
             )
             return None
@@ -372,6 +404,29 @@ def _insertion(locator: Locator, edit: Edit, result: EditResult, found: Found) -
         if (at, at) not in points:
             points.append((at, at))
     return Found(points, found.kind, list(found.tolerances), found.truncated)
+
+
+def _field_runs_on(para: Paragraph) -> bool:
+    """Does a field begun in ``para`` run on past its end (see :func:`redline.fields.open_at_end`)?"""
+    try:
+        return open_at_end(para.element)
+    except TypeError:  # a verify-only view holds no trees
+        return False
+
+
+def _as_read(view: DocumentView, para: Paragraph, forward: bool) -> Paragraph:
+    """The last (``forward``) or first view paragraph of the paragraph ``para`` is part of as
+    the document reads: paragraphs another author's deleted mark joined (no separator between
+    them in the view) are one."""
+    paragraphs = view.paragraphs
+    while True:
+        k = para.index + (1 if forward else -1)
+        if not 0 <= k < len(paragraphs) or paragraphs[k].story_no != para.story_no:
+            return para
+        other = paragraphs[k]
+        if (other.start != para.end) if forward else (other.end != para.start):
+            return para
+        para = other
 
 
 def _full_cite(head: Head) -> str:
@@ -449,7 +504,7 @@ def _unsupported(
     found: Found,
     replacement: str,
     exact: bool = False,
-    typed_over: list[tuple[str, list[etree._Element]]] | None = None,
+    typed_over: list[tuple[str, list[etree._Element], int, int]] | None = None,
 ) -> str | None:
     view = locator.view
     starts, flags, para_starts = view.span_starts, view.span_flags, view.para_starts
@@ -465,7 +520,7 @@ def _unsupported(
             )
         lo = max(0, bisect.bisect_right(starts, s) - 1)
         covered = flags[lo : bisect.bisect_left(starts, e)]
-        if any(covered):
+        if any(covered):  # noqa: SIM102 - (kept apart: other flags were checked here)
             if any(flag & SpanFlag.FIELD_RESULT for flag in covered):
                 touched = None
                 for fs, fe in _fields_touched(view, lo, s, e, replacement, exact):
@@ -475,7 +530,7 @@ def _unsupported(
                         touched = text
                         break
                     assert typed_over is not None
-                    typed_over.append((text, runs))
+                    typed_over.append((text, runs, fs, fe))
                 if touched is not None:
                     shown = f"\u201c{touched}\u201d: " if touched else ""
                     return (
@@ -483,8 +538,6 @@ def _unsupported(
                         "computes, such as a cross-reference, page or note number, a date or a "
                         "form field), which is not text to type over; words around it may change."
                     )
-            if any(flag & SpanFlag.MOVE_TO for flag in covered):
-                return "The anchor covers text inside a tracked move, which cannot be edited safely."
         if bisect.bisect_right(para_starts, s) == bisect.bisect_right(para_starts, max(s, e - 1)):
             continue  # within one paragraph
         first, last = view.paragraph_at(s), view.paragraph_at(max(s, e - 1))

@@ -37,6 +37,8 @@ from typing import Literal
 
 from lxml import etree
 
+from .crossref import bookmark, place_fields
+from .fields import lift_typed_text
 from .ooxml import W_NS, XML_SPACE, w
 from .splice import Splice
 from .typography import ALL_QUOTES, follow_quotes, guillemet_space, quote_style
@@ -163,6 +165,8 @@ class Writer:
         # view offset -> the first thing a later range inserted there (an earlier range's
         # text for the same offset goes before it)
         self._inserted_at: dict[int, etree._Element] = {}
+        self._ref_names: dict[int, str] = {}  # view paragraph -> its bookmark for new REF fields
+        self._inserted_after: dict[int, etree._Element] = {}  # view paragraph -> its last insert_after
 
     @property
     def quotes(self) -> str | None:
@@ -187,9 +191,15 @@ class Writer:
         """Write ``planned``; ``also``: view ranges something else changes in the same trees
         afterwards (decisions, comment threads), for the splice to serialise too."""
         ordered = sorted((self._with_marks(p) for p in planned), key=lambda p: p.start, reverse=True)
+        # the clauses new cross-references refer to get a bookmark (redline.crossref)
+        targets = sorted({ref.target for p in ordered for ref in p.refs})
         if self.splice is not None:
-            ranges = [*((p.start, p.end) for p in ordered), *also]
-            self.splice.plan(ranges, joins=not self.options.track)
+            spans = [*((p.start, p.end) for p in ordered), *also]
+            spans += [(self.view.paragraphs[t].start, self.view.paragraphs[t].end) for t in targets]
+            self.splice.plan(spans, joins=not self.options.track)
+        for target in targets:
+            self._ref_names[target] = bookmark(self.view, target, self.new_id)
+            self.result.touched_parts.add(self.view.paragraphs[target].part)
         for plan in ordered:
             self._write_one(plan)
         self.result.touched_paragraphs = self._renumber()
@@ -270,8 +280,12 @@ class Writer:
             else:
                 created.append(self._replace(a, b, text))
         made = [el for op in reversed(created) for el in op]
+        if plan.refs:  # new cross-references stand as marks in the new text
+            place_fields(made, plan.refs, self._ref_names)
         for run in plan.fields:  # a field typed over goes, its typed text stays (as Word does)
             self._delete_field_run(run)
+        if plan.fields and self.options.track:  # the typed text after the field, as Word puts it
+            lift_typed_text(plan.fields, self._ours)
         if (
             self.options.comments
             and plan.rationale
@@ -319,7 +333,9 @@ class Writer:
         pieces = self._pieces[para.index]
         fmt = next(p.iter(_R), None)
         made: list[etree._Element] = []
-        anchor = p
+        # after the paragraphs an earlier entry inserted after it: new paragraphs keep the
+        # reply's order
+        anchor = self._inserted_after.get(para.index, p) if after else p
         level = max(0, min(8, (para.ilvl or 0) + plan.level)) if plan.level else None
         for line in lines:
             new = _shallow_copy(p, skip=_PARA_IDS)
@@ -349,6 +365,8 @@ class Writer:
                 p.addprevious(new)
                 pieces.insert(pieces.index(p), new)
             self._origin[new] = para.index
+        if after:
+            self._inserted_after[para.index] = anchor
         if self.options.comments and plan.rationale and made and para.story not in ("header", "footer"):
             self._comment(made[0], made[-1], plan.rationale)
         self._ranges.append((plan.edit_index, self._olds, self._holders))

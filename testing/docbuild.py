@@ -13,7 +13,8 @@ Inline notation inside :func:`P` (and every container that takes items):
 * a ``str`` is plain text; ``|`` separates runs (``"a |b"`` is two runs: ``a `` and ``b``),
   ``\\t`` becomes ``w:tab`` and ``\\n`` becomes ``w:br`` inside the run;
 * :func:`R` / :func:`B` / :func:`I` are runs with properties;
-* :func:`Link`, :func:`SmartTag`, :func:`Sdt`, :func:`Ins`, :func:`Del` wrap items;
+* :func:`Link`, :func:`SmartTag`, :func:`Sdt`, :func:`Ins`, :func:`Del`, :func:`MoveFrom`,
+  :func:`MoveTo` wrap items;
 * :func:`BmStart`, :func:`BmEnd`, :func:`CommentStart`, :func:`CommentEnd`, :func:`Field` and
   :func:`Raw` add the other things a paragraph holds.
 
@@ -138,6 +139,32 @@ def Del(text: str, *, author: str = "Alice", id: int | None = None) -> Xml:
     )
 
 
+def MoveFrom(*items: object, name: str = "move1", author: str = "Alice") -> Xml:
+    """The source of another author's tracked move (``w:moveFromRangeStart``, ``w:moveFrom``
+    around ``items`` -- plain text becomes ``w:delText`` runs -- and ``w:moveFromRangeEnd``),
+    paired by ``name`` with a :func:`MoveTo`."""
+    rng, rid = next(_ids), next(_ids)
+    body = "".join(
+        x if isinstance(x, Xml) else f"<w:r>{_run_content(str(x), 'w:delText')}</w:r>" for x in items
+    )
+    return Xml(
+        f'<w:moveFromRangeStart w:id="{rng}" w:author={quoteattr(author)} w:date="{DATE}" '
+        f'w:name="{name}"/><w:moveFrom w:id="{rid}" w:author={quoteattr(author)} w:date="{DATE}">'
+        f'{body}</w:moveFrom><w:moveFromRangeEnd w:id="{rng}"/>'
+    )
+
+
+def MoveTo(*items: object, name: str = "move1", author: str = "Alice") -> Xml:
+    """The destination of another author's tracked move: ``w:moveToRangeStart``, ``w:moveTo``
+    around ``items`` (runs, as :func:`P` reads them), ``w:moveToRangeEnd``."""
+    rng, rid = next(_ids), next(_ids)
+    return Xml(
+        f'<w:moveToRangeStart w:id="{rng}" w:author={quoteattr(author)} w:date="{DATE}" '
+        f'w:name="{name}"/><w:moveTo w:id="{rid}" w:author={quoteattr(author)} w:date="{DATE}">'
+        f'{_items(items)}</w:moveTo><w:moveToRangeEnd w:id="{rng}"/>'
+    )
+
+
 def BmStart(name: str, id: int) -> Xml:
     return Xml(f'<w:bookmarkStart w:id="{id}" w:name="{name}"/>')
 
@@ -216,12 +243,14 @@ def docx(
     *blocks: object,
     comments: str | None = None,
     extra: dict[str, bytes] | None = None,
+    numbering: str | None = None,
     sect: bool = True,
 ) -> bytes:
     """A complete package with ``blocks`` as its body.
 
     ``comments`` is the inner XML of an existing ``w:comments`` part (``None``: no comments
-    part).  ``extra`` adds untouched members (e.g. media) after the XML parts.
+    part).  ``extra`` adds untouched members (e.g. media) after the XML parts.  ``numbering``
+    is the inner XML of a ``w:numbering`` part (``None``: none).
     """
     body = "".join(b if isinstance(b, Xml) else P(str(b)) for b in blocks)
     if sect:
@@ -243,6 +272,12 @@ def docx(
         overrides.append(f'<Override PartName="/word/comments.xml" ContentType="{CT_WML}comments+xml"/>')
         xml = f"{DECL}<w:comments {NAMESPACES}>{comments}</w:comments>"
         parts.append(("word/comments.xml", xml.encode()))
+    if numbering is not None:
+        rels.append(f'<Relationship Id="rIdNumbering" Type="{REL}numbering" Target="numbering.xml"/>')
+        overrides.append(f'<Override PartName="/word/numbering.xml" ContentType="{CT_WML}numbering+xml"/>')
+        parts.append(
+            ("word/numbering.xml", f"{DECL}<w:numbering {NAMESPACES}>{numbering}</w:numbering>".encode())
+        )
     types = (
         f'{DECL}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
         '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.'

@@ -3,7 +3,7 @@
 Run by a Python that has LibreOffice's ``uno`` module (Debian's ``python3-uno``:
 ``/usr/bin/python3``), not by the project's virtual environment:
 
-    /usr/bin/python3 tests/libreoffice_accept.py OUTDIR PROFILE_URL DOC.docx ...
+    /usr/bin/python3 tests/libreoffice_accept.py [--reject] OUTDIR PROFILE_URL DOC.docx ...
 
 For each document: a copy is opened in a headless LibreOffice of its own (``PROFILE_URL``, a
 ``file://`` URL of an empty folder), ``.uno:AcceptAllTrackedChanges`` is dispatched, and the
@@ -64,7 +64,7 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
-def _accept_one(ctx: Any, doc: str, copy: str, outdir: str) -> None:
+def _accept_one(ctx: Any, doc: str, copy: str, outdir: str, command: str) -> None:
     smgr = ctx.ServiceManager
     desktop = smgr.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
     dispatcher = smgr.createInstanceWithContext("com.sun.star.frame.DispatchHelper", ctx)
@@ -74,9 +74,11 @@ def _accept_one(ctx: Any, doc: str, copy: str, outdir: str) -> None:
         raise RuntimeError("not opened")
     try:
         frame = comp.getCurrentController().getFrame()
-        dispatcher.executeDispatch(frame, ".uno:AcceptAllTrackedChanges", "", 0, ())
+        if os.environ.get("REDLINE_LO_UPDATE_FIELDS"):  # fields computed by LibreOffice, not as stored
+            comp.getTextFields().refresh()
+        dispatcher.executeDispatch(frame, command, "", 0, ())
         if comp.getRedlines().getCount():
-            raise RuntimeError("tracked changes left after accepting them all")
+            raise RuntimeError("tracked changes left after deciding them all")
         stem = os.path.splitext(os.path.basename(doc))[0]
         url = uno.systemPathToFileUrl(os.path.join(os.path.abspath(outdir), stem + ".txt"))
         comp.storeToURL(url, (_prop("FilterName", "Text (encoded)"), _prop("FilterOptions", "UTF8")))
@@ -86,7 +88,7 @@ def _accept_one(ctx: Any, doc: str, copy: str, outdir: str) -> None:
         desktop.terminate()
 
 
-def main(outdir: str, profile: str, docs: list[str]) -> int:
+def main(outdir: str, profile: str, docs: list[str], command: str = ".uno:AcceptAllTrackedChanges") -> int:
     work = tempfile.mkdtemp(prefix="libreoffice-accept-")
     failed = 0
     try:
@@ -97,7 +99,7 @@ def main(outdir: str, profile: str, docs: list[str]) -> int:
             watchdog = threading.Timer(_PER_DOCUMENT, os.killpg, (proc.pid, signal.SIGKILL))
             watchdog.start()  # LibreOffice hangs on some documents: this one's group goes
             try:
-                _accept_one(ctx, doc, copy, outdir)
+                _accept_one(ctx, doc, copy, outdir, command)
             except Exception as exc:  # a crash of LibreOffice is one document's failure
                 failed += 1
                 print(f"{doc}: {type(exc).__name__}: {exc}", file=sys.stderr)
@@ -110,4 +112,7 @@ def main(outdir: str, profile: str, docs: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3:]))
+    args = sys.argv[1:]
+    if args[:1] == ["--reject"]:
+        sys.exit(main(args[1], args[2], args[3:], ".uno:RejectAllTrackedChanges"))
+    sys.exit(main(args[0], args[1], args[2:]))

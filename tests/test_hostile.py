@@ -54,6 +54,7 @@ from redline.apply import ApplyOptions, Outcome, apply_reply
 from redline.ooxml import MC_NS, R_NS, REL_COMMENTS, REL_HEADER, REL_NUMBERING, W_NS, W_STRICT_NS, w
 from redline.package import CODES, Package, PackageError
 from redline.view import build_view
+from redline.wordml import RANGE_MARKUP
 from redline_cli.redline import main as redline_main
 from shared_schema import EditStatus
 from testing import hostile_docs as h
@@ -805,9 +806,16 @@ def _accepted(view: Any, spots: list[tuple[int, int, str]] | None = None) -> str
     chars = [" " if c == "\n" and i not in separators else c for i, c in enumerate(view.text)]
     for at in _joined(view) + _emptied_last(view, spots or []):
         chars[at] = ""
-    for start, end, replacement in sorted(spots or [], reverse=True):
-        chars[start:end] = [replacement]
-    return "".join(chars)
+    # Each spot's characters go and its text stands before the character it starts at (spots at
+    # one place in their order): new paragraphs put at the end of a paragraph a strike takes
+    # whole stay, as they do in the document.
+    before: dict[int, list[str]] = {}
+    for start, end, text in spots or []:
+        chars[start:end] = [""] * (end - start)
+        before.setdefault(start, []).append(text)
+    return "".join("".join(before.get(k, ())) + c for k, c in enumerate(chars)) + "".join(
+        before.get(len(chars), ())
+    )
 
 
 def accepted_text(data: bytes) -> str:
@@ -815,15 +823,56 @@ def accepted_text(data: bytes) -> str:
     return _accepted(build_view(Package.from_bytes(data)))
 
 
-def expected_text(data: bytes, outcome: Outcome, breaks: bool | tuple[bool, ...] = True) -> str:
+def _inserted(view: Any, e: Any, entry: dict[str, object]) -> list[tuple[int, int, str]]:
+    """Where an applied insert_after / insert_before entry's paragraphs stand in the accepted
+    text: at the end (start) of the paragraph holding each located anchor, one line each (blank
+    lines none).  After a paragraph whose mark is deleted, the first new paragraph is what it
+    joins, so the separator goes after the new lines."""
+    text = str(entry.get("text") or "").replace("\r", "\n")
+    lines = "\n".join(line for line in text.split("\n") if line.strip())
+    spots = []
+    joins = set(_joined(view))
+    for loc in e.locations:
+        if entry["action"] == "insert_after":
+            para = view.paragraph_at(max(loc.start, loc.end - 1))
+            while para.index + 1 < len(view.paragraphs) and view.paragraphs[para.index + 1].start == para.end:
+                para = view.paragraphs[para.index + 1]  # (joined to it as the view reads: one paragraph)
+            if not _mark_deleted(para.element):
+                spots.append((para.end, para.end, f"\n{lines}"))
+            else:  # (its separator, if it has one in its story, goes after the new lines)
+                spots.append((para.end, para.end, f"{lines}\n" if para.end in joins else lines))
+        else:
+            para = view.paragraph_at(loc.start)
+            while para.index > 0 and view.paragraphs[para.index - 1].end == para.start:
+                para = view.paragraphs[para.index - 1]
+            spots.append((para.start, para.start, f"{lines}\n"))
+    return spots if lines else []
+
+
+def expected_text(
+    data: bytes,
+    outcome: Outcome,
+    breaks: bool | tuple[bool, ...] = True,
+    entries: list[dict[str, object]] | None = None,
+) -> str:
     """The input's accepted text with every applied edit's replacement at its locations. With
     ``breaks=False`` a line break in a replacement is a line break, not a new paragraph: what the
     writer falls back to where no paragraph can end (inside a content control, ``mc:Choice``).
     A tuple chooses per location (in report order): the fallback is decided where each edit lands."""
+    view = build_view(Package.from_bytes(data))
+    inserts = [
+        spot
+        for e in outcome.report.edits
+        if e.status == EditStatus.APPLIED
+        and entries
+        and entries[e.index].get("action", "replace") != "replace"
+        for spot in _inserted(view, e, entries[e.index])
+    ]
     places = [
         (loc.start, loc.end, e.replacement)
         for e in outcome.report.edits
         if e.status == EditStatus.APPLIED
+        and not (entries and entries[e.index].get("action", "replace") != "replace")
         for loc in e.locations
     ]
     choice = breaks if isinstance(breaks, tuple) else (breaks,) * len(places)
@@ -831,15 +880,57 @@ def expected_text(data: bytes, outcome: Outcome, breaks: bool | tuple[bool, ...]
         (start, end, text if keep else text.replace("\n", " "))
         for (start, end, text), keep in zip(places, choice, strict=True)
     ]
-    return _accepted(build_view(Package.from_bytes(data)), spots)
+    struck = [_struck(view, spot) for spot in spots]
+    # after a paragraph struck whole (its mark too), the new paragraphs are what it joins
+    inserts = [
+        (a, b, f"{text[1:]}\n")
+        if text.startswith("\n") and any(s <= a < e and not t for s, e, t in struck)
+        else (a, b, text)
+        for a, b, text in inserts
+    ]
+    return _accepted(view, struck + inserts)
 
 
-def expected_texts(data: bytes, outcome: Outcome) -> set[str]:
-    """Every :func:`expected_text`, each location's line breaks a new paragraph or not."""
-    count = sum(len(e.locations) for e in outcome.report.edits if e.status == EditStatus.APPLIED)
+def _struck(view: Any, spot: tuple[int, int, str]) -> tuple[int, int, str]:
+    """A spot that strikes whole paragraphs takes their separators too (README, "Strike a
+    clause"): the paragraphs join the next one when it is their element's next sibling
+    paragraph in the same story (not across a table, a content control, a story's end)."""
+    start, end, text = spot
+    if text.strip():
+        return spot
+    paras = view.paragraphs_between(start, end)
+    first, last = paras[0], paras[-1]
+    whole = view.text[first.start : start].strip() == "" and view.text[end : last.end].strip() == ""
+    if not whole or not view.text[first.start : first.end].strip():
+        return spot
+    k = last.index + 1
+    if k >= len(view.paragraphs) or view.paragraphs[k].story_no != last.story_no:
+        return spot
+    after = view.paragraphs[k]
+    sibling = last.element.getnext()
+    while sibling is not None and sibling.tag in RANGE_MARKUP:
+        sibling = sibling.getnext()
+    if sibling is not after.element or last.field_code or after.field_code:
+        return spot
+    return (first.start, after.start, text)
+
+
+def expected_texts(data: bytes, outcome: Outcome, entries: list[dict[str, object]] | None = None) -> set[str]:
+    """Every :func:`expected_text`, each location's line breaks a new paragraph or not (the
+    paragraphs of ``entries`` that are insert actions are always paragraphs)."""
+
+    def replaces(e: Any) -> bool:
+        return not (entries and entries[e.index].get("action", "replace") != "replace")
+
+    count = sum(
+        len(e.locations) for e in outcome.report.edits if e.status == EditStatus.APPLIED and replaces(e)
+    )
     if count > 6:  # (the fuzz makes at most three edits)
-        return {expected_text(data, outcome), expected_text(data, outcome, breaks=False)}
-    return {expected_text(data, outcome, choice) for choice in itertools.product((True, False), repeat=count)}
+        return {expected_text(data, outcome, True, entries), expected_text(data, outcome, False, entries)}
+    return {
+        expected_text(data, outcome, choice, entries)
+        for choice in itertools.product((True, False), repeat=count)
+    }
 
 
 _TOLERATED = str.maketrans(
@@ -1484,14 +1575,26 @@ def inline_xml(draw: st.DrawFn, depth: int = 0, inside: tuple[str, ...] = ()) ->
             "unknown",
             "bookmark",
             "comment",
+            "moveTo",
+            "moveFrom",
+            "field",
         ]
     if KNOWN_BUGS["nested inline containers"] and {"ins", "hyperlink", "smartTag"} & set(inside):
         kinds = ["run"]
     kind = draw(st.sampled_from(kinds))
     if kind == "run":
         return draw(run_xml())
-    inner = "".join(draw(st.lists(inline_xml(depth + 1, (*inside, kind)), min_size=1, max_size=3)))
     i = draw(st.integers(100, 999))
+    if kind == "field":  # a whole complex field: a cross-reference or a page number, its result
+        instr = draw(st.sampled_from([" REF _Ref123 \\r \\h ", " PAGE ", " NOTEREF _Ref9 \\h "]))
+        result = draw(st.sampled_from(["4.2", "7", "Section 4.2", "12 (b)"]))
+        return (
+            '<w:r><w:fldChar w:fldCharType="begin"/></w:r>'
+            f'<w:r><w:instrText xml:space="preserve">{instr}</w:instrText></w:r>'
+            f'<w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r>{_t(result)}</w:r>'
+            '<w:r><w:fldChar w:fldCharType="end"/></w:r>'
+        )
+    inner = "".join(draw(st.lists(inline_xml(depth + 1, (*inside, kind)), min_size=1, max_size=3)))
     if kind == "ins":
         return f"<w:ins {_REV.format(i=i)}>{inner}</w:ins>"
     if kind == "del":
@@ -1515,6 +1618,13 @@ def inline_xml(draw: st.DrawFn, depth: int = 0, inside: tuple[str, ...] = ()) ->
         return f'<x:u xmlns:x="urn:example:unknown">{inner}</x:u>'
     if kind == "bookmark":
         return f'<w:bookmarkStart w:id="{i}" w:name="b{i}"/>{inner}<w:bookmarkEnd w:id="{i}"/>'
+    if kind in ("moveTo", "moveFrom"):  # one side of another author's move (its range around it)
+        if kind == "moveFrom":
+            inner = inner.replace("w:t>", "w:delText>").replace("<w:t ", "<w:delText ")
+        return (
+            f'<w:{kind}RangeStart {_REV.format(i=i)} w:name="move{i}"/><w:{kind} {_REV.format(i=i + 1000)}>'
+            f'{inner}</w:{kind}><w:{kind}RangeEnd w:id="{i}"/>'
+        )
     return f'<w:commentRangeStart w:id="{i}"/>{inner}<w:commentRangeEnd w:id="{i}"/>'
 
 
@@ -1565,7 +1675,7 @@ def check_random_wordprocessingml(body: str, data: st.DataObject) -> None:
     (every revision accepted) is the input's text with the reported replacements."""
     doc = h.docx({"word/document.xml": h.document(body)})
     text = build_view(Package.from_bytes(doc)).text
-    edits = []
+    edits: list[dict[str, object]] = []
     for _ in range(data.draw(st.integers(1, 3), label="edits")):
         if text.strip() and data.draw(st.integers(0, 4), label="quoted") > 0:
             start = data.draw(st.integers(0, len(text) - 1), label="start")
@@ -1575,11 +1685,22 @@ def check_random_wordprocessingml(body: str, data: st.DataObject) -> None:
                 anchor = anchor.strip(_EDGE) or anchor
         else:
             anchor = data.draw(st.sampled_from(["Tenant", "pay rent", "fee", "The"]), label="anchor")
-        replacement = data.draw(
-            st.sampled_from(["", "Lessee", "shall not", "the fee", " x ", "“new”", "a\nb"]),
-            label="replacement",
+        action = data.draw(
+            st.sampled_from(["replace", "replace", "insert_after", "insert_before"]), label="action"
         )
-        edits.append({"anchor": anchor, "replacement": replacement})
+        if action == "replace":
+            replacement = data.draw(
+                st.sampled_from(["", "Lessee", "shall not", "the fee", " x ", "“new”", "a\nb"]),
+                label="replacement",
+            )
+            edits.append({"anchor": anchor, "replacement": replacement})
+        else:
+            entry: dict[str, object] = {"action": action, "anchor": anchor}
+            entry["text"] = data.draw(st.sampled_from(INSERTED_TEXTS), label="text")
+            level = data.draw(st.sampled_from([None, "+1", "-1", "0", "+9", 3]), label="level")
+            if level is not None:
+                entry["level"] = level
+            edits.append(entry)
     outcome = safe_apply(doc, json.dumps({"edits": edits}))
     for e in outcome.report.edits:
         for loc in e.locations if e.status == EditStatus.APPLIED else ():
@@ -1592,7 +1713,21 @@ def check_random_wordprocessingml(body: str, data: st.DataObject) -> None:
             )
     if outcome.output is not None:
         got = tolerant(accepted_text(outcome.output))
-        assert got in {tolerant(text) for text in expected_texts(doc, outcome)}
+        assert got in {tolerant(text) for text in expected_texts(doc, outcome, edits)}
+
+
+INSERTED_TEXTS = [
+    "A new clause.",
+    "First new clause.\n\nSecond new clause.",
+    "“Quoted” words and an apostrophe’s",
+    "tab\there",
+    "<w:p>&amp; not markup",
+    "line\r\nnext",
+    "\u200bzero width",
+    "é" * 80,
+    " padded ",
+]
+"""Texts of insert_after / insert_before entries, hostile ones among them."""
 
 
 @FUZZ_SETTINGS
@@ -1979,3 +2114,189 @@ def test_a_batch_of_hundreds_with_hostile_documents_finishes_and_refuses_each(tm
     assert _temporaries(out) == []
     assert cpu < 2 * 60, f"{cpu:.0f} CPU seconds"  # a minute on each of the pool's two workers
     assert elapsed < 10 * HANG_GUARD, f"{elapsed:.0f}s wall"
+
+
+# --- clause-level edits in awkward places (issue 18) --------------------------------------
+
+_FIELD_REF = (
+    '<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve"> REF _Ref5 '
+    '\\r \\h </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>4.2</w:t></w:r>'
+    '<w:r><w:fldChar w:fldCharType="end"/></w:r>'
+)
+_MOVE_A = 'w:author="Mover" w:date="2020-01-01T00:00:00Z"'
+
+
+def _p(text: str, ppr: str = "") -> str:
+    return f"<w:p>{ppr}<w:r>{_t(text)}</w:r></w:p>"
+
+
+def _body_doc(body: str) -> Callable[[], bytes]:
+    return lambda: h.docx({"word/document.xml": h.document(body)})
+
+
+_WML_CT = "application/vnd.openxmlformats-officedocument.wordprocessingml."
+
+
+def _footnote_doc() -> bytes:
+    """A body paragraph with a footnote of two paragraphs (and Word's separator notes)."""
+    ns = f'xmlns:w="{W_NS}"'
+    notes = (
+        f'<w:footnotes {ns}><w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p>'
+        '</w:footnote><w:footnote w:type="continuationSeparator" w:id="0"><w:p><w:r>'
+        "<w:continuationSeparator/>"
+        '</w:r></w:p></w:footnote><w:footnote w:id="1"><w:p><w:r><w:footnoteRef/></w:r>'
+        f"<w:r>{_t(' The first note paragraph.')}</w:r></w:p>{_p('The last note paragraph.')}</w:footnote>"
+        "</w:footnotes>"
+    )
+    body = (
+        f"<w:p><w:r>{_t('The Tenant shall pay rent.')}</w:r>"
+        '<w:r><w:footnoteReference w:id="1"/></w:r></w:p>' + _p("Second clause.")
+    )
+    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/footnotes"
+    return h.docx(
+        {
+            "[Content_Types].xml": h.content_types({"/word/footnotes.xml": f"{_WML_CT}footnotes+xml"}),
+            "word/document.xml": h.document(body),
+            "word/_rels/document.xml.rels": h.rels(
+                (
+                    "rId1",
+                    "http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles",
+                    "styles.xml",
+                ),
+                ("rId2", rel, "footnotes.xml"),
+            ),
+            "word/footnotes.xml": h.DECL + notes.encode(),
+        }
+    )
+
+
+CLAUSE_CASES = [
+    pytest.param(
+        _body_doc(
+            f"<w:p><w:r>{_t('Pay as set out in Section ')}</w:r>{_FIELD_REF}"
+            f"<w:r>{_t(' within ten days.')}</w:r></w:p>"
+        ),
+        [{"anchor": "as set out in Section 4.2 within", "replacement": "within"}],
+        id="a deletion spanning a field",
+    ),
+    pytest.param(
+        _body_doc(f"<w:p><w:r>{_t('See ')}</w:r>{_FIELD_REF}{_FIELD_REF}<w:r>{_t(' twice.')}</w:r></w:p>"),
+        [{"anchor": "See 4.24.2 twice.", "replacement": ""}],
+        id="a strike of a paragraph of two adjacent fields (refused: one result as read)",
+    ),
+    pytest.param(
+        _body_doc(
+            "<w:tbl><w:tr><w:tc>"
+            + _p("Cell first paragraph.")
+            + _p("Cell last paragraph.")
+            + "</w:tc><w:tc>"
+            + _p("Other cell.")
+            + "</w:tc></w:tr></w:tbl>"
+            + _p("After the table.")
+        ),
+        [{"action": "insert_after", "anchor": "Cell last paragraph.", "text": "New cell line.\n\nAnother."}],
+        id="an insertion after the last paragraph of a table cell",
+    ),
+    pytest.param(
+        _footnote_doc,
+        [{"action": "insert_after", "anchor": "The last note paragraph.", "text": "A new note paragraph."}],
+        id="an insertion after the last paragraph of a footnote",
+    ),
+    pytest.param(
+        _body_doc(
+            _p("First clause.")
+            + _p(
+                "Last clause, ending a section.",
+                '<w:pPr><w:sectPr><w:pgSz w:w="12240" w:h="15840"/></w:sectPr></w:pPr>',
+            )
+            + '<w:sectPr><w:pgSz w:w="15840" w:h="12240"/></w:sectPr>'
+        ),
+        [
+            {
+                "action": "insert_after",
+                "anchor": "ending a section",
+                "text": "After the section break.",
+                "level": "+1",
+            }
+        ],
+        id="an insertion after the last paragraph of the document and a section",
+    ),
+    pytest.param(
+        _body_doc(_p("One clause.") + _p("Two clause.")),
+        [
+            {"action": "insert_after", "anchor": "One clause", "text": "First inserted."},
+            {"action": "insert_after", "anchor": "One", "text": "Second inserted."},
+            {"action": "insert_before", "anchor": "Two", "text": "Third inserted."},
+        ],
+        id="insertions at one place keep the reply's order",
+    ),
+    pytest.param(
+        _body_doc(_p("Only paragraph of the document.")),
+        [{"action": "insert_before", "anchor": "Only paragraph", "text": "“Quoted” first.\r\nSecond."}],
+        id="an insertion before the only paragraph",
+    ),
+    pytest.param(
+        _body_doc(
+            f'<w:p><w:r>{_t("Start. ")}</w:r><w:moveFromRangeStart w:id="31" {_MOVE_A} w:name="m1"/>'
+            f'<w:moveFrom w:id="32" {_MOVE_A}><w:r><w:delText>Moved words here.</w:delText></w:r>'
+            "</w:moveFrom>"
+            '<w:moveFromRangeEnd w:id="31"/></w:p>'
+            f'<w:p><w:r>{_t("Target. ")}</w:r><w:moveToRangeStart w:id="33" {_MOVE_A} w:name="m1"/>'
+            f'<w:moveTo w:id="34" {_MOVE_A}><w:r>{_t("Moved words here.")}</w:r></w:moveTo>'
+            '<w:moveToRangeEnd w:id="33"/></w:p>'
+        ),
+        [{"anchor": "Moved words here.", "replacement": "Moved and changed words here.\nA new one."}],
+        id="edits inside moved-to text",
+    ),
+    pytest.param(
+        _body_doc(
+            f'<w:p><w:r>{_t("Target. ")}</w:r><w:moveTo w:id="34" {_MOVE_A}>'
+            f"<w:r>{_t('Unpaired move words.')}</w:r>"
+            "</w:moveTo></w:p>"
+        ),
+        [{"anchor": "Unpaired move words.", "replacement": ""}],
+        id="a strike of moved-to text with no move source",
+    ),
+    pytest.param(
+        _body_doc(
+            f'<w:p><w:ins w:id="40" {_MOVE_A}><w:moveTo w:id="41" {_MOVE_A}>'
+            f"<w:r>{_t('Nested move words.')}</w:r>"
+            "</w:moveTo></w:ins></w:p>" + _p("Next.")
+        ),
+        [{"anchor": "Nested move", "replacement": "Changed nested move"}],
+        id="an edit of a move inside an insertion",
+    ),
+]
+
+
+@pytest.mark.parametrize(("builder", "entries"), CLAUSE_CASES)
+def test_a_clause_level_edit_in_an_awkward_place_is_refused_or_written_right(
+    builder: Callable[[], bytes], entries: list[dict[str, object]], request: pytest.FixtureRequest
+) -> None:
+    """Never a crash; an applied edit's output reads (every revision accepted) as the input with
+    the edits made, and pandoc's reject-all reads as the input."""
+    data = builder()
+    started = time.process_time()
+    outcome = apply_reply(data, json.dumps(entries), ApplyOptions(date=DATE))
+    assert time.process_time() - started < TIME_LIMIT
+    check_outcome(outcome)
+    if "refused" in (request.node.callspec.id or ""):
+        assert [e.status for e in outcome.report.edits] == [EditStatus.UNSUPPORTED] * len(entries)
+        return
+    assert [e.status for e in outcome.report.edits] == [EditStatus.APPLIED] * len(entries), [
+        e.error for e in outcome.report.edits
+    ]
+    assert outcome.output is not None
+    assert tolerant(accepted_text(outcome.output)) in {
+        tolerant(t) for t in expected_texts(data, outcome, entries)
+    }
+    from tests.test_clauses import pandoc
+
+    assert " ".join(pandoc(outcome.output, "reject").split()) == " ".join(pandoc(data, "reject").split())
+    root = Package.from_bytes(outcome.output).xml("word/document.xml")
+    body, before = root.find(w("body")), Package.from_bytes(data).xml("word/document.xml").find(w("body"))
+    assert body is not None and before is not None
+    assert (body[-1].tag == w("sectPr")) == (before[-1].tag == w("sectPr"))  # the body's section stays last
+    assert sum(1 for p in root.iter(w("p")) for _ in p.iter(w("sectPr"))) <= sum(
+        1 for p in Package.from_bytes(data).xml("word/document.xml").iter(w("p")) for _ in p.iter(w("sectPr"))
+    )  # no new section break

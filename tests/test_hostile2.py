@@ -277,6 +277,46 @@ def _reply_file(data: bytes) -> Callable[[Path], Path]:
     return lambda folder: _file(folder, "reply.json", data)
 
 
+def _numbered_contract() -> Any:
+    from testing.numbered import contract
+
+    return contract(articles=40, clauses=6, seed=4)
+
+
+def _retargets(n: int) -> bytes:
+    """A reply typing another clause's number over ``n`` cross-references of the numbered
+    contract."""
+    doc = _numbered_contract()
+    view = build_view(Package.from_bytes(doc.data))
+    edits: list[dict[str, Any]] = []
+    for para in view.paragraphs:
+        text = view.paragraph_text(para)
+        at = text.find(" as set out in Section ")
+        if at < 0 or len(edits) == n:
+            continue
+        anchor = text[: text.index(" of this", at)]
+        old = anchor.rsplit(" ", 1)[1]
+        other = doc.labels[(doc.labels.index(old) + 7) % len(doc.labels)]
+        edits.append({"anchor": anchor, "replacement": anchor[: -len(old)] + other})
+    return reply(*edits)
+
+
+def _new_refs(n: int) -> Callable[[Path, Run], None]:
+    def check(folder: Path, run: Run) -> None:
+        xml = Package.open(folder / "out.docx").read("word/document.xml").decode()
+        assert xml.count("<w:ins ") >= n and xml.count("> REF _Ref") >= 2 * n, xml[-500:]
+
+    return check
+
+
+def _inserted_paragraphs(n: int) -> Callable[[Path, Run], None]:
+    def check(folder: Path, run: Run) -> None:
+        view = build_view(Package.open(folder / "out.docx"))
+        assert len(view.paragraphs) >= n, len(view.paragraphs)
+
+    return check
+
+
 def _output_date_is(expected: str) -> Callable[[Path, Run], None]:
     def check(folder: Path, run: Run) -> None:
         pkg = Package.open(folder / "out.docx")
@@ -489,6 +529,42 @@ CASES: list[Case] = [
         _summarize(_plain_doc, _sparse("r.json", 1024 * MB)),
         E3,
         "too_large",
+    ),
+    # -- clause-level forms (issue 18): many inserted clauses, a long one, many retargets
+    Case(
+        "300 insert_after / insert_before entries on one paragraph, every level",
+        _apply(
+            _plain_doc,
+            _reply_file(
+                reply(
+                    *(
+                        {
+                            "action": ("insert_after", "insert_before")[i % 2],
+                            "anchor": "pay rent",
+                            "text": f"New clause {i}.\n\n“Quoted” {i}",
+                            "level": ("+1", "-1", "0")[i % 3],
+                        }
+                        for i in range(300)
+                    )
+                )
+            ),
+        ),
+        E01,
+        check=_inserted_paragraphs(600),
+    ),
+    Case(
+        "an insert_after of one 2 MB line",
+        _apply(
+            _plain_doc,
+            _reply_file(reply({"action": "insert_after", "anchor": "pay rent", "text": "x" * (2 * MB)})),
+        ),
+        E01 | E3,
+    ),
+    Case(
+        "120 cross-references retargeted to other clauses in one reply",
+        _apply(_doc(lambda: _numbered_contract().data), _reply_file(_retargets(120))),
+        E0,
+        check=_new_refs(120),
     ),
     # -- resources the input controls
     Case(
@@ -1115,7 +1191,8 @@ def test_two_servers_several_agents_one_document_lose_no_update(tmp_path: Path) 
         with anyio.fail_after(HANG_GUARD):
             async with (
                 Client(_server_params(root, lockbase)) as one,
-                Client(_server_params(root, lockbase)) as two,anyio.create_task_group() as tg
+                Client(_server_params(root, lockbase)) as two,
+                anyio.create_task_group() as tg,
             ):
                 for n in range(agents):
                     tg.start_soon(agent, one if n % 2 else two, n)
