@@ -313,7 +313,7 @@ def _plan(old: DocumentView, new: DocumentView, report: CompareReport, skip: set
         for p in src + nxt:
             planned.append(Planned(-1, p.start, p.start, "", exact=True))
     for hunk in _merge(hunks):
-        for i1, i2, j1, j2 in _by_container(old, keep_a, hunk):
+        for i1, i2, j1, j2 in (s for h in _by_container(old, keep_a, hunk) for s in _bounded(h)):
             _plan_stretch(old, keep_a, a, b, (i1, i2, j1, j2), moved, report, planned, markers)
     return _Plan(planned, moves, markers, names)
 
@@ -374,6 +374,21 @@ def _by_container(
         out.append((g[0], g[-1], j, j + take - 1))
         j += take
     return out
+
+
+_JOINT = 50  # paragraphs: a longer stretch is diffed paragraph by paragraph
+
+
+def _bounded(hunk: tuple[int, int, int, int]) -> list[tuple[int, int, int, int]]:
+    """A long stretch as stretches of one paragraph each (the k-th of OLD against the k-th of
+    NEW), the last taking what is left: the word diff of one stretch costs up to the product
+    of its two lengths, so a document whose every paragraph changed stays linear."""
+    i1, i2, j1, j2 = hunk
+    n, m = i2 - i1 + 1, j2 - j1 + 1
+    if max(n, m) <= _JOINT or min(n, m) < 2:
+        return [hunk]
+    k = min(n, m) - 1
+    return [(i1 + x, i1 + x, j1 + x, j1 + x) for x in range(k)] + [(i1 + k, i2, j1 + k, j2)]
 
 
 def _plan_stretch(
