@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import copy
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -248,7 +249,13 @@ def _plan(old: DocumentView, new: DocumentView, report: CompareReport, skip: set
     b = [prefix.get(k, "") + t + suffix.get(k, "") for k, t in enumerate(b_plain)]
     hunks: list[tuple[int, int, int, int]] = []  # kept OLD paragraphs [i1, i2], NEW [j1, j2], inclusive
     counts = {"inserted": 0, "deleted": 0, "changed": 0, "moved": sum(len(m.pairs) for m in moves)}
+    deleted_texts: dict[str, int] = {}
+    inserted_texts: dict[str, int] = {}
     for tag, i1, i2, j1, j2 in diff_opcodes(a, b_plain):
+        for t in a[i1:i2] if tag != "equal" else ():
+            deleted_texts[t] = deleted_texts.get(t, 0) + 1
+        for t in b_plain[j1:j2] if tag != "equal" else ():
+            inserted_texts[t] = inserted_texts.get(t, 0) + 1
         if tag == "replace":
             counts["changed"] += min(i2 - i1, j2 - j1)
             counts["inserted"] += max(0, (j2 - j1) - (i2 - i1))
@@ -257,15 +264,9 @@ def _plan(old: DocumentView, new: DocumentView, report: CompareReport, skip: set
             counts["inserted"] += j2 - j1
         elif tag == "delete":
             counts["deleted"] += i2 - i1
-    deleted_texts: dict[str, int] = {}
-    inserted_texts: dict[str, int] = {}
     for tag, i1, i2, j1, j2 in diff_opcodes(a, b):
         if tag == "equal":
             continue
-        for t in a[i1:i2]:
-            deleted_texts[t] = deleted_texts.get(t, 0) + 1
-        for t in b_plain[j1:j2]:
-            inserted_texts[t] = inserted_texts.get(t, 0) + 1
         if tag == "insert":
             if i1 > 0:
                 hunks.append((i1 - 1, i1 - 1, j1 - 1, j2 - 1))  # after the paragraph before
@@ -323,7 +324,7 @@ def _writable(old: DocumentView, new: DocumentView, m: Move) -> bool:
     paras = [old.paragraphs[i] for i in m.olds]
     if any(movable(old, p) is None for p in paras):
         return False
-    for p, q in zip(paras, paras[1:], strict=False):
+    for p, q in itertools.pairwise(paras):
         nxt = p.element.getnext()
         while nxt is not None and nxt.tag in RANGE_MARKUP:
             nxt = nxt.getnext()
@@ -376,6 +377,9 @@ def _by_container(
     return out
 
 
+_UNTOUCHABLE_REASON = (
+    "inside a field's result or another author's tracked move, which the writer leaves as it is"
+)
 _JOINT = 50  # paragraphs: a longer stretch is diffed paragraph by paragraph
 
 
@@ -433,7 +437,7 @@ def _plan_stretch(
                 change.moved = True
             if any(_touches_flagged(old, x, y) for x, y in pieces):
                 change.status = "unsupported"
-                change.reason = "inside a field's result or another author's tracked move, which the writer leaves as it is"
+                change.reason = _UNTOUCHABLE_REASON
             report.changes.append(change)
         elif any(_touches_flagged(old, x, y) for x, y in pieces):
             continue  # a marker alone where nothing can go: its move is not found, written otherwise
@@ -528,7 +532,7 @@ def _write_moves(
         text = t.text or ""
         if chars.isdisjoint(text):
             continue
-        p = t
+        p: etree._Element | None = t
         while p is not None and p.tag != _P:
             p = p.getparent()
         for c in text:
