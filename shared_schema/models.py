@@ -119,7 +119,7 @@ class EditRequest(_Shape):
         description=(
             "Leave out (or 'replace') for a plain edit. 'insert_after' or 'insert_before': new "
             "paragraphs (`text`) after / before the whole paragraph holding `anchor`, with its "
-            "numbering and style; the anchor's text is not changed (send replacement \"\")."
+            'numbering and style; the anchor\'s text is not changed (send replacement "").'
         ),
     )
     text: str | None = Field(

@@ -1115,7 +1115,8 @@ def test_two_servers_several_agents_one_document_lose_no_update(tmp_path: Path) 
         with anyio.fail_after(HANG_GUARD):
             async with (
                 Client(_server_params(root, lockbase)) as one,
-                Client(_server_params(root, lockbase)) as two,anyio.create_task_group() as tg
+                Client(_server_params(root, lockbase)) as two,
+                anyio.create_task_group() as tg,
             ):
                 for n in range(agents):
                     tg.start_soon(agent, one if n % 2 else two, n)
