@@ -348,7 +348,44 @@ def test_corpus_moved_paragraph_and_untracked_edit(corpus_dir: Path, pandoc: str
 # LibreOffice
 
 
+def _random_moves(seed: int, count: int) -> list[tuple[bytes, list[str]]]:
+    """``count`` compared documents (OUT, NEW's paragraphs) with a move in each: random
+    paragraphs, some moved, edited, inserted, deleted."""
+    words = ["rent", "Tenant", "shall", "pay", "the", "Landlord", "within", "days", "notice", "lease"]
+    rnd = random.Random(seed)
+    out: list[tuple[bytes, list[str]]] = []
+    while len(out) < count:
+        paras = [
+            " ".join(rnd.choice(words) for _ in range(rnd.randint(3, 12))) for _ in range(rnd.randint(3, 8))
+        ]
+        new = list(paras)
+        for _ in range(rnd.randint(1, 3)):
+            op = rnd.choice(["move", "move", "edit", "insert", "delete"])
+            if op == "move":
+                i, k = rnd.randrange(len(new)), rnd.randint(1, 2)
+                chunk = new[i : i + k]
+                del new[i : i + k]
+                j = rnd.randint(0, len(new))
+                new[j:j] = chunk
+            elif op == "edit":
+                i = rnd.randrange(len(new))
+                ws = new[i].split()
+                ws[rnd.randrange(len(ws))] = "CHANGED"
+                new[i] = " ".join(ws)
+            elif op == "insert":
+                new.insert(rnd.randint(0, len(new)), " ".join(rnd.choice(words) for _ in range(6)))
+            elif len(new) > 1:
+                del new[rnd.randrange(len(new))]
+        old = docx(*[P(t[:4], B(t[4:])) for t in paras])
+        outcome = compare(old, docx(*[P(t) for t in new]), CompareOptions(date=DATE))
+        if outcome.output is not None and any(c.kind == "move" for c in outcome.report.changes):
+            out.append((outcome.output, new))
+    return out
+
+
 def test_libreoffice_accepts_moves(tmp_path: Path, soffice: str) -> None:
+    """LibreOffice opens every output and its own accept-all reads as NEW: a move with a word
+    changed inside it (formatting on the source), and random moves among other changes."""
     from tests.libreoffice import text_exports, uno_python
 
     if uno_python() is None:
@@ -365,14 +402,17 @@ def test_libreoffice_accepts_moves(tmp_path: Path, soffice: str) -> None:
         "The Tenant shall pay rent on the first day of every month.",
         LONG[3],
     ]
-    new = docx(*[P(t) for t in new_paras])
-    outcome = compare(old, new, CompareOptions(date=DATE))
+    outcome = compare(old, docx(*[P(t) for t in new_paras]), CompareOptions(date=DATE))
     assert outcome.output is not None and any(c.kind == "move" for c in outcome.report.changes)
-    doc = tmp_path / "out.docx"
-    doc.write_bytes(outcome.output)
-    plain, accepted = text_exports([doc], [doc], tmp_path / "lo", soffice)
-    assert doc in plain  # LibreOffice opens it
-    assert accepted[doc].lstrip("\ufeff").split("\n")[:-1] == new_paras
+    cases = {tmp_path / "c0.docx": (outcome.output, new_paras)}
+    for n, case in enumerate(_random_moves(7, 6), start=1):
+        cases[tmp_path / f"c{n}.docx"] = case
+    for doc, (data, _) in cases.items():
+        doc.write_bytes(data)
+    plain, accepted = text_exports(list(cases), list(cases), tmp_path / "lo", soffice)
+    assert set(plain) == set(cases)  # LibreOffice opens each
+    for doc, (_, paras) in cases.items():
+        assert accepted[doc].lstrip("\ufeff").split("\n")[:-1] == paras, doc.name
 
 
 # -------------------------------------------------------------------------------------------
