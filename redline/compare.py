@@ -13,8 +13,16 @@ for byte and only changed paragraphs are re-serialised.
 A stretch of OLD's paragraphs is diffed against NEW's only within one container (a story, a
 table cell); a change that would cross one is written paragraph by paragraph.  What the writer
 must not touch -- a field's result, another author's tracked move -- is left as it is and
-reported (``unsupported``), as are paragraphs NEW moved (found: the same text deleted in one
-place and inserted in another; written as a deletion and an insertion, and reported ``moved``).
+reported (``unsupported``).
+
+Paragraphs NEW moved (:func:`redline.moves.find_moves`: deleted in one place and inserted,
+identical or nearly, in another) are taken out of the alignment and written as native Word
+moves (:class:`redline.moves.MoveWriter`) once the writer is done: the source paragraphs are
+changed in place, the destination paragraphs go where a marker character -- added to the NEW
+paragraph before the move (or after it) and written by the writer like any inserted text --
+ends up, and the marker is taken out again.  Where a move cannot be written so, it is written
+as a deletion and an insertion, as is a move the alignment finds but the move writer does not
+take (a table cell's paragraph, say); those changes are flagged ``moved``.
 """
 
 from __future__ import annotations
@@ -202,7 +210,6 @@ class _Plan:
     planned: list[Planned]
     moves: list[Move]  # to be written as moves
     markers: dict[str, tuple[Move, bool]]  # marker character -> its move, after (else before) it
-    names: dict[tuple[int, int], str]  # move key -> the change's index in the report
 
 
 def _plan(old: DocumentView, new: DocumentView, report: CompareReport, skip: set[tuple[int, int]]) -> _Plan:
@@ -289,7 +296,6 @@ def _plan(old: DocumentView, new: DocumentView, report: CompareReport, skip: set
     counts["moved"] += sum(min(deleted_texts[t], inserted_texts[t]) for t in moved)
     report.paragraphs = counts
     planned: list[Planned] = []
-    names: dict[tuple[int, int], str] = {}
     for m in moves:  # the report lists each move as one change
         src = [old.paragraphs[i] for i in m.olds]
         dst = [new.paragraphs[j] for j in m.news]
@@ -307,16 +313,16 @@ def _plan(old: DocumentView, new: DocumentView, report: CompareReport, skip: set
             ],
         )  # fmt: skip
         report.changes.append(change)
-        names[m.key] = str(change.index)
         # the source paragraphs change, and the one after them may take the destination: the
         # splice must know (these ranges write nothing)
         nxt = [old.paragraphs[m.olds[-1] + 1]] if m.olds[-1] + 1 < len(old.paragraphs) else []
         for p in src + nxt:
             planned.append(Planned(-1, p.start, p.start, "", exact=True))
+    strip = _stripping(markers)
     for hunk in _merge(hunks):
         for i1, i2, j1, j2 in (s for h in _by_container(old, keep_a, hunk) for s in _bounded(h)):
-            _plan_stretch(old, keep_a, a, b, (i1, i2, j1, j2), moved, report, planned, markers)
-    return _Plan(planned, moves, markers, names)
+            _plan_stretch(old, keep_a, a, b, (i1, i2, j1, j2), moved, report, planned, strip)
+    return _Plan(planned, moves, markers)
 
 
 def _writable(old: DocumentView, new: DocumentView, m: Move) -> bool:
@@ -404,7 +410,7 @@ def _plan_stretch(
     moved: set[str],
     report: CompareReport,
     planned: list[Planned],
-    markers: dict[str, tuple[Move, bool]],
+    strip: dict[int, None],
 ) -> None:
     """Word-diff kept OLD paragraphs ``[i1, i2]`` against NEW's ``[j1, j2]``.  Paragraphs moved
     away may lie between two kept ones: a change that spans one is cut in two there (the text
@@ -422,7 +428,7 @@ def _plan_stretch(
     replacement = "\n".join(b[j1 : j2 + 1])
     for kind, s, e, text in word_diff(stretch, replacement, literal=True):
         pieces = _pieces(paras, at, s, e)
-        shown = text.translate(_NO_MARKERS) if markers else text
+        shown = text.translate(strip) if strip else text
         change: Change | None = None
         if shown or e > s:
             o0, o1 = pieces[0][0], pieces[-1][1]
@@ -472,7 +478,9 @@ def _pieces(paras: list[Paragraph], at: list[int], s: int, e: int) -> list[tuple
     return out
 
 
-_NO_MARKERS = dict.fromkeys(range(0xF0000, 0x100000))
+def _stripping(markers: dict[str, Any]) -> dict[int, None]:
+    """The translation table that takes the marker characters out of a text."""
+    return dict.fromkeys(map(ord, markers))
 
 
 def _touches_flagged(view: DocumentView, start: int, end: int) -> bool:
@@ -528,6 +536,7 @@ def _write_moves(
     found: dict[str, etree._Element] = {}
     root = view.paragraphs[plan.moves[0].olds[0]].element.getroottree().getroot()
     chars = set(plan.markers)
+    strip = _stripping(plan.markers)
     for t in root.iter(_T):
         text = t.text or ""
         if chars.isdisjoint(text):
@@ -538,7 +547,7 @@ def _write_moves(
         for c in text:
             if c in chars and p is not None:
                 found[c] = p
-        t.text = text.translate(_NO_MARKERS)
+        t.text = text.translate(strip)
         _drop_empty(t)
     failed = {m.key for c, (m, _) in plan.markers.items() if c not in found or found[c].getparent() is None}
     if failed:
