@@ -478,3 +478,16 @@ def test_hostile_command_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str
         assert not out.exists()
     assert old.read_bytes() == before
     assert "refused" in capsys.readouterr().err
+
+
+def test_marker_characters_in_the_documents_themselves() -> None:
+    """The private-use characters that mark where a move lands are never ones either document
+    holds: a document full of them compares as any other."""
+    odd = "".join(chr(0xF0000 + k) for k in range(4))
+    paras = [f"{t} {odd}" for t in LONG]
+    old = docx(*[P(t) for t in paras])
+    new_paras = [paras[1], paras[2], paras[0], paras[3] + odd, paras[4], paras[5]]
+    outcome = compare(old, docx(*[P(t) for t in new_paras]), CompareOptions(date=DATE))
+    assert outcome.output is not None and [c.kind for c in outcome.report.changes] == ["move", "insert"]
+    loaded = load_view(outcome.output)
+    assert isinstance(loaded, tuple) and loaded[1].text == "\n".join(new_paras)
