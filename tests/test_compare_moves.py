@@ -491,3 +491,35 @@ def test_marker_characters_in_the_documents_themselves() -> None:
     assert outcome.output is not None and [c.kind for c in outcome.report.changes] == ["move", "insert"]
     loaded = load_view(outcome.output)
     assert isinstance(loaded, tuple) and loaded[1].text == "\n".join(new_paras)
+
+
+def test_similarity_boundary_is_ninety() -> None:
+    """Edited word by word until rapidfuzz's ratio drops below 90: the last variant at or
+    above it moves (with its inner diff), the first below it is a deletion and an insertion."""
+    from rapidfuzz import fuzz
+
+    from redline.moves import NEAR
+
+    base = LONG[1].split()
+    variants = []
+    for k in range(len(base)):
+        words = base[:]
+        for n in range(k + 1):
+            words[n] = words[n].upper() if n % 2 else words[n] + "x"
+        variants.append(" ".join(words))
+    scores = [fuzz.ratio(LONG[1], v) for v in variants]
+    above = max(k for k, s in enumerate(scores) if s >= NEAR)
+    below = above + 1
+    assert scores[below] < NEAR <= scores[above]
+    for k, is_move in ((above, True), (below, False)):
+        old = docx(*[P(t) for t in LONG])
+        new = docx(P(LONG[0]), *[P(t) for t in LONG[2:5]], P(variants[k]), P(LONG[5]))
+        outcome = compare(old, new, CompareOptions(date=DATE))
+        moves = [c for c in outcome.report.changes if c.kind == "move"]
+        assert bool(moves) is is_move, (k, scores[k])
+        if moves:
+            assert moves[0].inner and moves[0].new == variants[k]
+        loaded = load_view(outcome.output or b"")
+        assert isinstance(loaded, tuple) and loaded[1].text == "\n".join(
+            [LONG[0], *LONG[2:5], variants[k], LONG[5]]
+        )
