@@ -278,6 +278,8 @@ def _document(entry: dict[str, Any], details: str) -> str:
     t = entry.get("totals") or {}
     good = outcome in ("applied", "compared")
     words = PLAIN_OUTCOME.get(outcome, outcome)
+    if outcome == "unapplied" and entry.get("compare_totals"):
+        words = "compared; some changes could not be written"
     head = f'<h2>{escape(entry["name"])}<span class="badge {"ok" if good else "bad"}">{escape(words)}</span></h2>'
     lines = [head]
     if not good and words != outcome:  # the code, secondary, for whoever acts on it

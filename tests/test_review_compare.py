@@ -110,3 +110,15 @@ def test_dry_run_writes_the_report_only(tmp_path: Path) -> None:
         and docs["lease"]["compare_report"] == "lease.compare.json"
     )
     assert not (tmp_path / "out" / "lease.compared.docx").exists()
+
+
+def test_a_change_that_cannot_be_written(tmp_path: Path) -> None:
+    """A change inside a field's result is not written: the document is ``unapplied``, the
+    page says so in the compare's words and gives the reason."""
+    from testing.docbuild import Field
+
+    (tmp_path / "f.docx").write_bytes(docx(P("See page ", Field("PAGE", "3"), " of the lease.")))
+    (tmp_path / "f.new.docx").write_bytes(docx(P("See page 4 of the lease.")))
+    code, docs, page = _run(tmp_path)
+    assert code == 1 and docs["f"]["outcome"] == "unapplied" and docs["f"]["compared"] == "f.compared.docx"
+    assert "compared; some changes could not be written" in page and "Not written: inside a field" in page
