@@ -15,9 +15,9 @@ table cell); a change that would cross one is written paragraph by paragraph.  W
 must not touch -- a field's result, another author's tracked move -- is left as it is and
 reported (``unsupported``).
 
-Paragraphs NEW moved (:func:`redline.moves.find_moves`: deleted in one place and inserted,
+Paragraphs NEW moved (:func:`redline.compare_moves.find_moves`: deleted in one place and inserted,
 identical or nearly, in another) are taken out of the alignment and written as native Word
-moves (:class:`redline.moves.MoveWriter`) once the writer is done: the source paragraphs are
+moves (:class:`redline.compare_moves.MoveWriter`) once the writer is done: the source paragraphs are
 changed in place, the destination paragraphs go where a marker character -- added to the NEW
 paragraph before the move (or after it) and written by the writer like any inserted text --
 ends up, and the marker is taken out again.  Where a move cannot be written so, it is written
@@ -39,9 +39,9 @@ from lxml import etree
 from shared_schema import Refusal
 
 from .collector import paused
+from .compare_moves import Move, MoveWriter, find_moves, mark_deleted, movable
 from .exits import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
 from .load import load_view
-from .moves import Move, MoveWriter, find_moves, mark_deleted, movable
 from .ooxml import w
 from .package import Limits, Package, PackageError
 from .sections import place
