@@ -126,7 +126,9 @@ RULES: Final[Mapping[str, Rule]] = MappingProxyType(
         _w("fldSimple"): Rule(Role.FLAGGED, flag=SpanFlag.FIELD_RESULT, note="§17.16.19: its result"),
         _w("moveTo"): Rule(Role.FLAGGED, flag=SpanFlag.MOVE_TO, note="moved here: present once accepted"),
         _w("del"): Rule(Role.DELETED, joins=True, note="gone once accepted; in w:pPr/w:rPr: the mark"),
-        _w("moveFrom"): Rule(Role.DELETED, note="moved away: gone once accepted"),
+        _w("moveFrom"): Rule(
+            Role.DELETED, joins=True, note="moved away: gone once accepted; in w:pPr/w:rPr: the mark"
+        ),
         f"{{{MC_NS}}}Fallback": Rule(Role.SKIPPED, note="the copy for readers without mc:Choice"),
         # -- read through ----------------------------------------------------------------------
         **{_w(n): Rule(_C) for n in _READ_THROUGH},

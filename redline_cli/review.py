@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 
-from review.job import OK, json_bytes, pair
+from review.job import COMPARED, OK, json_bytes, pair
 from review.runner import BatchSummary, Executor, InProcess, LocalPool, NoDocuments, run_review
 from review.storage import Storage, open_storage
 
@@ -15,7 +15,11 @@ from .common import EXIT_REFUSED, UsageError, apply_options
 
 
 def add_review_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("dir", help="folder (or fsspec URL) with NAME.docx and NAME.reply.json files")
+    parser.add_argument(
+        "dir",
+        help="folder (or fsspec URL) with NAME.docx and NAME.reply.json files (or NAME.new.docx, "
+        "the version that came back: compared with NAME.docx)",
+    )
     parser.add_argument("-o", "--output-dir", dest="outdir", help="where outputs go (default: DIR/out)")
     parser.add_argument("--jobs", type=int, default=None, help="parallel documents (default: cores)")
     parser.add_argument("--author", default="redline")
@@ -85,7 +89,12 @@ def _print_batch(summary: BatchSummary, target: Storage) -> None:
     data = summary.to_dict()
     for d in data["documents"]:
         t = d.get("totals") or {}
-        if d["outcome"] in (OK, "unapplied"):
+        ct = d.get("compare_totals") or {}
+        if ct and d["outcome"] in (COMPARED, "unapplied"):
+            line = (
+                f"compared with {d.get('new')}: {ct.get('written', 0)}/{ct.get('changes', 0)} changes written"
+            )
+        elif d["outcome"] in (OK, "unapplied"):
             line = f"{t.get('applied', 0)}/{t.get('proposed', 0)} edits applied"
         else:
             line = d.get("message") or d["outcome"]
@@ -96,5 +105,3 @@ def _print_batch(summary: BatchSummary, target: Storage) -> None:
         f"{t['unapplied']} unapplied -> {target.describe()} (summary.json, report.html)",
         file=sys.stderr,
     )
-
-

@@ -68,7 +68,7 @@ class DaskExecutor:
         queue = as_completed()
 
         def submit(task: Task, attempt: int) -> None:
-            name = str(task[-1])
+            name = str(task[4])
             fut = client.submit(self.function, *task, key=f"redline-{name}-{uuid.uuid4().hex}", pure=False)
             running[fut] = (task, attempt)
             queue.add(fut)
@@ -90,7 +90,7 @@ class DaskExecutor:
                     submit(task, attempt + 1)
                     continue
                 result = JobResult(
-                    str(task[-1]), FAILED, EXIT_REFUSED, message=f"failed twice on the cluster: {exc!r}"
+                    str(task[4]), FAILED, EXIT_REFUSED, message=f"failed twice on the cluster: {exc!r}"
                 )
             else:
                 fut.release()

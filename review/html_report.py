@@ -77,12 +77,15 @@ PLAIN_STATUS: dict[EditStatus, str] = {
 }
 PLAIN_OUTCOME = {
     "applied": "every edit applied",
+    "compared": "compared with its new version",
     "unapplied": "some edits not applied",
     "refused": "document or reply refused",
     "missing_reply": "no reply for this document",
     "missing_document": "no document for this reply",
     "failed": "could not be processed",
+    "ambiguous_version": "both a reply and a new version: redline or compare, not both",
 }
+_KIND_WORDS = {"replace": "replaced", "insert": "inserted", "delete": "deleted", "move": "moved"}
 
 
 def redline_html(anchor: str, replacement: str) -> str:
@@ -102,7 +105,9 @@ def redline_html(anchor: str, replacement: str) -> str:
 
 def _place(loc: dict[str, Any]) -> str:
     part = loc.get("part") or ""
-    story = next((k for k in ("header", "footer", "footnote", "endnote") if k in part.rsplit("/", 1)[-1]), "body")
+    story = next(
+        (k for k in ("header", "footer", "footnote", "endnote") if k in part.rsplit("/", 1)[-1]), "body"
+    )
     return place(loc.get("section"), loc.get("paragraph", 0), story, part)
 
 
@@ -218,6 +223,52 @@ def report_details(
     return "".join(lines)
 
 
+def compare_details(report: dict[str, Any]) -> str:
+    """A compared document's changes (its ``redline compare`` report): how many of each kind,
+    then each change with its paragraph (and clause), the old words struck and the new
+    underlined; a move says where the paragraphs went and the words changed inside them;
+    a change not written says why."""
+    changes = report.get("changes") or []
+    if report.get("error"):
+        return ""
+    counts: dict[str, int] = {}
+    for c in changes:
+        counts[c.get("kind", "")] = counts.get(c.get("kind", ""), 0) + 1
+    if not changes:
+        return '<div class="where">No differences: the new version reads as this document.</div>'
+    summary = ", ".join(f"{n} {_KIND_WORDS.get(k, k)}" for k, n in sorted(counts.items()))
+    lines = [f"<h3>Changes in the new version ({escape(summary)})</h3>"]
+    lines.append("<table><tr><th>#</th><th>change</th><th>where and what</th></tr>")
+    for c in changes:
+        kind = str(c.get("kind", ""))
+        ok = c.get("status") == "written"
+        old, new = str(c.get("old", "")), str(c.get("new", ""))
+        body = []
+        if kind == "move":
+            body.append(
+                f'<div class="where">Moved from {escape(str(c.get("where", "")))} to '
+                f"{escape(str(c.get('to_where', '')))} of the new version "
+                f"({c.get('paragraphs', 1)} paragraph{'s' if c.get('paragraphs', 1) != 1 else ''})</div>"
+            )
+            body.append(f"<div>{redline_html(old, new) if old != new else escape(old)}</div>")
+        else:
+            text = (f"<del>{escape(old)}</del>" if old else "") + (f"<ins>{escape(new)}</ins>" if new else "")
+            body.append(f"<div>{text}</div>")
+            body.append(f'<div class="where">At {escape(str(c.get("where", "")))}</div>')
+        if not ok:
+            body.append(
+                f'<div class="why msg">Not written: {escape(str(c.get("reason") or c.get("status")))}</div>'
+            )
+        words = _KIND_WORDS.get(kind, kind) if ok else f"{_KIND_WORDS.get(kind, kind)}, not written"
+        row = "applied" if ok else "unapplied"
+        lines.append(
+            f'<tr class="{row}"><td class="n">{c.get("index")}</td><td class="st"><div class="status">'
+            f"{escape(words)}</div></td><td>{''.join(body)}</td></tr>"
+        )
+    lines.append("</table>")
+    return "".join(lines)
+
+
 def _link(name: str, label: str) -> str:
     return f'<a href="{escape(quote(name))}">{escape(label)}</a>'
 
@@ -225,20 +276,32 @@ def _link(name: str, label: str) -> str:
 def _document(entry: dict[str, Any], details: str) -> str:
     outcome = entry["outcome"]
     t = entry.get("totals") or {}
-    good = outcome == "applied"
+    good = outcome in ("applied", "compared")
     words = PLAIN_OUTCOME.get(outcome, outcome)
+    if outcome == "unapplied" and entry.get("compare_totals"):
+        words = "compared; some changes could not be written"
     head = f'<h2>{escape(entry["name"])}<span class="badge {"ok" if good else "bad"}">{escape(words)}</span></h2>'
     lines = [head]
     if not good and words != outcome:  # the code, secondary, for whoever acts on it
         lines.append(f'<div class="where">code <code>{escape(str(outcome))}</code></div>')
     if t:
-        lines.append(f'<div class="where">{t.get("applied", 0)} of {t.get("proposed", 0)} edits applied</div>')
+        lines.append(
+            f'<div class="where">{t.get("applied", 0)} of {t.get("proposed", 0)} edits applied</div>'
+        )
+    ct = entry.get("compare_totals") or {}
+    if ct:
+        lines.append(
+            f'<div class="where">Compared with {escape(str(entry.get("new", "")))}: {ct.get("written", 0)} of '
+            f"{ct.get('changes', 0)} changes written as tracked changes</div>"
+        )
     links = [
         _link(entry[key], label)
         for key, label in (
             ("output", "redlined copy (Word)"),
             ("report", "edit report (JSON)"),
             ("summary_report", "summary report (JSON)"),
+            ("compared", "compared copy (Word)"),
+            ("compare_report", "compare report (JSON)"),
         )
         if entry.get(key)
     ]

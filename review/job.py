@@ -3,7 +3,10 @@
 :func:`run_document` is a pure function of (document bytes, reply text, options) -> result; the
 local process pool and a Dask cluster both call it and nothing else differs.  Pairing looks at
 file names only: ``NAME.docx`` goes with ``NAME.reply.json`` (or ``.reply.txt`` / ``.reply.md``)
-and, for the summary flow, ``NAME.summary.json``.
+and, for the summary flow, ``NAME.summary.json``; or with ``NAME.new.docx``, the version that
+came back, which is compared with it (``redline compare``: ``NAME.compared.docx`` and
+``NAME.compare.json``).  ``X.new.docx`` is a new version only beside ``X.docx``; alone it is a
+document like any other.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from redline.apply import ApplyOptions, apply_reply
+from redline.compare import CompareOptions, compare
 from redline.exits import EXIT_REFUSED
 from redline.report import report_json
 from shared_schema import Code, EditBatch
@@ -23,9 +27,12 @@ from .html_report import report_details
 
 REPLY_SUFFIXES = (".reply.json", ".reply.txt", ".reply.md")
 SUMMARY_SUFFIX = ".summary.json"
+NEW_SUFFIX = ".new.docx"  # NAME.new.docx beside NAME.docx: the version to compare it with
+OUTPUT_SUFFIXES = (".redlined.docx", ".compared.docx")  # a batch's own outputs, never inputs
 
 # outcome of one document in summary.json: a status, or (when the job could not run) a code
 OK = "applied"  # every edit applied
+COMPARED = "compared"  # compared with its new version, every change written as a tracked change
 UNAPPLIED = "unapplied"  # the run completed; some edits were refused
 REFUSED = "refused"  # the document or its reply was refused as a whole (the code: its report)
 MISSING_REPLY = Code.MISSING_REPLY
@@ -38,13 +45,15 @@ class Job:
     """One document of a batch and the files that go with it (names relative to the batch).
 
     ``problem``: why the job cannot run at all, found from the names alone -- a code
-    (``invalid_file_name``, ``duplicate_name``, ``ambiguous_reply``) and a message."""
+    (``invalid_file_name``, ``duplicate_name``, ``ambiguous_reply``, ``ambiguous_version``) and a
+    message.  ``new``: the new version to compare the document with (instead of a reply)."""
 
     name: str
     document: str | None
     reply: str | None
     summary: str | None = None
     problem: tuple[Code, str] | None = None
+    new: str | None = None
 
 
 def shown(name: str | None) -> str | None:
@@ -83,6 +92,9 @@ class JobResult:
     summary_totals: dict[str, Any] | None = None
     report_html: str = ""  # html_report.report_details of the report
     written: tuple[str, ...] = ()  # the outputs written (by the client that writes them)
+    compared: bytes | None = None  # NAME.compared.docx
+    compare_json: bytes | None = None  # NAME.compare.json
+    compare_totals: dict[str, Any] | None = None
 
 
 def json_bytes(data: dict[str, Any]) -> bytes:
@@ -109,7 +121,7 @@ def pair(names: list[str]) -> list[Job]:
         low = base.lower()
         if low.startswith((".", "~$")):
             continue  # hidden files and Word's lock files
-        if low.endswith(".redlined.docx"):
+        if low.endswith(OUTPUT_SUFFIXES):
             continue
         kind: dict[str, list[str]] | None = None
         stem = ""
@@ -129,9 +141,16 @@ def pair(names: list[str]) -> list[Job]:
             jobs.append(Job(str(shown(base)), None, None, problem=(Code.INVALID_FILE_NAME, message)))
             continue
         kind.setdefault(stem.casefold(), []).append(name)
+    versions: dict[str, str] = {}  # X.new.docx beside X.docx: X's new version, not a document
+    for key in list(docs):
+        if key.endswith(NEW_SUFFIX[: -len(".docx")]) and len(docs[key]) == 1:
+            base_key = key[: -len(".new")]
+            if base_key in docs:
+                versions[base_key] = docs.pop(key)[0]
     for key in sorted(set(docs) | set(replies)):
         found, answers = docs.get(key, []), replies.get(key, [])
         summary = summaries.get(key)
+        new = versions.get(key)
         if len(found) > 1:
             listed = ", ".join(found)
             for name in found:
@@ -144,7 +163,16 @@ def pair(names: list[str]) -> list[Job]:
             message = f"{found[0]} has {len(answers)} reply files ({', '.join(answers)}); keep one"
             jobs.append(Job(stem, found[0], None, summary, problem=(Code.AMBIGUOUS_REPLY, message)))
             continue
-        jobs.append(Job(stem, found[0] if found else None, answers[0] if answers else None, summary))
+        if found and answers and new is not None:
+            message = (
+                f"{found[0]} has both a reply ({answers[0]}) and a new version ({new}): redline it or "
+                "compare it, not both; move one of them out"
+            )
+            jobs.append(
+                Job(stem, found[0], None, summary, problem=(Code.AMBIGUOUS_VERSION, message), new=new)
+            )
+            continue
+        jobs.append(Job(stem, found[0] if found else None, answers[0] if answers else None, summary, new=new))
     return sorted(jobs, key=lambda j: (j.name.casefold(), j.name))
 
 
@@ -171,13 +199,17 @@ def run_document(
     summary: bytes | None,
     options: ApplyOptions,
     name: str,
+    new: bytes | None = None,
 ) -> JobResult:
-    """The per-document job: apply the reply, check the summary; never raises.
+    """The per-document job: apply the reply, check the summary -- or, given the document's
+    ``new`` version, compare the two; never raises.
 
     The batch's boundary: the pipeline returns refusals as values, so an exception here is a bug
     of ours -- the document is reported ``failed`` (never with a code about its file), and the
     traceback goes to stderr (the worker's log)."""
     try:
+        if new is not None and document is not None:
+            return _compare(document, new, options, name)
         return _run(document, reply, summary, options, name)
     except Exception as exc:  # a bug must not stop the batch; it is reported as one
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
@@ -197,7 +229,7 @@ def _run(
         message = f"a reply for {name}.docx, but no such document"
         return JobResult(name, MISSING_DOCUMENT, EXIT_REFUSED, message=message)
     if reply is None:
-        message = f"{name}.docx has no reply file ({name}.reply.json)"
+        message = f"{name}.docx has no reply file ({name}.reply.json) nor new version ({name}.new.docx)"
         return JobResult(name, MISSING_REPLY, EXIT_REFUSED, message=message)
     outcome = apply_reply(
         document,
@@ -229,4 +261,29 @@ def _run(
     result.exit_code = outcome.exit_code
     result.outcome = OK if outcome.exit_code == 0 else UNAPPLIED
     result.output = outcome.output
+    return result
+
+
+def _compare(document: bytes, new: bytes, options: ApplyOptions, name: str) -> JobResult:
+    """The document compared with its new version: ``NAME.compared.docx`` (the document with
+    the new version's differences as tracked changes) and ``NAME.compare.json``."""
+    from .html_report import compare_details
+
+    outcome = compare(
+        document, new, CompareOptions(options.author, options.date),
+        old_name=f"{name}.docx", new_name=f"{name}{NEW_SUFFIX}", output_name=f"{name}.compared.docx",
+    )  # fmt: skip
+    data = outcome.report.to_dict()
+    result = JobResult(
+        name, REFUSED, EXIT_REFUSED, compare_json=json_bytes(data), compare_totals=data["totals"],
+        report_html=compare_details(data),
+    )  # fmt: skip
+    error = outcome.report.error
+    if error is not None:
+        result.message = f"{error.message} [{error.code}]"
+        return result
+    result.exit_code = outcome.exit_code
+    result.outcome = COMPARED if outcome.exit_code == 0 else UNAPPLIED
+    if not options.dry_run:
+        result.compared = outcome.output
     return result

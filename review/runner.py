@@ -2,9 +2,11 @@
 
 The client pairs files, reads each document's bytes, hands (bytes, reply, options) to an
 executor that runs :func:`review.job.run_document`, and writes each result as it completes:
-``NAME.redlined.docx``, ``NAME.report.json`` (and ``NAME.summary-report.json`` for the summary
-flow), then ``summary.json`` and ``report.html`` for the batch.  Executors differ only in where
-``run_document`` runs: in this process (``--jobs 1``), a local process pool, or Dask.
+``NAME.redlined.docx``, ``NAME.report.json`` (and ``NAME.summary-report.json`` for the
+summary flow; ``NAME.compared.docx`` and ``NAME.compare.json`` for a document compared with
+its new version ``NAME.new.docx``), then ``summary.json`` and ``report.html`` for the batch.
+Executors differ only in where ``run_document`` runs: in this process (``--jobs 1``), a local
+process pool, or Dask.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from redline.files import write_atomic
 from redline.inputs import MAX_REPLY_BYTES
 
 from .job import (
+    COMPARED,
     FAILED,
     MISSING_DOCUMENT,
     MISSING_REPLY,
@@ -37,7 +40,8 @@ from .job import (
 )
 from .storage import Storage
 
-Task = tuple[bytes | None, bytes | None, bytes | None, ApplyOptions, str]
+# (document, reply, summary, options, name, new version): run_document's arguments
+Task = tuple[bytes | None, bytes | None, bytes | None, ApplyOptions, str, bytes | None]
 
 
 class Executor(Protocol):
@@ -68,7 +72,7 @@ class LocalPool:
                     task = next(it, None)
                     if task is None:
                         return
-                    pending[pool.submit(run_document, *task)] = task[4]
+                    pending[pool.submit(run_document, *task)] = task[4]  # (its name)
 
             fill()
             while pending:
@@ -131,6 +135,7 @@ def run_review(
                     source.read(job.summary, MAX_REPLY_BYTES) if job.summary else None,
                     options,
                     job.name,
+                    source.read(job.new) if job.new else None,
                 )
             except PackageError as exc:
                 early[job.name] = JobResult(job.name, exc.code, EXIT_REFUSED, message=exc.message)
@@ -146,6 +151,7 @@ def run_review(
             details[result.name] = result.report_html
             # written: keep no documents or reports in memory
             result.output = result.report_json = result.summary_report_json = None
+            result.compared = result.compare_json = None
             result.report_html = ""
             if progress is not None:
                 progress(result)
@@ -158,7 +164,7 @@ def run_review(
         by_name.update(early)
         documents = [_summary_entry(job, by_name.get(job.name) or _never_ran(job)) for job in jobs]
         outcomes = {d["outcome"] for d in documents}
-        exit_code = EXIT_OK if outcomes <= {OK} else EXIT_UNAPPLIED
+        exit_code = EXIT_OK if outcomes <= {OK, COMPARED} else EXIT_UNAPPLIED
         summary = BatchSummary(documents, exit_code)
         _write_batch(target, summary, details)
     return summary
@@ -200,6 +206,8 @@ def _write_outputs(target: Storage, result: JobResult) -> None:
             (f"{result.name}.redlined.docx", result.output),
             (f"{result.name}.report.json", result.report_json),
             (f"{result.name}.summary-report.json", result.summary_report_json),
+            (f"{result.name}.compared.docx", result.compared),
+            (f"{result.name}.compare.json", result.compare_json),
         ):
             if data is not None:
                 target.write(name, data)
@@ -223,6 +231,11 @@ def _summary_entry(job: Job, result: JobResult) -> dict[str, Any]:
         "report": _named(f"{job.name}.report.json", result.written),
         "message": result.message,
     }
+    if job.new is not None:  # compared with its new version
+        entry["new"] = job.new
+        entry["compare_totals"] = result.compare_totals
+        entry["compared"] = _named(f"{job.name}.compared.docx", result.written)
+        entry["compare_report"] = _named(f"{job.name}.compare.json", result.written)
     if job.summary is not None:
         entry["summary"] = job.summary
         entry["summary_totals"] = result.summary_totals

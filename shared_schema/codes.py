@@ -93,6 +93,7 @@ class Code(StrEnum):
     INVALID_FILE_NAME = "invalid_file_name"
     DUPLICATE_NAME = "duplicate_name"
     AMBIGUOUS_REPLY = "ambiguous_reply"
+    AMBIGUOUS_VERSION = "ambiguous_version"
     MALFORMED_REPORT = "malformed_report"
     # -- ours ----------------------------------------------------------------------------------
     INTERNAL_ERROR = "internal_error"
@@ -173,6 +174,8 @@ MEANINGS: Final[Mapping[Code, str]] = MappingProxyType(
         Code.INVALID_FILE_NAME: "a batch file name that is not valid UTF-8 (reported escaped, not read)",
         Code.DUPLICATE_NAME: "batch documents whose names differ only by case (their outputs would collide)",
         Code.AMBIGUOUS_REPLY: "a batch document with two reply files (NAME.reply.json and .txt/.md)",
+        Code.AMBIGUOUS_VERSION: "a batch document with both a reply file and a new version to compare "
+        "(NAME.new.docx): redline it or compare it, not both",
         Code.MALFORMED_REPORT: "a report given to redline stats is not a JSON report (binary, too "
         "deep, not an object)",
         Code.INTERNAL_ERROR: "a bug in redline, not in the input: the traceback is in the log",

@@ -14,7 +14,7 @@ from review.job import JobResult, run_document
 
 def crash_once(*task: Any) -> JobResult:
     """Kill the worker the first time the document named in $REDLINE_CRASH_ONCE runs."""
-    name = str(task[-1])
+    name = str(task[4])
     target, _, marker = os.environ.get("REDLINE_CRASH_ONCE", "").partition(":")
     if name == target and marker and not Path(marker).exists():
         Path(marker).write_text("crashed")
@@ -24,6 +24,6 @@ def crash_once(*task: Any) -> JobResult:
 
 def crash_always(*task: Any) -> JobResult:
     """Kill the worker every time the document named in $REDLINE_CRASH_ALWAYS runs."""
-    if str(task[-1]) == os.environ.get("REDLINE_CRASH_ALWAYS"):
+    if str(task[4]) == os.environ.get("REDLINE_CRASH_ALWAYS"):
         os._exit(1)
     return run_document(*task)

@@ -41,8 +41,6 @@ def lvl(
     )
 
 
-
-
 def numbering(*children: str) -> etree._Element:
     return etree.fromstring(f"<w:numbering {NS_DECL}>{''.join(children)}</w:numbering>")
 

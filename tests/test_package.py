@@ -111,9 +111,7 @@ def _many_members(n: int) -> bytes:
 
 def _bomb_in_media() -> bytes:
     compressed = h.deflate_repeated(b"", b"\0" * MB, 400, b"")
-    return h.plus_entries(
-        [h.Entry("word/media/image1.png", b"", compressed=compressed, usize=60_000, crc=0)]
-    )
+    return h.plus_entries([h.Entry("word/media/image1.png", b"", compressed=compressed, usize=60_000, crc=0)])
 
 
 DOC = h.document()

@@ -1492,8 +1492,29 @@ _REFERENCE_ID_ATTR = re.compile(rb"""[:\s]id=["'](\d{1,9})["']""")
 @given(
     st.lists(
         st.lists(
-            st.sampled_from([b"id=", b'"', b"'", b"1", b"07", b"123456789", b"0", b":", b" ", b"\n",
-                             b"\t", b"\x0b", b"x", b"w:id=", b"rsid=", b"<", b">", b"=", b"idd="]),
+            st.sampled_from(
+                [
+                    b"id=",
+                    b'"',
+                    b"'",
+                    b"1",
+                    b"07",
+                    b"123456789",
+                    b"0",
+                    b":",
+                    b" ",
+                    b"\n",
+                    b"\t",
+                    b"\x0b",
+                    b"x",
+                    b"w:id=",
+                    b"rsid=",
+                    b"<",
+                    b">",
+                    b"=",
+                    b"idd=",
+                ]
+            ),
             max_size=30,
         ).map(b"".join),
         max_size=3,
