@@ -35,4 +35,3 @@ def w(tag: str) -> str:
 
 
 XML_SPACE = f"{{{XML_NS}}}space"
-

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
 
-from shared_schema.models import MAX_SECTION
+from shared_schema.rules import MAX_SECTION
 
 from .normalize import normalize
 
@@ -72,9 +72,7 @@ _WORDS: Final = {
 }  # fmt: skip
 # Words that make a typed number at the start of a paragraph (fewer than a reference may use:
 # "Paragraph 3 applies" begins many a body paragraph).
-_HEAD_WORDS = (
-    r"article|art\.|clause|section|sec\.|schedule|annex(?:ure)?|exhibit|appendix|attachment|part"
-)
+_HEAD_WORDS = r"article|art\.|clause|section|sec\.|schedule|annex(?:ure)?|exhibit|appendix|attachment|part"
 _ROMAN = re.compile(r"M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})", re.IGNORECASE)
 _DECIMAL = r"\d{1,3}(?:\.\d{1,3})*"
 _PARENS = r"(?:\s?\((?:[A-Za-z]{1,4}|\d{1,3})\))*"
@@ -83,8 +81,7 @@ _TYPED: Final = (
     # "Clause 17", "Section 4.2(b)", "Article IV", "Schedule 2", "Part A", "§ 2", "§§ 3"
     re.compile(
         rf"(?:(?i:{_HEAD_WORDS})\s+|\u00a7\u00a7?\s*)"
-        rf"(?:{_DECIMAL}{_PARENS}|[IVXLCDM]{{1,7}}\b|[ivxlcdm]{{1,7}}\b|[A-Za-z]\b)\.?"
-        + _AFTER_NUMBER
+        rf"(?:{_DECIMAL}{_PARENS}|[IVXLCDM]{{1,7}}\b|[ivxlcdm]{{1,7}}\b|[A-Za-z]\b)\.?" + _AFTER_NUMBER
     ),
     # "4.2", "4.2.1.", "12." -- a lone number only with its dot or bracket
     re.compile(
@@ -428,8 +425,10 @@ def _item_rank(head: Head, stack: list[Head]) -> float:
             if other.style in "aA" and _continues(n.path[0], value):
                 head.style = other.style
                 return other.rank
-            if other.style in "iI" and _ROMAN.fullmatch(n.path[0]) and (
-                _roman_value(value) == _roman_value(n.path[0]) + 1
+            if (
+                other.style in "iI"
+                and _ROMAN.fullmatch(n.path[0])
+                and (_roman_value(value) == _roman_value(n.path[0]) + 1)
             ):
                 head.style = other.style
                 return other.rank
