@@ -9,11 +9,13 @@ with its code, never as an exception.
 from __future__ import annotations
 
 import os
-
-from shared_schema import Refusal
+from typing import TYPE_CHECKING
 
 from .package import Limits, Package, PackageError
 from .view import DocumentView, build_view, verify_only_view
+
+if TYPE_CHECKING:  # the refusal's model is built when a document is refused, not to read one
+    from shared_schema import Refusal
 
 __all__ = ["load_view"]
 
@@ -40,5 +42,7 @@ def load_view(
             package = Package.open(source, limits)
         view = verify_only_view(package) if stream else build_view(package)
     except PackageError as exc:
+        from shared_schema import Refusal
+
         return Refusal.from_error(exc)
     return package, view

@@ -93,7 +93,6 @@ def run_command(prog: str, command: Callable[[], int]) -> int:
     stderr, exit 70 -- never a code about the user's file.
     """
     from redline.boundary import PackageError
-    from shared_schema import Refusal
 
     try:
         code = command()
@@ -105,16 +104,16 @@ def run_command(prog: str, command: Callable[[], int]) -> int:
         print(f"{prog}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except PackageError as exc:
-        return refuse(prog, Refusal.from_error(exc))
+        return refuse(prog, _refusal().from_error(exc))
     except KeyboardInterrupt:
         return 130
     except OSError as exc:
         where = f" {exc.filename!r}" if exc.filename is not None else ""
         message = f"Input or output failed{where}: {exc.strerror or exc}."
-        return refuse(prog, Refusal(code=Code.IO_ERROR, message=message))
+        return refuse(prog, _refusal()(code=Code.IO_ERROR, message=message))
     except UnicodeError as exc:
         message = f"Text could not be read or written in its encoding: {exc}."
-        return refuse(prog, Refusal(code=Code.IO_ERROR, message=message))
+        return refuse(prog, _refusal()(code=Code.IO_ERROR, message=message))
     except Exception as exc:
         traceback.print_exc(file=sys.stderr)
         print(
@@ -123,6 +122,14 @@ def run_command(prog: str, command: Callable[[], int]) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+
+
+def _refusal() -> type[Refusal]:
+    """The refusal's model, built when something is refused (a command that succeeds never
+    builds it)."""
+    from shared_schema import Refusal
+
+    return Refusal
 
 
 def _stdout_closed() -> int:

@@ -184,10 +184,9 @@ def _view(args: argparse.Namespace) -> int:
     from redline.load import load_view
     from redline.markup import render as render_markup
     from redline.revisions import read_annotations
-    from shared_schema import Refusal
 
     loaded = load_view(Path(args.doc))
-    if isinstance(loaded, Refusal):
+    if not isinstance(loaded, tuple):  # the refusal (its model is not built to read a document)
         return refuse(f"redline {args.command}", loaded)
     package, view = loaded
     notes = _unread(package) if args.unread else None

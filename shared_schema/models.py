@@ -28,7 +28,9 @@ from .rules import xml_unsafe_character as xml_unsafe_character
 
 
 class _Shape(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False)
+    # defer_build: a model's validator is built on its first use, not at import (a command that
+    # applies edits never builds the request or summary shapes)
+    model_config = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False, defer_build=True)
 
 
 class EditRequest(_Shape):
