@@ -275,24 +275,36 @@ class Head:
         return False
 
 
+@dataclass(frozen=True, slots=True)
+class _Index:
+    by_number: dict[tuple[Kind, tuple[str, ...]], list[Head]]
+    by_text: dict[str, list[Head]]
+
+
 @dataclass
 class Outline:
     heads: list[Head]
     head_of: list[Head | None]  # per entry: the section it lies in (its own, for a head)
-    _by_number: dict[tuple[Kind, tuple[str, ...]], list[Head]] = field(default_factory=dict, repr=False)
-    _by_text: dict[str, list[Head]] = field(default_factory=dict, repr=False)
+    # the heads by number and by text: made on the first look-up (a document whose edits name
+    # no section never asks, and indexing every head's texts is a fifth of reading it)
+    _index: _Index | None = field(default=None, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        for head in self.heads:
-            if head.number is not None:
-                key = (head.number.kind, head.path)
-                self._by_number.setdefault(key, []).append(head)
-                own = (head.number.kind, head.number.path)
-                if own != key:
-                    self._by_number.setdefault(own, []).append(head)
-            for text in {head.title, head.cite, _title_words(head)}:
-                if text:
-                    self._by_text.setdefault(_key_text(text), []).append(head)
+    def _indexes(self) -> _Index:
+        if self._index is None:
+            by_number: dict[tuple[Kind, tuple[str, ...]], list[Head]] = {}
+            by_text: dict[str, list[Head]] = {}
+            for head in self.heads:
+                if head.number is not None:
+                    key = (head.number.kind, head.path)
+                    by_number.setdefault(key, []).append(head)
+                    own = (head.number.kind, head.number.path)
+                    if own != key:
+                        by_number.setdefault(own, []).append(head)
+                for text in {head.title, head.cite, _title_words(head)}:
+                    if text:
+                        by_text.setdefault(_key_text(text), []).append(head)
+            self._index = _Index(by_number, by_text)
+        return self._index
 
     def named(self, name: str) -> list[Head]:
         """Every section ``name`` names (several when it is ambiguous), best reading first."""
@@ -303,15 +315,16 @@ class Outline:
             found = self._numbered(ref)
             if found:
                 return found
-        return list(self._by_text.get(ref.text, ()))
+        return list(self._indexes().by_text.get(ref.text, ()))
 
     def _numbered(self, ref: Reference) -> list[Head]:
         assert ref.target is not None
         kind, path = ref.target
-        found = self._by_number.get((kind, path), [])
+        by_number = self._indexes().by_number
+        found = by_number.get((kind, path), [])
         if not found and kind in (Kind.CLAUSE, Kind.ARTICLE):  # "Section 4" for "Article 4"
             other = Kind.ARTICLE if kind is Kind.CLAUSE else Kind.CLAUSE
-            found = self._by_number.get((other, path), [])
+            found = by_number.get((other, path), [])
         if ref.within:
             containers = [self._numbered(Reference((), target, "")) for target in ref.within]
             return [h for h in found if all(any(h.within(c) for c in group) for group in containers)]
