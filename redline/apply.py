@@ -102,7 +102,9 @@ def _apply_reply(
     document_name: str,
     output_name: str | None,
 ) -> Outcome:
-    loaded = load_view(document, options.limits, stream=options.dry_run and options.stream)
+    loaded = load_view(
+        document, options.limits, stream=options.dry_run and options.stream, trees=not options.dry_run
+    )
     if isinstance(loaded, Refusal):
         return refused(document_name, loaded)
     package, view = loaded

@@ -25,13 +25,15 @@ def load_view(
     limits: Limits | None = None,
     *,
     stream: bool = False,
+    trees: bool = False,
 ) -> tuple[Package, DocumentView] | Refusal:
     """The package and view of ``source`` (the document's bytes, or a path to open), or the
     refusal that says why it cannot be read.
 
     ``stream``: the streamed verify-only view (:func:`redline.view.verify_only_view`), which
     never holds the main part whole -- for verifying alone (nothing can be written from it);
-    ``source`` must then be bytes.
+    ``source`` must then be bytes.  ``trees``: the view will be written from (see
+    :func:`redline.view.build_view`).
     """
     try:
         if isinstance(source, bytes):
@@ -40,7 +42,7 @@ def load_view(
             raise TypeError("a streamed view is read from the document's bytes, not a path")
         else:
             package = Package.open(source, limits)
-        view = verify_only_view(package) if stream else build_view(package)
+        view = verify_only_view(package) if stream else build_view(package, trees=trees)
     except PackageError as exc:
         from shared_schema import Refusal
 

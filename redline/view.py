@@ -36,6 +36,7 @@ scanner first; before anything is written from a scanned view,
 from __future__ import annotations
 
 import bisect
+import functools
 import io
 import threading
 from collections import Counter
@@ -530,12 +531,17 @@ def _paragraph_styles(package: Package, part: str) -> etree._Element | None:
         raise syntax_refusal(exc, part) from None
 
 
-def build_view(package: Package) -> DocumentView:
+def build_view(package: Package, *, trees: bool = False) -> DocumentView:
     """Load every story of ``package`` into one offset-mapped view: scanned from the XML text
-    when every story part allows it (the usual case), else walked as trees."""
+    when every story part allows it (the usual case), else walked as trees.
+
+    ``trees``: the view will be written from, so the main part's tree (which a scanned view
+    otherwise parses when something is first written, :meth:`DocumentView.check_tree`) is
+    parsed now, on the second core while the scanner reads -- the same parse, moved earlier; a
+    part that fails it fails it again, with its code, when it is needed."""
     working = WorkingCopy(package)
     with paused(), text_limit(package.limits.max_text_chars):  # paused: see redline.collector
-        view = _scanned_view(package, working)
+        view = _scanned_view(package, working, trees=trees)
         if view is None:
             view = flatten(stories_of(package, working), package.revision, numbering_of(package))
             view.working = working
@@ -642,16 +648,22 @@ class NodeMap(Sequence[etree._Element]):
         return found
 
 
-def _scanned_view(package: Package, working: WorkingCopy | None = None) -> DocumentView | None:
+def _scanned_view(
+    package: Package, working: WorkingCopy | None = None, *, trees: bool = False
+) -> DocumentView | None:
     """The view read by :mod:`redline.scan`, or None when a story part needs the tree walk;
-    its elements are found in ``working`` (a working copy of its own when None)."""
+    its elements are found in ``working`` (a working copy of its own when None); ``trees``:
+    parse the main part's tree there too, beside the check (see :func:`build_view`)."""
     main = package.main_part
     data = package.read(main)
     body_src = scan.prepare(data, main, check=False)
     body = body_src.body() if body_src is not None else None
     if body_src is None or body is None:
         return None
-    check = scan.Check(data)  # on another core while the body is scanned
+    if working is None:
+        working = WorkingCopy(package)
+    then = functools.partial(working.xml, main) if trees else None
+    check = scan.Check(data, then)  # on another core while the body is scanned
     builder = _Builder()
     totals: dict[str, int] = {}
     layouts: dict[str, scan.Layout | None] = {}
@@ -667,10 +679,9 @@ def _scanned_view(package: Package, working: WorkingCopy | None = None) -> Docum
         return None
     finally:
         check.passed()  # never leave the check running
-    trees = working if working is not None else WorkingCopy(package)
-    nodes = NodeMap(trees, builder.span_nodes, builder.runs, totals, layouts)
+    nodes = NodeMap(working, builder.span_nodes, builder.runs, totals, layouts)
     view = builder.finish(package.revision, nodes)
-    view.working = trees
+    view.working = working
     _label(view, numbering_of(package), builder.props)
     return view
 
