@@ -26,14 +26,15 @@ def load_view(
     *,
     stream: bool = False,
     trees: bool = False,
+    labels: bool = True,
 ) -> tuple[Package, DocumentView] | Refusal:
     """The package and view of ``source`` (the document's bytes, or a path to open), or the
     refusal that says why it cannot be read.
 
     ``stream``: the streamed verify-only view (:func:`redline.view.verify_only_view`), which
     never holds the main part whole -- for verifying alone (nothing can be written from it);
-    ``source`` must then be bytes.  ``trees``: the view will be written from (see
-    :func:`redline.view.build_view`).
+    ``source`` must then be bytes.  ``trees``: the view will be written from;
+    ``labels=False``: its labels are given later (both: see :func:`redline.view.build_view`).
     """
     try:
         if isinstance(source, bytes):
@@ -42,7 +43,7 @@ def load_view(
             raise TypeError("a streamed view is read from the document's bytes, not a path")
         else:
             package = Package.open(source, limits)
-        view = verify_only_view(package) if stream else build_view(package, trees=trees)
+        view = verify_only_view(package) if stream else build_view(package, trees=trees, labels=labels)
     except PackageError as exc:
         from shared_schema import Refusal
 

@@ -40,7 +40,7 @@ import functools
 import io
 import threading
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
@@ -160,10 +160,20 @@ class DocumentView:
     # verify-only view, or one flattened from stories whose trees are the caller's).
     working: WorkingCopy | None = field(default=None, repr=False, compare=False)
     outline: Outline = field(default_factory=lambda: Outline([], []), repr=False, compare=False)
+    # The labelling pass still to run, for a view read with labels=False (see build_view).
+    unlabelled: Callable[[], None] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.para_starts:
             self.para_starts = [p.start for p in self.paragraphs]
+
+    def finish_labels(self) -> DocumentView:
+        """Run the labelling pass a view read with ``labels=False`` left out (its paragraphs'
+        labels, levels and sections); nothing for any other view.  Returns the view."""
+        pending, self.unlabelled = self.unlabelled, None
+        if pending is not None:
+            pending()
+        return self
 
     # -- lookups ---------------------------------------------------------------------------
     def paragraph_at(self, offset: int) -> Paragraph:
@@ -531,17 +541,20 @@ def _paragraph_styles(package: Package, part: str) -> etree._Element | None:
         raise syntax_refusal(exc, part) from None
 
 
-def build_view(package: Package, *, trees: bool = False) -> DocumentView:
+def build_view(package: Package, *, trees: bool = False, labels: bool = True) -> DocumentView:
     """Load every story of ``package`` into one offset-mapped view: scanned from the XML text
     when every story part allows it (the usual case), else walked as trees.
 
     ``trees``: the view will be written from, so the main part's tree (which a scanned view
     otherwise parses when something is first written, :meth:`DocumentView.check_tree`) is
     parsed now, on the second core while the scanner reads -- the same parse, moved earlier; a
-    part that fails it fails it again, with its code, when it is needed."""
+    part that fails it fails it again, with its code, when it is needed.  ``labels=False``: the
+    paragraphs' labels and sections (a pure function of what was read, which refuses nothing)
+    are given when :meth:`DocumentView.finish_labels` is called -- for a view read only to
+    check that it can be read (an output read back); numbering is read all the same."""
     working = WorkingCopy(package)
     with paused(), text_limit(package.limits.max_text_chars):  # paused: see redline.collector
-        view = _scanned_view(package, working, trees=trees)
+        view = _scanned_view(package, working, trees=trees, labels=labels)
         if view is None:
             view = flatten(stories_of(package, working), package.revision, numbering_of(package))
             view.working = working
@@ -649,7 +662,7 @@ class NodeMap(Sequence[etree._Element]):
 
 
 def _scanned_view(
-    package: Package, working: WorkingCopy | None = None, *, trees: bool = False
+    package: Package, working: WorkingCopy | None = None, *, trees: bool = False, labels: bool = True
 ) -> DocumentView | None:
     """The view read by :mod:`redline.scan`, or None when a story part needs the tree walk;
     its elements are found in ``working`` (a working copy of its own when None); ``trees``:
@@ -682,7 +695,11 @@ def _scanned_view(
     nodes = NodeMap(working, builder.span_nodes, builder.runs, totals, layouts)
     view = builder.finish(package.revision, nodes)
     view.working = working
-    _label(view, numbering_of(package), builder.props)
+    labelling = functools.partial(_label, view, numbering_of(package), builder.props)
+    if labels:
+        labelling()
+    else:
+        view.unlabelled = labelling
     return view
 
 
