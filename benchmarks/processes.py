@@ -66,6 +66,7 @@ class Command:
     name: str
     argv: list[str]
     env: dict[str, str] | None = None
+    cwd: Path | None = None  # `python -c` puts the working folder first on the path
 
 
 @dataclass
@@ -77,7 +78,9 @@ class Timing:
 def run_once(cmd: Command) -> tuple[float, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    subprocess.run(cmd.argv, env=cmd.env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        cmd.argv, env=cmd.env, cwd=cmd.cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -112,9 +115,10 @@ def env_for(root: Path | None) -> dict[str, str]:
 
 
 def redline(*args: str, root: Path | None = None, name: str = "") -> Command:
-    return Command(
-        name or "redline " + " ".join(args[:1]), [sys.executable, "-c", _REDLINE, *args], env_for(root)
-    )
+    """``redline ARGS`` from our checkout, or from ``root`` (run there: ``python -c`` puts the
+    working folder first on the path)."""
+    argv = [sys.executable, "-c", _REDLINE, *args]
+    return Command(name or "redline " + " ".join(args[:1]), argv, env_for(root), root or ROOT)
 
 
 def docx_import() -> Command:
@@ -142,6 +146,7 @@ def import_offenders(args: Sequence[str], top: int = 10) -> list[tuple[str, floa
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", _REDLINE, *args],
         env=env_for(None),
+        cwd=ROOT,
         capture_output=True,
         text=True,
         check=False,

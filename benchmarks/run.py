@@ -1116,7 +1116,7 @@ def _compression_row(config: Config, table: Table, out: Callable[[str], None], b
             Row(f"{step}: isal, zlib-ng vs zlib", "—", "—", None, "—", None, "skipped (--quick / --no-peers)")
         )
         return
-    py, _missing = peers.environment((), out)
+    py, _missing = peers.environment(peers.PEERS, out)  # made by the side-by-side row
     if py is None:
         table.add(Row(f"{step}: isal, zlib-ng vs zlib", "—", "—", None, "—", None, "skipped: no Python"))
         return
