@@ -35,3 +35,4 @@ def w(tag: str) -> str:
 
 
 XML_SPACE = f"{{{XML_NS}}}space"
+

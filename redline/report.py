@@ -20,7 +20,6 @@ def report_json(data: dict[str, Any]) -> str:
     is, a final newline."""
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
-
 class ReplyInfo(BaseModel):
     """What the parser made of the reply: parsed at all, what it coerced, what it could not use."""
 

@@ -317,12 +317,7 @@ def _in_scope(locator: Locator, edit: Edit, result: EditResult, found: Found) ->
 
 
 def _planned(
-    locator: Locator,
-    index: int,
-    edit: Edit,
-    s: int,
-    e: int,
-    replacement: str,
+    locator: Locator, index: int, edit: Edit, s: int, e: int, replacement: str,
     fields: tuple[etree._Element, ...] = (),
 ) -> Planned:
     if edit.action == "insert_after":

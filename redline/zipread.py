@@ -75,15 +75,8 @@ class Limits:
     it). The most any real part we have declares is 98."""
 
     def __post_init__(self) -> None:
-        for name in (
-            "max_file_bytes",
-            "max_members",
-            "max_member_bytes",
-            "max_total_bytes",
-            "max_markup",
-            "max_text_chars",
-            "max_namespaces",
-        ):
+        for name in ("max_file_bytes", "max_members", "max_member_bytes", "max_total_bytes", "max_markup",
+                     "max_text_chars", "max_namespaces"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"Limits.{name} must be positive")
         if self.max_ratio <= 1:
