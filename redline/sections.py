@@ -72,7 +72,9 @@ _WORDS: Final = {
 }  # fmt: skip
 # Words that make a typed number at the start of a paragraph (fewer than a reference may use:
 # "Paragraph 3 applies" begins many a body paragraph).
-_HEAD_WORDS = r"article|art\.|clause|section|sec\.|schedule|annex(?:ure)?|exhibit|appendix|attachment|part"
+_HEAD_WORDS = (
+    r"article|art\.|clause|section|sec\.|schedule|annex(?:ure)?|exhibit|appendix|attachment|part"
+)
 _ROMAN = re.compile(r"M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})", re.IGNORECASE)
 _DECIMAL = r"\d{1,3}(?:\.\d{1,3})*"
 _PARENS = r"(?:\s?\((?:[A-Za-z]{1,4}|\d{1,3})\))*"
@@ -81,7 +83,8 @@ _TYPED: Final = (
     # "Clause 17", "Section 4.2(b)", "Article IV", "Schedule 2", "Part A", "§ 2", "§§ 3"
     re.compile(
         rf"(?:(?i:{_HEAD_WORDS})\s+|\u00a7\u00a7?\s*)"
-        rf"(?:{_DECIMAL}{_PARENS}|[IVXLCDM]{{1,7}}\b|[ivxlcdm]{{1,7}}\b|[A-Za-z]\b)\.?" + _AFTER_NUMBER
+        rf"(?:{_DECIMAL}{_PARENS}|[IVXLCDM]{{1,7}}\b|[ivxlcdm]{{1,7}}\b|[A-Za-z]\b)\.?"
+        + _AFTER_NUMBER
     ),
     # "4.2", "4.2.1.", "12." -- a lone number only with its dot or bracket
     re.compile(

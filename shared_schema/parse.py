@@ -810,9 +810,8 @@ def _edit_batch(reading: _Reading, tally: _Tally, limits: ParseLimits) -> EditBa
         reading,
         tally,
         limits.max_edits,
-        lambda i: (
-            f"edit {i} is beyond the limit of {limits.max_edits} edits per reply; send it in another batch"
-        ),
+        lambda i: f"edit {i} is beyond the limit of {limits.max_edits} edits per reply; "
+        "send it in another batch",
         _read_edit,
     )
     placed = [edit.placed(index) for index, edit in edits]
