@@ -36,6 +36,7 @@ scanner first; before anything is written from a scanned view,
 from __future__ import annotations
 
 import bisect
+import contextvars
 import functools
 import io
 import threading
@@ -553,12 +554,24 @@ def build_view(package: Package, *, trees: bool = False, labels: bool = True) ->
     are given when :meth:`DocumentView.finish_labels` is called -- for a view read only to
     check that it can be read (an output read back); numbering is read all the same."""
     working = WorkingCopy(package)
-    with paused(), text_limit(package.limits.max_text_chars):  # paused: see redline.collector
-        view = _scanned_view(package, working, trees=trees, labels=labels)
-        if view is None:
-            view = flatten(stories_of(package, working), package.revision, numbering_of(package))
-            view.working = working
+    reading = _READING.set((trees, labels))
+    try:
+        with paused(), text_limit(package.limits.max_text_chars):  # paused: see redline.collector
+            view = _scanned_view(package, working)
+            if view is None:
+                view = flatten(stories_of(package, working), package.revision, numbering_of(package))
+                view.working = working
+    finally:
+        _READING.reset(reading)
     return view
+
+
+# How build_view asked the scanned view to be read -- (trees, labels): its main part's tree
+# parsed beside the scan, its labels given now -- a context variable, as the text limit is (the
+# scanned view's signature stays what its callers and tests know).
+_READING: contextvars.ContextVar[tuple[bool, bool]] = contextvars.ContextVar(
+    "redline_view_reading", default=(False, True)
+)
 
 
 # -------------------------------------------------------------------------------------------
@@ -661,12 +674,11 @@ class NodeMap(Sequence[etree._Element]):
         return found
 
 
-def _scanned_view(
-    package: Package, working: WorkingCopy | None = None, *, trees: bool = False, labels: bool = True
-) -> DocumentView | None:
+def _scanned_view(package: Package, working: WorkingCopy | None = None) -> DocumentView | None:
     """The view read by :mod:`redline.scan`, or None when a story part needs the tree walk;
-    its elements are found in ``working`` (a working copy of its own when None); ``trees``:
-    parse the main part's tree there too, beside the check (see :func:`build_view`)."""
+    its elements are found in ``working`` (a working copy of its own when None); read as
+    :func:`build_view` was asked (its tree parsed beside the check, its labels deferred)."""
+    trees, labels = _READING.get()
     main = package.main_part
     data = package.read(main)
     body_src = scan.prepare(data, main, check=False)
