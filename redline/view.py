@@ -41,7 +41,7 @@ import functools
 import io
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
@@ -161,8 +161,9 @@ class DocumentView:
     # verify-only view, or one flattened from stories whose trees are the caller's).
     working: WorkingCopy | None = field(default=None, repr=False, compare=False)
     outline: Outline = field(default_factory=lambda: Outline([], []), repr=False, compare=False)
-    # The labelling pass still to run, for a view read with labels=False (see build_view).
-    unlabelled: Callable[[], None] | None = field(default=None, repr=False, compare=False)
+    # What the labelling pass still to run needs (the numbering, each paragraph's properties),
+    # for a view read with labels=False (see build_view); never the view itself: no cycle.
+    unlabelled: tuple[Numbering, list[ParagraphProps]] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.para_starts:
@@ -173,7 +174,7 @@ class DocumentView:
         labels, levels and sections); nothing for any other view.  Returns the view."""
         pending, self.unlabelled = self.unlabelled, None
         if pending is not None:
-            pending()
+            _label(self, *pending)
         return self
 
     # -- lookups ---------------------------------------------------------------------------
@@ -707,11 +708,11 @@ def _scanned_view(package: Package, working: WorkingCopy | None = None) -> Docum
     nodes = NodeMap(working, builder.span_nodes, builder.runs, totals, layouts)
     view = builder.finish(package.revision, nodes)
     view.working = working
-    labelling = functools.partial(_label, view, numbering_of(package), builder.props)
+    numbering = numbering_of(package)  # read (and checked) now, labelled or not
     if labels:
-        labelling()
+        _label(view, numbering, builder.props)
     else:
-        view.unlabelled = labelling
+        view.unlabelled = (numbering, builder.props)
     return view
 
 
