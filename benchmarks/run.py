@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,10 +43,13 @@ from redline.package import Package
 from redline.verify import Planned, verify
 from redline.view import DocumentView, build_view, flatten, numbering_of, stories_of, verify_only_view
 from redline.writer import WriteOptions, Writer
+from redline.zipwrite import _LEVEL as WRITE_LEVEL
 from review.runner import run_review
 from review.storage import LocalStorage
 from shared_schema import Edit, EditBatch
 from testing.contractgen import Kind, generate_contract
+
+from . import processes
 
 S = TypeVar("S")
 DATE = "2024-01-01T00:00:00Z"
@@ -517,10 +521,15 @@ class Config:
     batch_repeats: int
     mem_repeats: int
     dask: bool
+    process_repeats: int = 7  # whole processes (start-up, 10 pages, the floor), interleaved
+    big_process_repeats: int = 5  # whole processes on the big contract
+    peers: bool = True  # the side-by-side row (installs them into a throw-away environment)
+    dense_edits: int = 200  # edits written on the small contract (the per-edit floor row)
+    before: Path | None = None  # an older checkout: its process rows measured in the same run
 
 
 FULL = Config(300, 10, (10, 30, 100, 300), 5, 9, 100, 3, 3, 3, True)
-QUICK = Config(3, 2, (1, 3), 1, 1, 4, 1, 1, 1, True)
+QUICK = Config(3, 2, (1, 3), 1, 1, 4, 1, 1, 1, True, 1, 1, False, 20)
 
 
 def run(config: Config, out: Callable[[str], None] = print) -> Table:
@@ -758,6 +767,15 @@ def run(config: Config, out: Callable[[str], None] = print) -> Table:
         )
     )
 
+    # per edit, and apply against the floor (inflate + parse + deflate the main part)
+    _per_edit(config, table, big, view, work, r)
+    _floor_rows(config, table, big, big_path, work, r)
+
+    # whole processes: start-up, the 10-page contract, the side-by-side peers, deflate engines
+    _process_rows(config, table, out)
+    _peer_rows(config, table, out)
+    _compression_row(config, table, out, big_path)
+
     # (7) growth
     for pages in config.sizes:
         if pages in steps:
@@ -828,6 +846,320 @@ def run(config: Config, out: Callable[[str], None] = print) -> Table:
         )
     out(f"total benchmark time {time.perf_counter() - t_start:.0f} s")
     return table
+
+
+# ---------------------------------------------------------------------------------------------
+# Per edit, the floor, whole processes, peers (issue 22)
+
+
+def floor(data: bytes, level: int = WRITE_LEVEL) -> bytes:
+    """What any editor of the main part must pay: inflate it out of the zip, parse it with lxml,
+    deflate it back (one stream, the writer's level); nothing else."""
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        xml = z.read("word/document.xml")
+    etree.fromstring(xml)
+    packer = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)
+    return packer.compress(xml) + packer.flush()
+
+
+def dense_writes(view: DocumentView, n: int) -> list[tuple[str, str]]:
+    """Up to ``n`` edits on a short document: along each body paragraph, the shortest window of
+    three or more words from here that occurs once, then a word's gap (so no two edits touch);
+    each edit changes the window's middle word."""
+    locator = Locator(view)
+    text = view.text
+    out: list[tuple[str, str]] = []
+    for p in view.paragraphs:
+        if p.story != "body":
+            continue
+        words = text[p.start : p.end].split(" ")
+        i = 0
+        while i <= len(words) - 3:
+            size = next((k for k in range(3, 13) if _unique_window(locator, words[i : i + k], k)), None)
+            if size is None:
+                i += 1
+                continue
+            anchor = " ".join(words[i : i + size])
+            out.append((anchor, _revised(anchor)))
+            if len(out) >= n:
+                return out
+            i += size + 1
+    return out
+
+
+def _unique_window(locator: Locator, window: list[str], size: int) -> bool:
+    if len(window) < size or any(not w or "\t" in w or "\n" in w for w in window):
+        return False
+    return locator.count(" ".join(window), 2) == 1
+
+
+def writes_reply(writes: list[tuple[str, str]]) -> str:
+    edits = [{"anchor": a, "replacement": b} for a, b in writes]
+    return "```json\n" + json.dumps({"edits": edits}, indent=1, ensure_ascii=False) + "\n```\n"
+
+
+def _per_edit(config: Config, table: Table, big: bytes, view: DocumentView, work: Workload, r: int) -> None:
+    """Beside row 5's write-back: what locating and verifying cost per edit, on the same 200
+    written edits of the big contract."""
+    writes = work.writes
+    n = max(1, len(writes))
+
+    def prepared() -> Locator:
+        locator = Locator(view)
+        locator.prepare()
+        return locator
+
+    def locate_all(locator: Locator) -> None:
+        for anchor, _ in writes:
+            locator.find(anchor)
+
+    t_index = median_time(lambda: Locator(view).prepare(), r)
+    t_locate = median_time_setup(prepared, locate_all, r)  # a fresh locator: nothing found before
+    batch = EditBatch(edits=[Edit(anchor=a, replacement=b) for a, b in writes])
+    t_verify = median_time(lambda: verify_all(view, batch), r)
+    table.add(
+        Row(
+            f"5. per edit: locate ({len(writes)} anchors)",
+            f"{t_locate / n * 1e6:.0f} µs/edit",
+            "—",
+            None,
+            "—",
+            None,
+            f"index built once: {ms(t_index)}",
+        )
+    )
+    table.add(
+        Row(
+            f"5. per edit: verify ({len(writes)} edits)",
+            f"{t_verify / n * 1e6:.0f} µs/edit",
+            "—",
+            None,
+            "—",
+            None,
+            "index + locate + batch checks, over the batch",
+        )
+    )
+
+
+def _floor_rows(config: Config, table: Table, big: bytes, big_path: Path, work: Workload, r: int) -> None:
+    opts = ApplyOptions(date=DATE)
+    # the small contract, with many edits
+    small = contract("msa", 1, config.small_pages)
+    dense = dense_writes(load_flatten(small), config.dense_edits)
+    dense_reply = writes_reply(dense)
+    t_floor_small = median_time(lambda: floor(small), max(r, config.small_repeats))
+    t_dense = median_time(lambda: apply_reply(small, dense_reply, opts), max(r, config.small_repeats))
+    table.add(
+        Row(
+            f"6. apply {len(dense)} edits, {config.small_pages:g}-page contract, vs the floor",
+            ms(t_dense),
+            f"floor {ms(t_floor_small)}",
+            t_dense / t_floor_small,
+            "≤ 2×",
+            t_dense / t_floor_small <= 2,
+            f"in process; floor = inflate + lxml parse + deflate document.xml; {len(dense)} edits: every "
+            f"unique window it holds, up to {config.dense_edits}",
+        )
+    )
+    # the big contract, its 200 written edits alone
+    reply = writes_reply(work.writes)
+    t_floor = median_time(lambda: floor(big), r)
+    t_apply = median_time(lambda: apply_reply(big, reply, opts), r)
+    table.add(
+        Row(
+            f"11. apply {len(work.writes)} edits, {config.big_pages:g} pages, vs the floor (in process)",
+            ms(t_apply),
+            f"floor {ms(t_floor)}",
+            t_apply / t_floor,
+            "≤ 1.3×",
+            t_apply / t_floor <= 1.3,
+            f"deflate level {WRITE_LEVEL}",
+        )
+    )
+    folder = Path(tempfile.mkdtemp(prefix="redline-bench-"))
+    reply_path = folder / "reply.md"
+    reply_path.write_text(reply, encoding="utf-8")
+    processes.compile_bytecode()
+    ours = processes.redline("apply", str(big_path), str(reply_path), "-o", str(folder / "out.docx"),
+                             "--date", DATE, name="ours")  # fmt: skip
+    commands = [processes.floor(big_path, WRITE_LEVEL), ours]
+    if config.before is not None:
+        commands.append(processes.redline("apply", str(big_path), str(reply_path), "-o",
+                                          str(folder / "before.docx"), "--date", DATE,
+                                          root=config.before, name="before"))  # fmt: skip
+    got = processes.interleaved(commands, config.big_process_repeats)
+    f, o = got["floor"], got["ours"]
+    table.add(
+        Row(
+            f"11. apply {len(work.writes)} edits, {config.big_pages:g} pages, vs the floor (processes)",
+            ms(o.cpu),
+            f"floor {ms(f.cpu)}",
+            o.cpu / f.cpu,
+            "≤ 1.5×",
+            o.cpu / f.cpu <= 1.5,
+            f"CPU time; wall {ms(o.wall)} vs {ms(f.wall)} ({o.wall / f.wall:.2f}×)" + _before(got, "floor"),
+        )
+    )
+
+
+def _before(got: dict[str, processes.Timing], reference: str) -> str:
+    if "before" not in got:
+        return ""
+    b = got["before"]
+    return f"; before: {ms(b.cpu)} ({b.cpu / got[reference].cpu:.2f}×)"
+
+
+def _process_rows(config: Config, table: Table, out: Callable[[str], None]) -> None:
+    """Start-up, ``view`` and ``apply`` of 20 edits on the small contract, each as the process a
+    user runs, against the python-docx process that does the least of the same."""
+    processes.compile_bytecode()
+    doc = CACHE / f"msa-1-{config.small_pages}-20.docx"
+    small = contract("msa", 1, config.small_pages)
+    writes = dense_writes(load_flatten(small), 20)
+    folder = Path(tempfile.mkdtemp(prefix="redline-bench-"))
+    reply = folder / "reply.md"
+    reply.write_text(writes_reply(writes), encoding="utf-8")
+    apply_args = ("apply", str(doc), str(reply), "-o", str(folder / "out.docx"), "--date", DATE)
+    cases = [
+        ("--version", ("--version",), processes.docx_import(), "9. start-up: redline --version"),
+        ("--help", ("--help",), processes.docx_import(), "9. start-up: redline --help"),
+        ("view", ("view", str(doc)), processes.docx_text(doc),
+         f"9. redline view, {config.small_pages:g}-page contract"),
+        ("apply", apply_args, processes.docx_save(doc, folder / "docx.docx"),
+         f"9. redline apply, {len(writes)} edits, {config.small_pages:g}-page contract"),
+    ]  # fmt: skip
+    commands: list[processes.Command] = []
+    for key, args, reference, _ in cases:
+        commands.append(processes.redline(*args, name=f"ours {key}"))
+        if config.before is not None:
+            before_args = args if key != "apply" else (*args[:4], str(folder / "before.docx"), *args[5:])
+            commands.append(processes.redline(*before_args, root=config.before, name=f"before {key}"))
+        if all(c.name != reference.name for c in commands):
+            commands.append(reference)
+    got = processes.interleaved(commands, config.process_repeats)
+    for key, _args, reference, step in cases:
+        o, ref = got[f"ours {key}"], got[reference.name]
+        note = f"CPU time; wall {ms(o.wall)} vs {ms(ref.wall)} ({o.wall / ref.wall:.2f}×)"
+        if f"before {key}" in got:
+            b = got[f"before {key}"]
+            note += f"; before: {ms(b.cpu)} ({b.cpu / ref.cpu:.2f}×)"
+        table.add(Row(step + " (process)", ms(o.cpu), f"{reference.name} {ms(ref.cpu)}", o.cpu / ref.cpu,
+                      "≤ 1.0×", o.cpu / ref.cpu <= 1.0, note))  # fmt: skip
+    out("python -X importtime, redline apply (20 edits): the largest own import times")
+    for module, own, cumulative in processes.import_offenders(apply_args):
+        out(f"    {own:7.1f} ms own {cumulative:8.1f} ms with its imports  {module}")
+
+
+def _peer_rows(config: Config, table: Table, out: Callable[[str], None]) -> None:
+    """The side-by-side row: each peer as a process on the small contract with the same 20
+    edits, against ``redline apply`` (CPU time; their in-process time in the note)."""
+    from . import peers
+
+    step = "12. side by side"
+    if not config.peers:
+        table.add(
+            Row(
+                f"{step}: peers vs redline apply", "—", "—", None, "—", None, "skipped (--quick / --no-peers)"
+            )
+        )
+        return
+    py, missing = peers.environment(peers.PEERS, out)
+    doc = CACHE / f"msa-1-{config.small_pages}-20.docx"
+    small = contract("msa", 1, config.small_pages)
+    writes = dense_writes(load_flatten(small), 20)
+    folder = Path(tempfile.mkdtemp(prefix="redline-bench-peers-"))
+    edits = folder / "edits.json"
+    edits.write_text(json.dumps(writes, ensure_ascii=False), encoding="utf-8")
+    reply = folder / "reply.md"
+    reply.write_text(writes_reply(writes), encoding="utf-8")
+    ours = processes.redline("apply", str(doc), str(reply), "-o", str(folder / "ours.docx"), "--date", DATE,
+                             name="redline")  # fmt: skip
+    commands = [ours]
+    available = [p for p in peers.PEERS if p.name not in missing and py is not None]
+    for peer in available:
+        assert py is not None
+        commands.append(processes.Command(peer.name, [py, "-c", peers.RUNNER, peer.name, str(doc), str(edits),
+                                                      str(folder / f"{peer.name}.docx")]))  # fmt: skip
+    got = processes.interleaved(commands, max(1, config.process_repeats // 2))
+    inside = {p.name: peers.run_peer(str(py), p.name, doc, edits, folder / "x.docx") for p in available}
+    t_ours = median_time(lambda: apply_reply(small, writes_reply(writes), ApplyOptions(date=DATE)), 5)
+    o = got["redline"]
+    for peer in peers.PEERS:
+        if peer.name in missing:
+            table.add(Row(f"{step}: {peer.name}", "—", f"redline apply {ms(o.cpu)}", None, "—", None,
+                          f"skipped: {missing[peer.name]}"))  # fmt: skip
+            continue
+        g, ins = got[peer.name], inside[peer.name]
+        applied = "no edits (open + save)" if peer.name == "python-docx" else f"applied {ins['applied']:.0f}"
+        table.add(
+            Row(
+                f"{step}: {peer.name} vs redline apply, {len(writes)} edits, {config.small_pages:g} pages",
+                ms(g.cpu),
+                f"redline apply {ms(o.cpu)}",
+                g.cpu / o.cpu,
+                "— (> 1: redline is faster)",
+                None,
+                f"process CPU; {applied} of {len(writes)}; in process {ms(ins['seconds'])} vs redline "
+                f"{ms(t_ours)} ({ins['seconds'] / t_ours:.1f}×)",
+            )
+        )
+
+
+def _compression_row(config: Config, table: Table, out: Callable[[str], None], big_path: Path) -> None:
+    """isal and zlib-ng against the stdlib's zlib at the writer's level (issue 22: adopt one only
+    if faster at no more than 2% larger output)."""
+    from . import compression, peers
+
+    step = "13. deflate engines"
+    if not config.peers:
+        table.add(
+            Row(f"{step}: isal, zlib-ng vs zlib", "—", "—", None, "—", None, "skipped (--quick / --no-peers)")
+        )
+        return
+    py, _missing = peers.environment(peers.PEERS, out)  # made by the side-by-side row
+    if py is None:
+        table.add(Row(f"{step}: isal, zlib-ng vs zlib", "—", "—", None, "—", None, "skipped: no Python"))
+        return
+    try:
+        got = compression.measure(py, big_path, WRITE_LEVEL)
+    except subprocess.CalledProcessError as exc:
+        table.add(Row(f"{step}: isal, zlib-ng vs zlib", "—", "—", None, "—", None, f"failed: {exc}"))
+        return
+    runs: list[dict[str, Any]] = got["runs"]  # type: ignore[assignment]
+    base = next(x for x in runs if x["engine"] == "zlib" and x["level"] == WRITE_LEVEL)
+    for run in runs:
+        out(
+            f"    deflate {run['engine']:8} level {run['level']}: {ms(run['seconds'])}, "
+            f"size {run['bytes'] / base['bytes']:.3f}× zlib {WRITE_LEVEL}"
+        )
+    others = [x for x in runs if x["engine"] != "zlib"]
+
+    def size_of(run: dict[str, Any]) -> float:
+        return float(run["bytes"]) / float(base["bytes"])
+
+    for engine in sorted({x["engine"] for x in others}):
+        mine = [x for x in others if x["engine"] == engine]
+        within = [x for x in mine if x["bytes"] <= 1.02 * base["bytes"]]
+        best = min(within, key=lambda x: x["seconds"]) if within else None
+        fastest = min(mine, key=lambda x: x["seconds"])
+        if best is not None:
+            ratio = best["seconds"] / base["seconds"]
+            measured = f"level {best['level']}: {ms(best['seconds'])}"
+            ok = ratio <= 0.9  # a clear win (the timings of one run move by a few per cent)
+        else:
+            ratio, measured, ok = None, "none within 2%", False
+        table.add(
+            Row(
+                f"{step}: {engine}, fastest within 2% of zlib's size",
+                measured,
+                f"zlib {WRITE_LEVEL} {ms(base['seconds'])}",
+                ratio,
+                "≥ 10% faster at ≤ 2% larger, to adopt",
+                None,
+                f"{'a clear win (≥ 10% faster)' if ok else 'no clear win'}; its fastest: level "
+                f"{fastest['level']} {ms(fastest['seconds'])} at {size_of(fastest):.3f}× the size",
+            )
+        )
 
 
 def _slope(xs: list[float], ys: list[float]) -> float:
@@ -951,10 +1283,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="tiny documents, few repeats (a smoke run)")
     parser.add_argument("--no-dask", action="store_true", help="skip the Dask LocalCluster line")
     parser.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown to FILE")
+    parser.add_argument(
+        "--before", metavar="DIR", type=Path,
+        help="an older checkout (git archive): its processes measured beside ours, in the notes",
+    )  # fmt: skip
+    parser.add_argument(
+        "--no-peers", action="store_true", help="skip the side-by-side peers and deflate engines"
+    )
     args = parser.parse_args(argv)
     config = QUICK if args.quick else FULL
     if args.no_dask:
         config = Config(**{**config.__dict__, "dask": False})
+    if args.no_peers:
+        config = Config(**{**config.__dict__, "peers": False})
+    if args.before is not None:
+        processes.compile_bytecode(args.before.resolve())
+        config = Config(**{**config.__dict__, "before": args.before.resolve()})
 
     def out(line: str) -> None:
         print(line, flush=True)

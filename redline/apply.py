@@ -61,8 +61,15 @@ class Outcome:
     written: WriteResult | None = None
     view: DocumentView | None = field(default=None, repr=False)
     batch: EditBatch | None = field(default=None, repr=False)  # the reply as parsed (rationales)
-    reloaded: tuple[Package, DocumentView] | None = field(default=None, repr=False)
-    """``output`` as the loader read it back (:func:`check_output`): its package and view."""
+    _reloaded: tuple[Package, DocumentView] | None = field(default=None, repr=False)
+
+    @property
+    def reloaded(self) -> tuple[Package, DocumentView] | None:
+        """``output`` as the loader read it back (:func:`check_output`): its package and view
+        (the view's labels given on first use: the check needs the output read, not labelled)."""
+        if self._reloaded is not None:
+            self._reloaded[1].finish_labels()
+        return self._reloaded
 
     @property
     def exit_code(self) -> int:
@@ -105,7 +112,9 @@ def _apply_reply(
     document_name: str,
     output_name: str | None,
 ) -> Outcome:
-    loaded = load_view(document, options.limits, stream=options.dry_run and options.stream)
+    loaded = load_view(
+        document, options.limits, stream=options.dry_run and options.stream, trees=not options.dry_run
+    )
     if isinstance(loaded, Refusal):
         return refused(document_name, loaded)
     package, view = loaded
@@ -165,7 +174,7 @@ def _apply_batch(
             output, written = _write(package, view, verification.planned, options, plan)
         except PackageError as exc:
             return refused(document_name, Refusal.from_error(exc), view.revision, True)
-        back = check_output(output, options.limits)
+        back = check_output(output, options.limits, labels=False)
         if isinstance(back, Refusal):
             return refused(document_name, back, view.revision, True)
         reloaded = back
@@ -180,12 +189,15 @@ def _apply_batch(
     return Outcome(report, output, written, view, batch, reloaded)
 
 
-def check_output(output: bytes, limits: Limits | None = None) -> tuple[Package, DocumentView] | Refusal:
+def check_output(
+    output: bytes, limits: Limits | None = None, *, labels: bool = True
+) -> tuple[Package, DocumentView] | Refusal:
     """``output`` read back by the one load step (:func:`redline.load.load_view`, the same
     limits): its package and view, or the refusal ``unloadable_output`` when the loader would
     refuse it -- a document nothing may publish, since every later call would refuse it (a
-    replacement so long and repetitive that the compression-ratio guard trips, say)."""
-    loaded = load_view(output, limits)
+    replacement so long and repetitive that the compression-ratio guard trips, say).
+    ``labels=False``: the view's labels are given later (:meth:`DocumentView.finish_labels`)."""
+    loaded = load_view(output, limits, labels=labels)
     if not isinstance(loaded, Refusal):
         return loaded
     return Refusal(

@@ -9,11 +9,13 @@ with its code, never as an exception.
 from __future__ import annotations
 
 import os
-
-from shared_schema import Refusal
+from typing import TYPE_CHECKING
 
 from .package import Limits, Package, PackageError
 from .view import DocumentView, build_view, verify_only_view
+
+if TYPE_CHECKING:  # the refusal's model is built when a document is refused, not to read one
+    from shared_schema import Refusal
 
 __all__ = ["load_view"]
 
@@ -23,13 +25,16 @@ def load_view(
     limits: Limits | None = None,
     *,
     stream: bool = False,
+    trees: bool = False,
+    labels: bool = True,
 ) -> tuple[Package, DocumentView] | Refusal:
     """The package and view of ``source`` (the document's bytes, or a path to open), or the
     refusal that says why it cannot be read.
 
     ``stream``: the streamed verify-only view (:func:`redline.view.verify_only_view`), which
     never holds the main part whole -- for verifying alone (nothing can be written from it);
-    ``source`` must then be bytes.
+    ``source`` must then be bytes.  ``trees``: the view will be written from;
+    ``labels=False``: its labels are given later (both: see :func:`redline.view.build_view`).
     """
     try:
         if isinstance(source, bytes):
@@ -38,7 +43,9 @@ def load_view(
             raise TypeError("a streamed view is read from the document's bytes, not a path")
         else:
             package = Package.open(source, limits)
-        view = verify_only_view(package) if stream else build_view(package)
+        view = verify_only_view(package) if stream else build_view(package, trees=trees, labels=labels)
     except PackageError as exc:
+        from shared_schema import Refusal
+
         return Refusal.from_error(exc)
     return package, view

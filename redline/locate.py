@@ -25,9 +25,6 @@ from itertools import accumulate, compress, repeat
 from operator import add
 from typing import cast
 
-from rapidfuzz import fuzz, process
-from rapidfuzz.distance import LCSseq
-
 from shared_schema import Code, Location, MatchKind, Refusal, Tolerance
 
 from .boundary import PackageError
@@ -487,6 +484,8 @@ class Locator:
 
     def nearest(self, quote: str) -> NearMiss | None:
         """The passage most like ``quote``, or None when nothing is close."""
+        from rapidfuzz import fuzz  # a near miss alone needs it: imported when the first comes
+
         needle = normalize(quote).strip()
         if not needle:
             return None
@@ -544,6 +543,9 @@ def _candidates(index: _TokenIndex, hay: str, needle: str, qtokens: list[str], n
     size, slack = len(needle), _NEAR_SLACK
     lows = map(max, repeat(0), map(add, starts, repeat(-slack)))
     windows = list(map(hay.__getitem__, map(slice, lows, map(add, starts, repeat(size + slack)))))
+    from rapidfuzz import process  # imported by the first near miss (see Locator.nearest)
+    from rapidfuzz.distance import LCSseq
+
     scored = process.extract(needle, windows, scorer=LCSseq.similarity, limit=8 * n)
     out: list[int] = []
     for _, _, i in scored:

@@ -10,21 +10,16 @@ built on first use (nothing at import): the schemas come from
 from __future__ import annotations
 
 import json
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from shared_schema import (
-    MEANINGS,
-    Code,
-    Edit,
-    EditBatch,
-    EditStatus,
-    InvalidEntry,
-    json_schema,
-    parse_edit_reply,
-)
+import shared_schema  # its models are built on first use, by the functions that make them
+from shared_schema import MEANINGS, Code, EditStatus, json_schema
 
-from .apply import Outcome
-from .report import Report
+if TYPE_CHECKING:
+    from shared_schema import Edit, EditBatch
+
+    from .apply import Outcome
+    from .report import Report
 
 Api = Literal["json-schema", "openai", "anthropic", "gemini", "mcp"]
 APIS: tuple[Api, ...] = get_args(Api)
@@ -221,6 +216,8 @@ def with_retry(first: Outcome, retry: str | bytes) -> EditBatch:
     or verified on a dry run), then every edit of the retry reply -- each matched against the
     original document, so the redlined copy is written once.  The retry's unusable entries are
     kept (reported ``invalid``) after its edits; an unparseable retry adds nothing."""
+    from shared_schema import EditBatch, InvalidEntry, parse_edit_reply  # (built on first use)
+
     if first.batch is None:
         raise ValueError("the first outcome holds no parsed reply (its reply was refused whole)")
     placed = {e.index for e in first.report.edits if e.status.ok}
@@ -238,4 +235,4 @@ def with_retry(first: Outcome, retry: str | bytes) -> EditBatch:
 
 def _unplaced(edit: Edit) -> Edit:
     """The same edit without its place in its reply (the merged batch numbers them anew)."""
-    return Edit.model_validate(edit.model_dump())
+    return shared_schema.Edit.model_validate(edit.model_dump())

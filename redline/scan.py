@@ -28,10 +28,11 @@ part falls back to the tree walk, whose parser refuses it with the usual typed e
 from __future__ import annotations
 
 import codecs
+import contextlib
 import re
 import threading
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
@@ -224,7 +225,9 @@ def _redeclares(data: bytes, start: int, own: set[bytes]) -> bool:
 class Check:
     """libxml2's verdict on a part -- well-formed, within the parser's limits, no comment or
     processing instruction -- reached without building a tree (a parser target that wants
-    only those two events), on a thread of its own for a large part.
+    only those two events), on a thread of its own for a large part; ``then``, once the part
+    has passed, on that same thread (its result and its errors are the caller's to find again:
+    a view to be written parses its tree there, see :func:`redline.view.build_view`).
 
     lxml lets go of the GIL while libxml2 parses, so the check of a 6 MB part (a quarter of a
     tree parse) runs on a second core while the scanner reads the same part on the first.
@@ -234,8 +237,9 @@ class Check:
 
     THREADED = 1 << 20  # below this the check is run inline: a thread costs more than it saves
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, then: Callable[[], object] | None = None) -> None:
         self._data = data
+        self._then = then
         self._passed: bool | None = None
         self._thread: threading.Thread | None = None
         if len(data) >= self.THREADED:
@@ -249,6 +253,11 @@ class Check:
             self._passed = not found.odd
         except Exception:  # malformed, or anything else: the tree walk decides and says why
             self._passed = False
+        if self._passed and self._then is not None and self._thread is not None:
+            # work the caller needs next, on this core while the scanner reads on the other;
+            # never a verdict: on an error the caller does the same work again and says why
+            with contextlib.suppress(Exception):
+                self._then()
 
     def passed(self) -> bool:
         if self._thread is not None:

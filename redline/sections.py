@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
 
-from shared_schema.models import MAX_SECTION
+from shared_schema.rules import MAX_SECTION
 
 from .normalize import normalize
 
@@ -272,14 +272,47 @@ class Head:
     heading: bool  # an outline heading (True), or a numbered clause (False)
     rank: float
     parent: Head | None = None
-    cite: str = ""  # "4.2(b)", "Article IV", "Schedule 2"; a heading's text when unnumbered
-    title: str = ""  # "4.2 Operating Expenses"; prefixed with its container in a schedule
-    path: tuple[str, ...] = ()  # the full number: ("4", "2", "b") for an "(b)" inside 4.2
     last: int = -1  # the position of the section's last paragraph
     depth: int = 0  # 0 for a top-level section, its parent's + 1 inside one
     style: str = ""  # its number's style ("1", "a", "A", "i", "I"), "(i)" read as roman or letter
-    namespace: Head | None = None  # the schedule (annex, ...) it lies in, if any
     children: list[Head] = field(default_factory=list, repr=False)
+    # Its names (cite, title, path, namespace below), made from its entry on first use: most
+    # sections of a document are never named (an edit names a few, a report the ones it lands in).
+    entry: Entry | None = field(default=None, repr=False)
+    _cite: str = ""
+    _title: str = ""
+    _path: tuple[str, ...] = ()
+    _namespace: Head | None = None
+
+    @property
+    def cite(self) -> str:
+        """ "4.2(b)", "Article IV", "Schedule 2"; a heading's text when unnumbered."""
+        self._named()
+        return self._cite
+
+    @property
+    def title(self) -> str:
+        """ "4.2 Operating Expenses"; prefixed with its container in a schedule."""
+        self._named()
+        return self._title
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        """The full number: ("4", "2", "b") for an "(b)" inside 4.2."""
+        self._named()
+        return self._path
+
+    @property
+    def namespace(self) -> Head | None:
+        """The schedule (annex, ...) it lies in, if any."""
+        self._named()
+        return self._namespace
+
+    def _named(self) -> None:
+        entry = self.entry
+        if entry is not None:
+            _name(self, entry)  # (the same names, whichever thread makes them first)
+            self.entry = None
 
     def within(self, other: Head) -> bool:
         """Whether this section lies inside ``other`` (or is it)."""
@@ -291,24 +324,36 @@ class Head:
         return False
 
 
+@dataclass(frozen=True, slots=True)
+class _Index:
+    by_number: dict[tuple[Kind, tuple[str, ...]], list[Head]]
+    by_text: dict[str, list[Head]]
+
+
 @dataclass
 class Outline:
     heads: list[Head]
     head_of: list[Head | None]  # per entry: the section it lies in (its own, for a head)
-    _by_number: dict[tuple[Kind, tuple[str, ...]], list[Head]] = field(default_factory=dict, repr=False)
-    _by_text: dict[str, list[Head]] = field(default_factory=dict, repr=False)
+    # the heads by number and by text: made on the first look-up (a document whose edits name
+    # no section never asks, and indexing every head's texts is a fifth of reading it)
+    _index: _Index | None = field(default=None, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        for head in self.heads:
-            if head.number is not None:
-                key = (head.number.kind, head.path)
-                self._by_number.setdefault(key, []).append(head)
-                own = (head.number.kind, head.number.path)
-                if own != key:
-                    self._by_number.setdefault(own, []).append(head)
-            for text in {head.title, head.cite, _title_words(head)}:
-                if text:
-                    self._by_text.setdefault(_key_text(text), []).append(head)
+    def _indexes(self) -> _Index:
+        if self._index is None:
+            by_number: dict[tuple[Kind, tuple[str, ...]], list[Head]] = {}
+            by_text: dict[str, list[Head]] = {}
+            for head in self.heads:
+                if head.number is not None:
+                    key = (head.number.kind, head.path)
+                    by_number.setdefault(key, []).append(head)
+                    own = (head.number.kind, head.number.path)
+                    if own != key:
+                        by_number.setdefault(own, []).append(head)
+                for text in {head.title, head.cite, _title_words(head)}:
+                    if text:
+                        by_text.setdefault(_key_text(text), []).append(head)
+            self._index = _Index(by_number, by_text)
+        return self._index
 
     def named(self, name: str) -> list[Head]:
         """Every section ``name`` names (several when it is ambiguous), best reading first."""
@@ -319,15 +364,16 @@ class Outline:
             found = self._numbered(ref)
             if found:
                 return found
-        return list(self._by_text.get(ref.text, ()))
+        return list(self._indexes().by_text.get(ref.text, ()))
 
     def _numbered(self, ref: Reference) -> list[Head]:
         assert ref.target is not None
         kind, path = ref.target
-        found = self._by_number.get((kind, path), [])
+        by_number = self._indexes().by_number
+        found = by_number.get((kind, path), [])
         if not found and kind in (Kind.CLAUSE, Kind.ARTICLE):  # "Section 4" for "Article 4"
             other = Kind.ARTICLE if kind is Kind.CLAUSE else Kind.CLAUSE
-            found = self._by_number.get((other, path), [])
+            found = by_number.get((other, path), [])
         if ref.within:
             containers = [self._numbered(Reference((), target, "")) for target in ref.within]
             return [h for h in found if all(any(h.within(c) for c in group) for group in containers)]
@@ -381,7 +427,7 @@ def build_outline(entries: Sequence[Entry]) -> Outline:
             continue
         _close(stack, head.rank, i)
         head.parent = stack[-1] if stack else None
-        _name(head, entry)
+        head.entry = entry  # named on first use (Head.cite, .title, .path, .namespace)
         if head.parent is not None:
             head.depth = head.parent.depth + 1
             head.parent.children.append(head)
@@ -470,7 +516,7 @@ def _name(head: Head, entry: Entry) -> None:
     number = head.number
     text = " ".join(entry.text[:240].split())
     if number is None:
-        head.cite = head.title = _short(text, 80)
+        head._cite = head._title = _short(text, 80)
     else:
         relative = (
             parent is not None
@@ -486,21 +532,21 @@ def _name(head: Head, entry: Entry) -> None:
             shown = shown[:-1]  # "1)" is cited as 1, "a)" as (a) inside its clause
         if relative:
             assert parent is not None
-            head.path = (*parent.path, *number.path)
-            head.cite = f"{parent.cite}({shown.strip('()').rstrip('.')})"
+            head._path = (*parent.path, *number.path)
+            head._cite = f"{parent.cite}({shown.strip('()').rstrip('.')})"
         else:
-            head.path = number.path
-            head.cite = shown
+            head._path = number.path
+            head._cite = shown
         body = text
         if head.typed and as_typed and unicodedata.normalize("NFKC", body).startswith(as_typed):
             body = body[len(as_typed) :].lstrip(" .:\u2013\u2014-\t")
-        head.title = f"{head.cite} {_heading_words(body, head.heading)}".strip()
+        head._title = f"{head._cite} {_heading_words(body, head.heading)}".strip()
     namespace = head if number is not None and number.kind in NAMESPACES else None
     if namespace is None and parent is not None:
         namespace = parent.namespace
-    head.namespace = namespace
+    head._namespace = namespace
     if namespace is not None and namespace is not head:
-        head.title = f"{namespace.cite} \u203a {head.title}"
+        head._title = f"{namespace.cite} \u203a {head._title}"
 
 
 def _heading_words(text: str, is_heading: bool) -> str:

@@ -36,6 +36,8 @@ scanner first; before anything is written from a scanned view,
 from __future__ import annotations
 
 import bisect
+import contextvars
+import functools
 import io
 import threading
 from collections import Counter
@@ -159,10 +161,21 @@ class DocumentView:
     # verify-only view, or one flattened from stories whose trees are the caller's).
     working: WorkingCopy | None = field(default=None, repr=False, compare=False)
     outline: Outline = field(default_factory=lambda: Outline([], []), repr=False, compare=False)
+    # What the labelling pass still to run needs (the numbering, each paragraph's properties),
+    # for a view read with labels=False (see build_view); never the view itself: no cycle.
+    unlabelled: tuple[Numbering, list[ParagraphProps]] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.para_starts:
             self.para_starts = [p.start for p in self.paragraphs]
+
+    def finish_labels(self) -> DocumentView:
+        """Run the labelling pass a view read with ``labels=False`` left out (its paragraphs'
+        labels, levels and sections); nothing for any other view.  Returns the view."""
+        pending, self.unlabelled = self.unlabelled, None
+        if pending is not None:
+            _label(self, *pending)
+        return self
 
     # -- lookups ---------------------------------------------------------------------------
     def paragraph_at(self, offset: int) -> Paragraph:
@@ -530,16 +543,36 @@ def _paragraph_styles(package: Package, part: str) -> etree._Element | None:
         raise syntax_refusal(exc, part) from None
 
 
-def build_view(package: Package) -> DocumentView:
+def build_view(package: Package, *, trees: bool = False, labels: bool = True) -> DocumentView:
     """Load every story of ``package`` into one offset-mapped view: scanned from the XML text
-    when every story part allows it (the usual case), else walked as trees."""
+    when every story part allows it (the usual case), else walked as trees.
+
+    ``trees``: the view will be written from, so the main part's tree (which a scanned view
+    otherwise parses when something is first written, :meth:`DocumentView.check_tree`) is
+    parsed now, on the second core while the scanner reads -- the same parse, moved earlier; a
+    part that fails it fails it again, with its code, when it is needed.  ``labels=False``: the
+    paragraphs' labels and sections (a pure function of what was read, which refuses nothing)
+    are given when :meth:`DocumentView.finish_labels` is called -- for a view read only to
+    check that it can be read (an output read back); numbering is read all the same."""
     working = WorkingCopy(package)
-    with paused(), text_limit(package.limits.max_text_chars):  # paused: see redline.collector
-        view = _scanned_view(package, working)
-        if view is None:
-            view = flatten(stories_of(package, working), package.revision, numbering_of(package))
-            view.working = working
+    reading = _READING.set((trees, labels))
+    try:
+        with paused(), text_limit(package.limits.max_text_chars):  # paused: see redline.collector
+            view = _scanned_view(package, working)
+            if view is None:
+                view = flatten(stories_of(package, working), package.revision, numbering_of(package))
+                view.working = working
+    finally:
+        _READING.reset(reading)
     return view
+
+
+# How build_view asked the scanned view to be read -- (trees, labels): its main part's tree
+# parsed beside the scan, its labels given now -- a context variable, as the text limit is (the
+# scanned view's signature stays what its callers and tests know).
+_READING: contextvars.ContextVar[tuple[bool, bool]] = contextvars.ContextVar(
+    "redline_view_reading", default=(False, True)
+)
 
 
 # -------------------------------------------------------------------------------------------
@@ -644,14 +677,19 @@ class NodeMap(Sequence[etree._Element]):
 
 def _scanned_view(package: Package, working: WorkingCopy | None = None) -> DocumentView | None:
     """The view read by :mod:`redline.scan`, or None when a story part needs the tree walk;
-    its elements are found in ``working`` (a working copy of its own when None)."""
+    its elements are found in ``working`` (a working copy of its own when None); read as
+    :func:`build_view` was asked (its tree parsed beside the check, its labels deferred)."""
+    trees, labels = _READING.get()
     main = package.main_part
     data = package.read(main)
     body_src = scan.prepare(data, main, check=False)
     body = body_src.body() if body_src is not None else None
     if body_src is None or body is None:
         return None
-    check = scan.Check(data)  # on another core while the body is scanned
+    if working is None:
+        working = WorkingCopy(package)
+    then = functools.partial(working.xml, main) if trees else None
+    check = scan.Check(data, then)  # on another core while the body is scanned
     builder = _Builder()
     totals: dict[str, int] = {}
     layouts: dict[str, scan.Layout | None] = {}
@@ -667,11 +705,14 @@ def _scanned_view(package: Package, working: WorkingCopy | None = None) -> Docum
         return None
     finally:
         check.passed()  # never leave the check running
-    trees = working if working is not None else WorkingCopy(package)
-    nodes = NodeMap(trees, builder.span_nodes, builder.runs, totals, layouts)
+    nodes = NodeMap(working, builder.span_nodes, builder.runs, totals, layouts)
     view = builder.finish(package.revision, nodes)
-    view.working = trees
-    _label(view, numbering_of(package), builder.props)
+    view.working = working
+    numbering = numbering_of(package)  # read (and checked) now, labelled or not
+    if labels:
+        _label(view, numbering, builder.props)
+    else:
+        view.unlabelled = (numbering, builder.props)
     return view
 
 

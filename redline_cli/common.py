@@ -15,14 +15,16 @@ import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from redline.apply import ApplyOptions
-from redline.arguments import ArgumentError
 from redline.exits import EXIT_INTERNAL, EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED, EXIT_USAGE
-from redline.inputs import MAX_REPLY_BYTES, read_regular, read_stream
-from redline.package import PackageError
-from redline.zipread import DEFAULT_LIMITS
-from shared_schema import Code, Refusal
+from shared_schema import Code
+
+# What a command needs is imported when it runs, never at start-up: `--version` and `--help`
+# import neither lxml nor pydantic.
+if TYPE_CHECKING:
+    from redline.apply import ApplyOptions
+    from shared_schema import Refusal
 
 __all__ = [
     "EXIT_INTERNAL",
@@ -90,6 +92,8 @@ def run_command(prog: str, command: Callable[[], int]) -> int:
     quietly, exit 0; anything else is a bug of ours: ``internal_error``, the traceback on
     stderr, exit 70 -- never a code about the user's file.
     """
+    from redline.boundary import PackageError
+
     try:
         code = command()
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
@@ -100,16 +104,16 @@ def run_command(prog: str, command: Callable[[], int]) -> int:
         print(f"{prog}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except PackageError as exc:
-        return refuse(prog, Refusal.from_error(exc))
+        return refuse(prog, _refusal().from_error(exc))
     except KeyboardInterrupt:
         return 130
     except OSError as exc:
         where = f" {exc.filename!r}" if exc.filename is not None else ""
         message = f"Input or output failed{where}: {exc.strerror or exc}."
-        return refuse(prog, Refusal(code=Code.IO_ERROR, message=message))
+        return refuse(prog, _refusal()(code=Code.IO_ERROR, message=message))
     except UnicodeError as exc:
         message = f"Text could not be read or written in its encoding: {exc}."
-        return refuse(prog, Refusal(code=Code.IO_ERROR, message=message))
+        return refuse(prog, _refusal()(code=Code.IO_ERROR, message=message))
     except Exception as exc:
         traceback.print_exc(file=sys.stderr)
         print(
@@ -118,6 +122,14 @@ def run_command(prog: str, command: Callable[[], int]) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+
+
+def _refusal() -> type[Refusal]:
+    """The refusal's model, built when something is refused (a command that succeeds never
+    builds it)."""
+    from shared_schema import Refusal
+
+    return Refusal
 
 
 def _stdout_closed() -> int:
@@ -143,6 +155,8 @@ def read_reply(source: str) -> bytes:
     """The reply's bytes from a file or ``-`` (standard input), at most
     :data:`redline.inputs.MAX_REPLY_BYTES`; a FIFO, a device, a folder or an oversized reply is
     refused before it is read whole (:func:`redline.inputs.read_regular`)."""
+    from redline.inputs import MAX_REPLY_BYTES, read_regular, read_stream
+
     if source == "-":
         return read_stream(sys.stdin.buffer, MAX_REPLY_BYTES, "reply")
     return read_regular(source, MAX_REPLY_BYTES, "reply")
@@ -151,6 +165,9 @@ def read_reply(source: str) -> bytes:
 def read_document(source: str | Path) -> bytes:
     """The document's bytes: a regular file within :attr:`redline.zipread.Limits.max_file_bytes`,
     checked by ``fstat`` before anything is read."""
+    from redline.inputs import read_regular
+    from redline.zipread import DEFAULT_LIMITS
+
     return read_regular(source, DEFAULT_LIMITS.max_file_bytes, "document")
 
 
@@ -167,6 +184,8 @@ def _same_file(a: Path, b: Path) -> bool:
 
 def check_output(doc: Path, out: Path) -> None:
     """Refuse an output path that would overwrite the input document."""
+    from redline.boundary import PackageError
+
     if _same_file(out, doc):
         raise PackageError(
             Code.OUTPUT_IS_INPUT, "The output path is the input document; refusing to overwrite it."
@@ -176,6 +195,8 @@ def check_output(doc: Path, out: Path) -> None:
 def check_targets(args: argparse.Namespace, doc: Path, out: Path) -> None:
     """Before anything is written: no output or report over an input or over each other, and
     every folder written into exists (exit 3 promises that no output document was written)."""
+    from redline.boundary import PackageError
+
     reply = None if args.reply == "-" else Path(args.reply)
     report = None if args.report in (None, "-") else Path(args.report)
     if not args.dry_run:
@@ -202,6 +223,9 @@ def check_targets(args: argparse.Namespace, doc: Path, out: Path) -> None:
 def apply_options(args: argparse.Namespace) -> ApplyOptions:
     """The options ``apply`` and ``review`` share, from their common flags; an ``--author``
     or ``--date`` that cannot be written is a usage error (:mod:`redline.arguments`)."""
+    from redline.apply import ApplyOptions
+    from redline.arguments import ArgumentError
+
     try:
         return ApplyOptions(
             author=args.author,

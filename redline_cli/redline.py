@@ -12,21 +12,18 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from redline import __version__
-from redline.apply import apply_reply
-from redline.compare import CompareOptions, compare
-from redline.files import write_atomic
-from redline.load import load_view
-from redline.markup import render as render_markup
-from redline.package import Package, PackageError
 from redline.prompt import APIS
-from redline.prompt import render as render_prompt
-from redline.report import Report
-from redline.revisions import read_annotations
-from redline.view import unread
-from redline.wordml import describe
-from shared_schema import DIALECTS, SCHEMA_NAMES, Code, Refusal, json_schema
+from shared_schema import DIALECTS, SCHEMA_NAMES, Code
+
+# Each command imports the steps it runs when it runs (`--version` and `--help` import neither
+# lxml nor pydantic; `view` never builds the pydantic models).
+if TYPE_CHECKING:
+    from redline.apply import ApplyOptions, Outcome
+    from redline.package import Package
+    from redline.report import Report
 
 from .common import (
     EXIT_OK,
@@ -46,6 +43,20 @@ from .common import (
 )
 
 __all__ = ["EXIT_OK", "EXIT_REFUSED", "EXIT_UNAPPLIED", "EXIT_USAGE", "main"]
+
+
+def apply_reply(
+    data: bytes,
+    reply: str | bytes,
+    options: ApplyOptions,
+    document_name: str = "document.docx",
+    output_name: str | None = None,
+) -> Outcome:
+    """:func:`redline.apply.apply_reply`, imported when ``apply`` runs (one name here, so a
+    test can stand in for the whole pipeline)."""
+    from redline.apply import apply_reply as apply
+
+    return apply(data, reply, options, document_name=document_name, output_name=output_name)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -155,10 +166,14 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             ) from None
         return serve(Path(args.root), Path(args.log) if args.log else None)
     if args.command == "schema":
+        from shared_schema import json_schema
+
         json.dump(json_schema(args.name, args.dialect), sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
         return EXIT_OK
     if args.command == "prompt":
+        from redline.prompt import render as render_prompt
+
         sys.stdout.write(render_prompt(args.api))
         return EXIT_OK
     parser.print_help(sys.stderr)
@@ -166,8 +181,12 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
 
 def _view(args: argparse.Namespace) -> int:
+    from redline.load import load_view
+    from redline.markup import render as render_markup
+    from redline.revisions import read_annotations
+
     loaded = load_view(Path(args.doc))
-    if isinstance(loaded, Refusal):
+    if not isinstance(loaded, tuple):  # the refusal (its model is not built to read a document)
         return refuse(f"redline {args.command}", loaded)
     package, view = loaded
     notes = _unread(package) if args.unread else None
@@ -208,6 +227,9 @@ def _view(args: argparse.Namespace) -> int:
 
 def _unread(package: Package) -> list[str]:
     """One line per kind of element the view does not read, with where and how often."""
+    from redline.view import unread
+    from redline.wordml import describe
+
     lines = []
     for part, counts in unread(package).items():
         for tag, count in sorted(counts.items()):
@@ -216,6 +238,8 @@ def _unread(package: Package) -> list[str]:
 
 
 def _apply(args: argparse.Namespace) -> int:
+    from redline.files import write_atomic
+
     if args.stream and not args.dry_run:
         print("redline apply: --stream needs --dry-run (a streamed view writes nothing)", file=sys.stderr)
         return EXIT_USAGE
@@ -241,6 +265,10 @@ def _apply(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
+    from redline.compare import CompareOptions, compare
+    from redline.files import write_atomic
+    from redline.package import PackageError
+
     old, new = Path(args.old), Path(args.new)
     out = Path(args.output) if args.output else old.with_name(old.stem + ".compared.docx")
     if args.date is not None and not _ISO_DATE.fullmatch(args.date):
@@ -299,6 +327,8 @@ def _same(a: Path, b: Path) -> bool:
 
 
 def _write_report(target: str | None, report: Report) -> None:
+    from redline.files import write_atomic
+
     if not target:
         return
     if target == "-":

@@ -6,12 +6,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-
-from review.job import COMPARED, OK, json_bytes, pair
-from review.runner import BatchSummary, Executor, InProcess, LocalPool, NoDocuments, run_review
-from review.storage import Storage, open_storage
+from typing import TYPE_CHECKING
 
 from .common import EXIT_REFUSED, UsageError, apply_options
+
+if TYPE_CHECKING:  # the batch's modules are imported when `review` runs, not at start-up
+    from review.runner import BatchSummary, Executor
+    from review.storage import Storage
 
 
 def add_review_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,6 +38,8 @@ def add_review_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def make_executor(args: argparse.Namespace) -> Executor:
+    from review.runner import InProcess, LocalPool
+
     jobs = args.jobs or os.cpu_count() or 1
     if args.scheduler or args.executor == "dask":
         from review.cluster import DaskExecutor
@@ -46,6 +49,10 @@ def make_executor(args: argparse.Namespace) -> Executor:
 
 
 def run_review_command(args: argparse.Namespace) -> int:
+    from review.job import json_bytes, pair
+    from review.runner import NoDocuments, run_review
+    from review.storage import open_storage
+
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     source = open_storage(args.dir)
@@ -84,6 +91,8 @@ def run_review_command(args: argparse.Namespace) -> int:
 
 
 def _print_batch(summary: BatchSummary, target: Storage) -> None:
+    from review.job import COMPARED, OK
+
     """The run's summary lines, on stderr like every command's (stdout is for what a command
     was asked to print: here ``--json``'s summary.json)."""
     data = summary.to_dict()

@@ -6,8 +6,6 @@ import argparse
 import json
 import sys
 
-from redline.stats import collect
-
 from .common import EXIT_OK, EXIT_REFUSED
 
 
@@ -19,6 +17,8 @@ def add_stats_arguments(parser: argparse.ArgumentParser) -> None:
 def run_stats_command(args: argparse.Namespace) -> int:
     """Count the reports; a file that cannot be read is named on stderr with its code, the
     others are counted, and the exit code is 3 when there was such a file (else 0)."""
+    from redline.stats import collect
+
     stats = collect(args.reports)
     for error in stats.errors:
         print(f"redline stats: {error['source']}: {error['message']} [{error['code']}]", file=sys.stderr)

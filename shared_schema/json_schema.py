@@ -29,22 +29,29 @@ from __future__ import annotations
 import copy
 import functools
 import json
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from pydantic import BaseModel
-
-from .models import EditRequest, EditsRequest, SummaryRequest
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 SchemaName = Literal["edits", "edit", "summary"]
 Dialect = Literal["json-schema", "openai", "anthropic", "gemini"]
 SCHEMA_NAMES: tuple[SchemaName, ...] = get_args(SchemaName)
 DIALECTS: tuple[Dialect, ...] = get_args(Dialect)
 
-_MODELS: dict[str, type[BaseModel]] = {
-    "edits": EditsRequest,
-    "edit": EditRequest,
-    "summary": SummaryRequest,
-}
+
+def _model(name: str) -> type[BaseModel]:
+    """The request model behind a schema name (the models are imported on first use: a command
+    that only names the schemas, such as the command line's choices, builds none of them)."""
+    from .models import EditRequest, EditsRequest, SummaryRequest
+
+    models: dict[str, type[BaseModel]] = {
+        "edits": EditsRequest,
+        "edit": EditRequest,
+        "summary": SummaryRequest,
+    }
+    return models[name]
+
 
 # Keywords each provider accepts beside the structural ones every dialect uses (type,
 # properties, required, items, anyOf, enum, description).  Anything else is moved into the
@@ -93,7 +100,7 @@ def json_schema(name: SchemaName, dialect: Dialect = "json-schema") -> dict[str,
     ``"edit"`` (one entry) or ``"summary"`` -- in ``dialect``: ``"json-schema"`` (the default),
     ``"openai"``, ``"anthropic"`` or ``"gemini"`` (see the module's description).  A fresh
     copy each call, built on first use."""
-    if name not in _MODELS:
+    if name not in SCHEMA_NAMES:
         raise ValueError(f"unknown schema {name!r}; expected one of {', '.join(SCHEMA_NAMES)}")
     if dialect not in DIALECTS:
         raise ValueError(f"unknown dialect {dialect!r}; expected one of {', '.join(DIALECTS)}")
@@ -103,7 +110,7 @@ def json_schema(name: SchemaName, dialect: Dialect = "json-schema") -> dict[str,
 
 @functools.cache
 def _schema_text(name: str, dialect: str) -> str:
-    schema = _MODELS[name].model_json_schema()
+    schema = _model(name).model_json_schema()
     if dialect != "json-schema":
         schema = _rewrite(_inline(schema), dialect, root=True)
     return json.dumps(schema)

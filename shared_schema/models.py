@@ -17,64 +17,25 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from .codes import Code, EditStatus, MatchKind, QuoteStatus
 
-_XML_FORBIDDEN = frozenset([chr(c) for c in range(0x20) if chr(c) not in "\t\n\r"] + ["\ufffe", "\uffff"])
-
-
-def xml_unsafe_character(text: str) -> str | None:
-    """Return the first character of ``text`` that XML 1.0 cannot carry, or None."""
-    for ch in text:
-        if ch in _XML_FORBIDDEN or 0xD800 <= ord(ch) <= 0xDFFF:
-            return ch
-    return None
-
-
-#: The bidirectional embedding, override and isolate controls (U+202A-U+202E, U+2066-U+2069):
-#: invisible, they make the text a reviewer is shown differ from the text stored ("Trojan
-#: Source", CVE-2021-42574). The marks U+200E/U+200F, which only set a direction, are not
-#: among them.
-BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-
-
-def bidi_control(text: str) -> str | None:
-    """Return the first bidirectional control character of ``text``, or None."""
-    if BIDI_CONTROLS.isdisjoint(text):
-        return None
-    return next(ch for ch in text if ch in BIDI_CONTROLS)
-
-
-def _no_bidi(value: str | None) -> str | None:
-    if value is None:
-        return value
-    bad = bidi_control(value)
-    if bad is not None:
-        raise ValueError(
-            f"contains the bidirectional control U+{ord(bad):04X}, which can make the text a "
-            "reviewer sees differ from the text stored; remove it"
-        )
-    return value
-
-
-def _xml_safe(value: str | None) -> str | None:
-    if value is None:
-        return value
-    bad = xml_unsafe_character(value)
-    if bad is not None:
-        raise ValueError(f"contains the character U+{ord(bad):04X}, which a Word document cannot hold")
-    return value
+# the rules live in plain code (shared_schema.rules); re-exported here, where they always were
+from .rules import ACTIONS as ACTIONS
+from .rules import BIDI_CONTROLS as BIDI_CONTROLS
+from .rules import MAX_SECTION as MAX_SECTION
+from .rules import bidi_control as bidi_control
+from .rules import check_no_bidi as _no_bidi
+from .rules import check_xml_safe as _xml_safe
+from .rules import xml_unsafe_character as xml_unsafe_character
 
 
 class _Shape(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False)
+    # defer_build: a model's validator is built on its first use, not at import (a command that
+    # applies edits never builds the request or summary shapes)
+    model_config = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False, defer_build=True)
 
 
-ACTIONS = (
-    "replace", "insert_after", "insert_before", "accept", "reject", "comment", "reply", "resolve",
-)  # fmt: skip
-"""What an entry's `action` may be."""
 DECISIONS = ("accept", "reject")  # on the other side's tracked changes: by revision_id or author
 THREAD_ACTIONS = ("reply", "resolve")  # on an existing comment, by comment_id
 NO_ANCHOR_ACTIONS = (*DECISIONS, *THREAD_ACTIONS)  # entries that quote no anchor
-MAX_SECTION = 200  # characters: a longer `section` names no section (it is refused)
 
 
 class EditRequest(_Shape):

@@ -28,6 +28,7 @@ Coercions refused as unsafe:
 from __future__ import annotations
 
 import codecs
+import functools
 import json
 import math
 import re
@@ -225,8 +226,11 @@ _POINT_FIELDS: dict[str, str] = {
 }
 
 
-def _key_pattern(names: Iterable[str]) -> re.Pattern[str]:
-    """A regex for a quoted JSON key spelling one of ``names`` in any case, with _ - or space."""
+@functools.cache
+def _key_pattern(names: frozenset[str]) -> re.Pattern[str]:
+    """A regex for a quoted JSON key spelling one of ``names`` in any case, with _ - or space
+    (compiled when first needed: only broken JSON is searched with it, and compiling takes as
+    long as parsing a reply)."""
     spelled = ("[_\\- ]?".join(re.escape(ch) for ch in name) for name in sorted(names))
     return re.compile('"(?:' + "|".join(spelled) + ')"[ \\t\\r\\n]*:', re.IGNORECASE)
 
@@ -509,7 +513,11 @@ class _Fence:
 class _Flavour:
     unit: str
     read: Callable[[Any], _Reading | None]
-    keys: re.Pattern[str]
+    key_names: frozenset[str]
+
+    @property
+    def keys(self) -> re.Pattern[str]:
+        return _key_pattern(self.key_names)
 
 
 _START = re.compile(r'\{(?=[ \t\r\n]*["}/])|\[(?=[ \t\r\n]*[\[{"\]/])')
@@ -1382,6 +1390,6 @@ def _collect_quotes(value: Any, quotes: list[str], notes: list[str]) -> str | No
 _EDITS = _Flavour(
     "edit",
     _read_edits,
-    _key_pattern({k for k, v in _EDIT_FIELDS.items() if v in ("anchor", "replacement")} | _EDIT_CONTAINERS),
+    frozenset({k for k, v in _EDIT_FIELDS.items() if v in ("anchor", "replacement")} | _EDIT_CONTAINERS),
 )
-_SUMMARY = _Flavour("point", _read_summary, _key_pattern(_POINT_FIELDS.keys() | _POINTS_KEYS))
+_SUMMARY = _Flavour("point", _read_summary, frozenset(_POINT_FIELDS.keys() | _POINTS_KEYS))
