@@ -154,7 +154,7 @@ class Writer:
         self._pieces: dict[int, list[etree._Element]] = {}
         self._origin: dict[etree._Element, int] = {}
         self._split_at: dict[int, int] = {}
-        self._marks_deleted: set[int] = set()
+        self._marks_deleted: set[int] = set()  # view paragraphs whose element's mark is now deleted
         self._deleted: list[tuple[int, int]] = []
         self._inserted: list[etree._Element] = []
         self._ranges: list[tuple[int, list[int], list[etree._Element]]] = []
@@ -647,14 +647,17 @@ class Writer:
             return  # the last paragraph of a cell, a text box or a content control: kept
         self._joining(p, nxt)
         p.extend(between)
+        # The mark that remains is the later one: its properties (style, numbering, section
+        # break) are the joined paragraph's, as when a tracked mark deletion is accepted -- a
+        # struck heading leaves the clause after it as it was, never restyled as the heading.
         ppr, ppr2 = p.find(_PPR), nxt.find(_PPR)
-        # The section break the later mark carried now ends the joined paragraph.
         if ppr is not None:
-            for sect in ppr.findall(_SECT_PR):
-                ppr.remove(sect)
+            p.remove(ppr)
         if ppr2 is not None:
-            for sect in ppr2.findall(_SECT_PR):
-                _ppr_of(p).insert(_sect_index(_ppr_of(p)), sect)
+            p.insert(0, ppr2)
+            origin = self._origin_of(p)
+            if origin is not None and _mark_deleted(p):  # another author's deleted mark, now p's:
+                self._marks_deleted.add(origin)  # p may vanish from the view (_vanishes)
         for child in list(nxt):
             if child.tag != _PPR:
                 p.append(child)
@@ -1041,14 +1044,6 @@ def _ppr_of(p: etree._Element) -> etree._Element:
         ppr = p.makeelement(_PPR)
         p.insert(0, ppr)
     return ppr
-
-
-def _sect_index(ppr: etree._Element) -> int:
-    """Where w:sectPr goes in CT_PPr: before w:pPrChange, after everything else."""
-    for i, child in enumerate(ppr):
-        if child.tag == _PPR_CHANGE:
-            return i
-    return len(ppr)
 
 
 def _mark_rpr(p: etree._Element) -> etree._Element:

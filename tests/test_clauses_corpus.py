@@ -101,3 +101,55 @@ def test_striking_and_inserting_a_clause_on_a_real_document(path: Path) -> None:
 
     assert props(mine) == props(before)
     assert rejected(added.output) == rejected(data)
+
+
+def _clause_edits(path: Path) -> list[tuple[str, dict[str, object]]] | None:
+    """The strike and the insertion of the test above, for ``path``; None where it has none."""
+    data = path.read_bytes()
+    view = _view(data)
+    index = None if view is None else _clause(view)
+    if view is None or index is None:
+        return None
+    text = view.paragraph_text(view.paragraphs[index])
+    words = " ".join(text.split()[:6])
+    return [
+        ("strike", {"anchor": text, "replacement": ""}),
+        ("insert", {"action": "insert_after", "anchor": words, "text": "A clause added here."}),
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not CORPUS_DOCS, reason="set REDLINE_CORPUS to the real-document corpus")
+def test_libreoffice_numbers_a_struck_or_inserted_clause_as_if_it_had_been_typed(
+    soffice: str, tmp_path: Path
+) -> None:
+    """LibreOffice as the independent reader of the labels: a tracked strike (insertion) with
+    every change accepted by LibreOffice reads, labels included, exactly as the same edit made
+    untracked -- the list renumbers after a struck clause, and an inserted clause gets the next
+    label -- on every corpus document with a numbered clause."""
+    from tests.libreoffice import text_exports, uno_python
+
+    if uno_python() is None:
+        pytest.skip("no Python with LibreOffice's uno module")
+    tracked: dict[Path, Path] = {}  # tracked output -> its untracked twin
+    for path in CORPUS_DOCS:
+        for kind, entry in _clause_edits(path) or []:
+            outs = [
+                apply_reply(path.read_bytes(), json.dumps([entry]), ApplyOptions(track=track))
+                for track in (True, False)
+            ]
+            if any(o.output is None or o.report.edits[0].status.value != "applied" for o in outs):
+                continue
+            names = [tmp_path / "docs" / f"{path.stem}.{kind}.{t}.docx" for t in ("tracked", "plain")]
+            names[0].parent.mkdir(exist_ok=True)
+            for name, out in zip(names, outs, strict=True):
+                name.write_bytes(out.output or b"")
+            tracked[names[0]] = names[1]
+    assert len(tracked) >= 20, "most numbered corpus documents give a strike and an insertion"
+    plain, accepted = text_exports(list(tracked.values()), list(tracked), tmp_path / "lo", soffice)
+    compared = [t for t in tracked if t in accepted and tracked[t] in plain]
+    assert len(compared) >= len(tracked) - 3, "LibreOffice reads nearly all of them"
+    for t in compared:
+        want = [line.rstrip() for line in plain[tracked[t]].lstrip("\ufeff").splitlines()]
+        got = [line.rstrip() for line in accepted[t].lstrip("\ufeff").splitlines()]
+        assert got == want, t.name
