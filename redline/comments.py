@@ -48,6 +48,20 @@ def _comment_element(comment: Comment, options: WriteOptions, stamp: str) -> etr
     return el
 
 
+def relate(rels: etree._Element, main: str, part: str, rel_type: str) -> None:
+    """Add to ``rels`` (the main part's relationships) one of ``rel_type`` from ``main`` to
+    ``part``, under an id no relationship there has."""
+    ids = {rel.get("Id") for rel in rels}
+    k = 1
+    while f"rIdRedline{k}" in ids:
+        k += 1
+    rel = etree.SubElement(rels, f"{{{PKG_REL_NS}}}Relationship")
+    rel.set("Id", f"rIdRedline{k}")
+    rel.set("Type", rel_type)
+    main_dir = main.rsplit("/", 1)[0] + "/" if "/" in main else ""
+    rel.set("Target", part[len(main_dir) :] if part.startswith(main_dir) else "/" + part)
+
+
 def add_comments(
     working: WorkingCopy, comments: list[Comment], options: WriteOptions, stamp: str
 ) -> tuple[dict[str, bytes], list[tuple[str, bytes]]]:
@@ -89,15 +103,7 @@ def add_comments(
         rels = working.xml(rels_name)
     else:
         rels = parse_xml(f'<Relationships xmlns="{PKG_REL_NS}"/>'.encode(), rels_name)
-    ids = {rel.get("Id") for rel in rels}
-    k = 1
-    while f"rIdRedline{k}" in ids:
-        k += 1
-    rel = etree.SubElement(rels, f"{{{PKG_REL_NS}}}Relationship")
-    rel.set("Id", f"rIdRedline{k}")
-    rel.set("Type", REL_COMMENTS)
-    main_dir = main.rsplit("/", 1)[0] + "/" if "/" in main else ""
-    rel.set("Target", part[len(main_dir) :] if part.startswith(main_dir) else "/" + part)
+    relate(rels, main, part, REL_COMMENTS)
     if rels_name in package:
         changed[rels_name] = serialize(rels)
     else:
@@ -188,15 +194,7 @@ class _Parts:
         rels = self.working.xml(rels_name) if rels_name in package else self.new.setdefault(
             rels_name, parse_xml(f'<Relationships xmlns="{PKG_REL_NS}"/>'.encode(), rels_name)
         )  # fmt: skip
-        ids = {rel.get("Id") for rel in rels}
-        k = 1
-        while f"rIdRedline{k}" in ids:
-            k += 1
-        rel = etree.SubElement(rels, f"{{{PKG_REL_NS}}}Relationship")
-        rel.set("Id", f"rIdRedline{k}")
-        rel.set("Type", rel_type)
-        main_dir = main.rsplit("/", 1)[0] + "/" if "/" in main else ""
-        rel.set("Target", part[len(main_dir) :] if part.startswith(main_dir) else "/" + part)
+        relate(rels, main, part, rel_type)
         if rels_name in package:
             self.touched[rels_name] = rels
         types = self.working.xml("[Content_Types].xml")

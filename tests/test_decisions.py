@@ -9,9 +9,6 @@ from __future__ import annotations
 import io
 import json
 import re
-import shutil
-import subprocess
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -27,6 +24,7 @@ from redline.revisions import Annotations, read_annotations
 from shared_schema import EditStatus, json_schema, parse_edit_reply
 from testing.docbuild import CommentEnd, CommentStart, Del, Ins, P, Raw, Table, docx
 from testing.hostile_docs2 import in_header
+from tests.test_clauses import pandoc as clauses_pandoc
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 W15 = "http://schemas.microsoft.com/office/word/2012/wordml"
@@ -62,16 +60,7 @@ def body_xml(data: bytes) -> str:
 
 
 def pandoc(data: bytes, mode: str) -> str:
-    if shutil.which("pandoc") is None:
-        pytest.skip("pandoc is not installed")
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "doc.docx"
-        path.write_bytes(data)
-        out = subprocess.run(
-            ["pandoc", f"--track-changes={mode}", "-t", "plain", "--wrap=none", str(path)],
-            capture_output=True, text=True, check=True,
-        ).stdout  # fmt: skip
-    return " ".join(out.split())
+    return " ".join(clauses_pandoc(data, mode).split())
 
 
 def read_back(data: bytes) -> Annotations:

@@ -19,8 +19,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import tempfile
 import zipfile
 from pathlib import Path
 
@@ -32,6 +30,7 @@ from redline.load import load_view
 from redline.revisions import Annotations, Revision, read_annotations
 from redline.wordml import RevisionKind
 from tests.libreoffice import run as run_isolated
+from tests.test_clauses import pandoc as clauses_pandoc
 
 CORPUS = os.environ.get("REDLINE_CORPUS")
 CORPUS_DOCS = sorted(Path(CORPUS).glob("*.docx")) if CORPUS else []
@@ -71,16 +70,7 @@ needs_corpus = pytest.mark.skipif(not CORPUS_DOCS, reason="set REDLINE_CORPUS to
 
 
 def pandoc(data: bytes, mode: str) -> str:
-    if shutil.which("pandoc") is None:
-        pytest.skip("pandoc is not installed")
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "doc.docx"
-        path.write_bytes(data)
-        out = subprocess.run(
-            ["pandoc", f"--track-changes={mode}", "-t", "plain", "--wrap=none", str(path)],
-            capture_output=True, text=True, check=True,
-        ).stdout  # fmt: skip
-    return "".join(out.split())  # up to spacing
+    return "".join(clauses_pandoc(data, mode).split())  # up to spacing
 
 
 def python_docx_opens(data: bytes, original: bytes) -> None:
