@@ -1110,7 +1110,13 @@ def edits_for(draw: st.DrawFn, text: str) -> list[Edit]:
 def _replace_all(text: str, edits: list[Edit]) -> str:
     for edit in sorted(edits, key=lambda e: text.index(e.anchor), reverse=True):
         at = text.index(edit.anchor)
-        text = text[:at] + edit.replacement + text[at + len(edit.anchor) :]
+        end = at + len(edit.anchor)
+        if (
+            not edit.replacement.strip() and (at == 0 or text[at - 1] == "\n")
+            and text[end : end + 1] == "\n"
+        ):  # fmt: skip
+            end += 1  # whole paragraphs struck: their marks go too, they join the next one
+        text = text[:at] + edit.replacement + text[end:]
     return text
 
 
