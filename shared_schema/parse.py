@@ -925,26 +925,9 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
     expected = _expected_matches(values.get("expected_matches"), notes)
     if isinstance(expected, str):
         return expected
-    section = values.get("section")
-    if isinstance(section, int) and not isinstance(section, bool):
-        notes.append("converted a numeric section to text")
-        section = str(section)
-    elif not isinstance(section, str | None):
-        return (
-            f"the section is {_kind(section)}, not text; give the clause as displayed "
-            "(a float cannot tell '4.10' from '4.1')"
-        )
-    if isinstance(section, str):
-        if not section.strip():
-            return (
-                "the section is empty; name the clause as displayed ('4.2', 'Clause 4.2(b)'), or leave it out"
-            )
-        if len(section) > MAX_SECTION:
-            return (
-                f"the section is {len(section)} characters long; a section is named by its number "
-                "or heading ('4.2', 'Schedule 2', 'Confidentiality'), at most "
-                f"{MAX_SECTION} characters"
-            )
+    section, refused = _read_section(values.get("section"), notes)
+    if refused is not None:
+        return refused
     ident = values.get("id")
     if isinstance(ident, int) and not isinstance(ident, bool):
         notes.append("converted a numeric 'id' to text")
@@ -1110,10 +1093,9 @@ def _read_other(
     expected = _expected_matches(values.get("expected_matches"), notes)
     if isinstance(expected, str):
         return expected
-    section = values.get("section")
-    if isinstance(section, int) and not isinstance(section, bool):
-        notes.append("converted a numeric section to text")
-        section = str(section)
+    section, refused = _read_section(values.get("section"), notes)
+    if refused is not None:
+        return refused
     ident = values.get("id")
     if isinstance(ident, int) and not isinstance(ident, bool):
         notes.append("converted a numeric 'id' to text")
@@ -1142,6 +1124,32 @@ def _read_other(
         )
     except ValidationError as err:
         return _validation_reason(err)
+
+
+def _read_section(section: Any, notes: list[str]) -> tuple[str | None, str | None]:
+    """An entry's ``section`` as text (a whole number converted, with a note), and the reason
+    to refuse the entry, if any: not text, empty, or longer than :data:`MAX_SECTION` -- the
+    same for every action that takes one."""
+    if isinstance(section, int) and not isinstance(section, bool):
+        notes.append("converted a numeric section to text")
+        section = str(section)
+    elif not isinstance(section, str | None):
+        return None, (
+            f"the section is {_kind(section)}, not text; give the clause as displayed "
+            "(a float cannot tell '4.10' from '4.1')"
+        )
+    if isinstance(section, str):
+        if not section.strip():
+            return None, (
+                "the section is empty; name the clause as displayed ('4.2', 'Clause 4.2(b)'), or leave it out"
+            )
+        if len(section) > MAX_SECTION:
+            return None, (
+                f"the section is {len(section)} characters long; a section is named by its number "
+                "or heading ('4.2', 'Schedule 2', 'Confidentiality'), at most "
+                f"{MAX_SECTION} characters"
+            )
+    return section, None
 
 
 def _action(fields: dict[str, tuple[str, Any]], notes: list[str]) -> str | None:

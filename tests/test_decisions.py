@@ -741,3 +741,15 @@ def test_a_join_beside_an_edit_through_the_tool_reports_no_stale_paragraph_numbe
     for entry in result["edits"]:  # the paragraphs it lists, if any, are the written document's
         for p in entry.get("paragraphs", []):
             assert p["text"] in ("Final.",)
+
+
+@pytest.mark.parametrize("section", ["", " ", "x" * 201, 4.1])
+@pytest.mark.parametrize("action", ["comment", "replace"])
+def test_a_comment_entry_reads_its_section_by_the_plain_edits_rules(section: object, action: str) -> None:
+    """An empty, over-long or non-text `section` makes a comment entry invalid, as it makes a
+    plain edit (one reader of `section` for every action)."""
+    entry: dict[str, object] = {"action": action, "anchor": "Tenant shall pay"}
+    entry.update({"text": "Why?"} if action == "comment" else {"replacement": "Tenant pays"})
+    batch = parse_edit_reply(json.dumps([{**entry, "section": section}]))
+    assert batch is not None and batch.edits == [] and len(batch.invalid) == 1
+    assert "the section is" in batch.invalid[0].reason
