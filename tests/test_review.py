@@ -336,3 +336,48 @@ def test_apply_refuses_an_unreadable_reply_with_exit_3_and_writes_nothing(tmp_pa
     out = tmp_path / "out.docx"
     assert redline_main(["apply", str(doc), str(tmp_path / "missing.json"), "-o", str(out)]) == 3
     assert not out.exists()
+
+
+def test_a_slow_disk_does_not_hold_up_the_next_document(tmp_path: Path) -> None:
+    """The client writes each result's files beside the executor, not in its way: the first
+    document's write is held until the executor has been asked for the second document (with
+    the files written inline, the executor would never be asked: the wait times out), and
+    every file, summary entry and progress call is still there at the end."""
+    import threading
+
+    from redline.apply import ApplyOptions
+    from review.job import OK, JobResult
+    from review.runner import run_review
+    from review.storage import LocalStorage
+
+    src = tmp_path / "in"
+    src.mkdir()
+    for name in ("a", "b", "c"):
+        (src / f"{name}.docx").write_bytes(b"document")
+        (src / f"{name}.json").write_text("[]")
+    asked_for_second = threading.Event()
+
+    class Executor:
+        def run(self, tasks):  # type: ignore[no-untyped-def]
+            for i, task in enumerate(tasks):
+                if i == 1:
+                    asked_for_second.set()
+                yield JobResult(task[4], OK, 0, report_json=b"{}", output=task[0])
+
+    class SlowDisk(LocalStorage):
+        def write(self, name: str, data: bytes) -> None:
+            if name.startswith("a."):
+                assert asked_for_second.wait(60), "the next document waited for this write"
+            super().write(name, data)
+
+    (tmp_path / "out").mkdir()
+    seen: list[str] = []
+    summary = run_review(
+        LocalStorage(src), SlowDisk(tmp_path / "out"), ApplyOptions(date=DATE), Executor(),
+        lambda r: seen.append(r.name),
+    )  # fmt: skip
+    assert sorted(seen) == ["a", "b", "c"] and summary.exit_code == 0
+    for name in ("a", "b", "c"):
+        assert (tmp_path / "out" / f"{name}.redlined.docx").read_bytes() == b"document"
+        assert json.loads((tmp_path / "out" / f"{name}.report.json").read_text()) == {}
+    assert [d["output"] for d in summary.to_dict()["documents"]] == [f"{n}.redlined.docx" for n in "abc"]
