@@ -41,7 +41,7 @@ the main part's first paragraph and a window that reaches it, section properties
 or footer references inside a window that does not reach the body's end, a window whose
 bytes are not UTF-8 or hold a CR, a header, footer or notes part the scanner leaves to the
 tree walk, the limits differing from the input's, and every refusal (so that a refusal is the
-full read's own, code and message).  :data:`FALLBACKS` counts the reasons.
+full read's own, code and message).  :data:`COUNTS` counts the reasons.
 """
 
 from __future__ import annotations
@@ -51,6 +51,8 @@ from array import array
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import attrgetter
 from typing import Any
 
 from . import scan
@@ -72,10 +74,11 @@ from .view import (
 from .working import WorkingCopy
 from .zipread import DEFAULT_LIMITS, Limits
 
-__all__ = ["FALLBACKS", "Changes", "read_again"]
+__all__ = ["COUNTS", "Changes", "read_again"]
 
-#: Why :func:`read_again` left a read-back to the full read, counted over the process's life.
-FALLBACKS: Counter[str] = Counter()
+#: How :func:`read_again`'s read-backs went, counted over the process's life: ``"read again"``
+#: for each it read itself, and for each it left to the full read, the reason.
+COUNTS: Counter[str] = Counter()
 
 
 @dataclass
@@ -106,11 +109,16 @@ def read_again(
     made from); None when the full read must decide (see the module docstring).  Raises
     nothing: a refusal is always left to the full read."""
     try:
-        return _read_again(package, view, output, changes, limits or DEFAULT_LIMITS, labels)
+        found = _read_again(package, view, output, changes, limits or DEFAULT_LIMITS, labels)
     except _GiveUp as why:
-        FALLBACKS[str(why)] += 1
-    except (PackageError, scan.Unscannable) as exc:
-        FALLBACKS[f"refused or unscannable: {type(exc).__name__}"] += 1
+        COUNTS[str(why)] += 1
+    except PackageError as exc:
+        COUNTS[f"refused: {exc.code}"] += 1
+    except scan.Unscannable:
+        COUNTS["unscannable"] += 1
+    else:
+        COUNTS["read again"] += 1
+        return found
     return None
 
 
@@ -146,7 +154,9 @@ def _read_again(
                 body, refs = old.body_text(), view.scanned.refs
                 totals[main], layouts[main] = old.totals[main], old.layouts.get(main)
             builder.add(body, Story(main, "body", None))
-            _other_stories(new, old, builder, [(kind, rid) for _, kind, rid in refs], changed, totals, layouts)
+            _other_stories(
+                new, old, builder, [(kind, rid) for _, kind, rid in refs], changed, totals, layouts
+            )
             if check is not None and not check.passed():
                 raise _GiveUp("the main part is not plainly well-formed")
         finally:
@@ -207,12 +217,18 @@ class _Old:
         out.flags.extend(view.span_flags[s_a:s_b])
         out.pieces.append(view.text[t_a:t_b])
         k = len(out.paragraphs)
-        props = self.props
-        for i in range(first, last):
-            p = paras[i]
-            out.paragraphs.append((p.start + shift, p.end + shift, _ref(p) + shift_ordinals, props[i]))
-            if p.field_code:
-                out.field_code.append(k + i - first)
+        these = paras[first:last]  # (attrgetter and map: the loops run in C)
+        refs = map(_REF, these)
+        out.paragraphs.extend(
+            zip(
+                map(shift.__add__, map(_START, these)),
+                map(shift.__add__, map(_END, these)),
+                map(shift_ordinals.__add__, refs) if shift_ordinals else refs,
+                self.props[first:last],
+                strict=True,
+            )
+        )
+        out.field_code.extend(compress(range(k, k + len(these)), map(_FIELD_CODE, these)))
         out.size += t_b - t_a
 
     def body_text(self) -> StoryText:
@@ -236,6 +252,9 @@ class _Old:
             found.append((paras[i].story, out))
             i = j
         return found
+
+
+_START, _END, _REF, _FIELD_CODE = (attrgetter(name) for name in ("start", "end", "ref", "field_code"))
 
 
 def _ref(p: Paragraph) -> int:
@@ -309,6 +328,7 @@ class _Body:
         self.body_close = close  # in the output's bytes
         self.entered = layout.entered
         self.units = len(layout.ordinals)
+        self._para_units: list[int] | None = None
         # per splice, its paragraphs (units of the input's layout)
         self.spans: list[tuple[int, int]] = []
         for s in self.spliced:
@@ -325,15 +345,11 @@ class _Body:
         """The index of the input's first body paragraph in unit ``unit`` or later."""
         if unit >= self.units:
             return self.old.n_body
-        paras, ordinals = self.old.paras, self.layout.ordinals
-        lo, hi = 0, self.old.n_body
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if bisect.bisect_right(ordinals, _ref(paras[mid])) - 1 < unit:
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo
+        if self._para_units is None:  # each body paragraph's unit (never decreasing)
+            ordinals, paras = self.layout.ordinals, self.old.paras
+            found = bisect.bisect_right
+            self._para_units = [found(ordinals, paras[i].ref) - 1 for i in range(self.old.n_body)]  # type: ignore[arg-type]
+        return bisect.bisect_left(self._para_units, unit)
 
     def _separated(self, para: int) -> bool:
         """Did the input's scan separate body paragraph ``para`` from the one before?"""
@@ -357,9 +373,7 @@ class _Body:
             start = self._window_start(first, done)
             # the input's reading of units done..start, shifted
             carry = self._copy(done, start, d_ord, d_char, out, carry, units_o, units_s, units_e, entered)
-            refs.extend(
-                (at + d_char, kind, rid) for at, kind, rid in old_refs if self._in(at, done, start)
-            )
+            refs.extend((at + d_char, kind, rid) for at, kind, rid in old_refs if self._in(at, done, start))
             # the window's start in the input's bytes
             s = self.spliced[k]
             begin_char = layout.starts[start]
