@@ -59,19 +59,20 @@ from . import scan
 from .collector import paused
 from .package import Package, PackageError
 from .paragraphs import StoryText, text_limit
-from .splice import Spliced
+from .splice import Spliced, _Bytes
 from .view import (
     DocumentView,
-    SpanKind,
     NodeMap,
     Paragraph,
     Scanned,
+    SpanKind,
     Story,
     _Builder,
     numbering_of,
     story_parts,
 )
 from .working import WorkingCopy
+from .xmlparse import find_doctype
 from .zipread import DEFAULT_LIMITS, Limits
 
 __all__ = ["COUNTS", "Changes", "read_again"]
@@ -306,7 +307,7 @@ class _Body:
         self.old_data, self.data = old_data, data
         self.spliced = sorted(spliced, key=lambda s: s.start)
         # the checks the scanner's prepare() makes of a whole part, where they are cheap
-        if scan.find_doctype(data):
+        if find_doctype(data):
             raise _GiveUp("a DOCTYPE")
         head = data[: layout.root_bytes].decode("utf-8", "replace")
         if scan._other_encoding(head[:200]):
@@ -348,7 +349,7 @@ class _Body:
         if self._para_units is None:  # each body paragraph's unit (never decreasing)
             ordinals, paras = self.layout.ordinals, self.old.paras
             found = bisect.bisect_right
-            self._para_units = [found(ordinals, paras[i].ref) - 1 for i in range(self.old.n_body)]  # type: ignore[arg-type]
+            self._para_units = [found(ordinals, _ref(paras[i])) - 1 for i in range(self.old.n_body)]
         return bisect.bisect_left(self._para_units, unit)
 
     def _separated(self, para: int) -> bool:
@@ -385,18 +386,22 @@ class _Body:
             at_byte = begin_byte + d_byte  # in the output
             at_char = begin_char + d_char
             end_unit = first
-            walker: scan_bytes | None = None
+            walker: _Bytes | None = None
             while True:
-                # take in every splice that begins before the window's end
-                while k < len(self.spliced) and self.spans[k][0] <= end_unit:
-                    end_unit = max(end_unit, self.spans[k][1] + 1)
-                    s = self.spliced[k]
-                    d_byte += len(s.put) - (s.end_byte - s.start_byte)
-                    d_char += len(s.put.decode("utf-8", "replace")) - (s.end - s.start)
-                    walker = scan_bytes(self.old_data, s.end, s.end_byte)
-                    k += 1
-                while end_unit < self.units and end_unit in self.entered:
-                    end_unit += 1
+                # take in every splice that begins before the window's end, and end it where
+                # the input's scanner was in no field and no flagged element
+                while True:
+                    while k < len(self.spliced) and self.spans[k][0] <= end_unit:
+                        end_unit = max(end_unit, self.spans[k][1] + 1)
+                        s = self.spliced[k]
+                        d_byte += len(s.put) - (s.end_byte - s.start_byte)
+                        d_char += len(s.put.decode("utf-8", "replace")) - (s.end - s.start)
+                        walker = _Bytes(self.old_data, s.end, s.end_byte)
+                        k += 1
+                    if end_unit < self.units and end_unit in self.entered:
+                        end_unit += 1
+                        continue
+                    break
                 final = end_unit >= self.units
                 if final:
                     stop_byte = self.body_close
@@ -578,16 +583,3 @@ class _Body:
         if len(text) < chars:
             raise _GiveUp("a window start not found")
         return byte - len(text[len(text) - chars :].encode("utf-8"))
-
-
-class scan_bytes:  # noqa: N801 - a small helper, named for what it does
-    """Characters of the input's part as bytes, asked for in increasing order from a place
-    known in both (see :class:`redline.splice._Bytes`)."""
-
-    def __init__(self, data: bytes, char: int, byte: int) -> None:
-        from .splice import _Bytes
-
-        self._bytes = _Bytes(data, char, byte)
-
-    def of(self, char: int) -> int:
-        return self._bytes.of(char)

@@ -30,7 +30,7 @@ from redline.revisions import read_annotations
 from redline.view import DocumentView, NodeMap, build_view
 from shared_schema import Code, Refusal
 from testing.contractgen import generate_contract
-from testing.docbuild import B, P, Table, docx
+from testing.docbuild import B, BlockSdt, Field, MoveFrom, MoveTo, P, Raw, Table, docx
 
 DATE = "2026-01-01T00:00:00Z"
 
@@ -228,6 +228,112 @@ def test_generated_contracts_with_random_edits_read_back_as_the_full_read(
             edits.append({"anchor": span, "replacement": ""})
     outcome = _apply(data, edits, track=track)
     assert_same_as_full(outcome)
+
+
+# -------------------------------------------------------------------------------------------
+# What crosses paragraphs: complex fields, moves, joined marks, text boxes, tables, content controls
+
+_WORDS = ["Tenant", "shall", "pay", "the", "Rent", "monthly", "Landlord", "may", "terminate", "notice"]
+_DEL_MARK = '<w:del w:id="901" w:author="Opp" w:date="2025-01-01T00:00:00Z"/>'
+_BEGIN = (
+    '<w:r><w:fldChar w:fldCharType="begin"/></w:r>'
+    '<w:r><w:instrText xml:space="preserve"> TOC </w:instrText></w:r>'
+)
+_SEPARATE = '<w:r><w:fldChar w:fldCharType="separate"/></w:r>'
+_END = '<w:r><w:fldChar w:fldCharType="end"/></w:r>'
+_BOX = (
+    "<w:r><mc:AlternateContent><mc:Choice Requires='wps'><w:drawing><w:txbxContent><w:p><w:r><w:t>"
+    "box one</w:t></w:r></w:p></w:txbxContent></w:drawing></mc:Choice><mc:Fallback><w:pict><w:txbxContent>"
+    "<w:p><w:r><w:t>box one</w:t></w:r></w:p></w:txbxContent></w:pict></mc:Fallback>"
+    "</mc:AlternateContent></w:r>"
+)
+
+
+@st.composite
+def _words(draw: st.DrawFn) -> str:
+    n = draw(st.integers(0, 500))
+    return " ".join(draw(st.lists(st.sampled_from(_WORDS), min_size=2, max_size=7))) + f" w{n}"
+
+
+@st.composite
+def _crossing(draw: st.DrawFn) -> list[object]:
+    kind = draw(
+        st.sampled_from(
+            ["p", "p", "field", "toc", "code", "simple", "move", "joined", "dropped", "box", "table", "sdt"]
+        )
+    )
+    w = draw(_words())
+    if kind == "field":
+        return [P(w + " ", Field(" REF x ", "1.2"), " after")]
+    if kind == "toc":  # a field whose result runs over paragraphs
+        return [P(Raw(_BEGIN + _SEPARATE), w), P(draw(_words())), P(draw(_words()), Raw(_END))]
+    if kind == "code":  # a field whose code runs over paragraphs
+        return [P(w, Raw(_BEGIN)), P(draw(_words())), P(Raw(_SEPARATE), draw(_words()), Raw(_END), " tail")]
+    if kind == "simple":
+        return [
+            P(
+                w + " ",
+                Raw(f'<w:fldSimple w:instr=" PAGE "><w:r><w:t>{draw(_words())}</w:t></w:r></w:fldSimple>'),
+            )
+        ]
+    if kind == "move":
+        return [P(MoveFrom(w)), P(draw(_words()), MoveTo(w))]
+    if kind == "joined":
+        return [P(w, mark=_DEL_MARK), P(draw(_words()))]
+    if kind == "dropped":
+        return [P(mark=_DEL_MARK), P(w)]
+    if kind == "box":
+        return [P(w + " ", Raw(_BOX), " " + draw(_words()))]
+    if kind == "table":
+        return [Table([[P(w), P(draw(_words()))], [P(draw(_words())), P(draw(_words()))]])]
+    if kind == "sdt":
+        return [BlockSdt(P(w), P(draw(_words())))]
+    return [P(w)]
+
+
+@st.composite
+def _crossing_case(draw: st.DrawFn) -> tuple[bytes, list[dict[str, Any]], bool]:
+    blocks: list[object] = []
+    for b in draw(st.lists(_crossing(), min_size=2, max_size=14)):
+        blocks.extend(b)
+    data = docx(*blocks)
+    view = build_view(Package.from_bytes(data))
+    rng = random.Random(draw(st.integers(0, 10**6)))
+    edits: list[dict[str, Any]] = []
+    used: list[tuple[int, int]] = []
+    for _ in range(draw(st.integers(1, 6))):
+        p = view.paragraphs[rng.randrange(len(view.paragraphs))]
+        text = view.text[p.start : p.end]
+        if len(text) < 4:
+            continue
+        a = rng.randrange(len(text) - 3)
+        b = min(len(text), a + rng.randint(3, 14))
+        start, end = p.start + a, p.start + b
+        if rng.random() < 0.2 and p.index + 1 < len(view.paragraphs):  # over the paragraph's end
+            end = min(view.paragraphs[p.index + 1].end, p.end + rng.randint(1, 6))
+        anchor = view.text[start:end]
+        if view.text.count(anchor) != 1 or any(s < end + 1 and start < e + 1 for s, e in used):
+            continue
+        used.append((start, end))
+        action = rng.choice(["replace", "delete", "insert_after", "strike"])
+        if action == "replace":
+            edits.append({"anchor": anchor, "replacement": rng.choice(["new words", anchor.upper(), "a\nb"])})
+        elif action == "delete":
+            edits.append({"anchor": anchor, "replacement": ""})
+        elif action == "insert_after" and "\n" not in anchor:
+            edits.append({"action": "insert_after", "anchor": anchor, "text": "Inserted clause."})
+        elif text.count(text) == 1 and view.text.count(text) == 1:
+            edits.append({"anchor": text, "replacement": ""})
+    return data, edits, draw(st.booleans())
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_crossing_case())
+def test_fields_moves_joins_and_boxes_across_paragraphs_read_back_as_the_full_read(
+    case: tuple[bytes, list[dict[str, Any]], bool],
+) -> None:
+    data, edits, track = case
+    assert_same_as_full(_apply(data, edits, track=track))
 
 
 # -------------------------------------------------------------------------------------------
