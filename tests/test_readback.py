@@ -294,8 +294,8 @@ def _crossing(draw: st.DrawFn) -> list[object]:
 @st.composite
 def _crossing_case(draw: st.DrawFn) -> tuple[bytes, list[dict[str, Any]], bool]:
     blocks: list[object] = []
-    for b in draw(st.lists(_crossing(), min_size=2, max_size=14)):
-        blocks.extend(b)
+    for found in draw(st.lists(_crossing(), min_size=2, max_size=14)):
+        blocks.extend(found)
     data = docx(*blocks)
     view = build_view(Package.from_bytes(data))
     rng = random.Random(draw(st.integers(0, 10**6)))
@@ -366,6 +366,67 @@ def test_an_output_over_the_text_limit_is_refused_as_the_full_read_refuses_it() 
     text_refusal = check_output(_apply(data, [], limits=None).output or b"", limits)
     assert not isinstance(text_refusal, Refusal)  # the untouched document reads under the limit
     assert "too_much_text" in error.message
+
+
+# -------------------------------------------------------------------------------------------
+# libxml2's verdict on what was put in is its verdict on the whole part
+
+_BAD_PUTS = [
+    b"",  # nothing wrong: both pass
+    b"<!-- a comment -->",
+    b"<?pi some?>",
+    b"<w:r>",
+    b"</w:p>",
+    b"<zz:unbound/>",
+    b"<w:r><w:t>&#0;</w:t></w:r>",
+    b"<w:r><w:t>&nbsp;</w:t></w:r>",
+    b'<w:r w:rsidR="1" w:rsidR="2"/>',
+    b"<w:sdt>" * 260 + b"</w:sdt>" * 260,  # deeper than libxml2 allows, from the body's depth
+    b"<w:sdt>" * 200 + b"</w:sdt>" * 200,  # deep, but within it
+    b"<w:r><w:t>\xff\xfe</w:t></w:r>",  # not UTF-8
+    b"<w:r><w:t>" + b"x" * 10_000_001 + b"</w:t></w:r>",  # a text node over libxml2's 10 MB
+    b"<![CDATA[x]]>",
+]
+
+
+@pytest.mark.parametrize("bad", _BAD_PUTS, ids=range(len(_BAD_PUTS)))
+def test_what_was_put_in_is_well_formed_exactly_when_the_whole_part_is(bad: bytes, monkeypatch: Any) -> None:
+    import dataclasses
+
+    import redline.apply as apply_module
+    from redline.scan import Check
+
+    data = docx(P("Alpha beta gamma."), Table([[P("cell one words"), P("cell two")]]), P("Delta epsilon."))
+    seen: list[Any] = []
+
+    def spy(*args: Any, **kw: Any) -> Any:
+        seen.append(args)
+        return readback.read_again(*args, **kw)
+
+    monkeypatch.setattr(apply_module, "read_again", spy)
+    edits = [
+        {"anchor": "beta gamma", "replacement": "beta GAMMA"},
+        {"anchor": "one words", "replacement": "1"},
+    ]
+    outcome = _apply(data, edits)
+    assert outcome.report.error is None and seen
+    package, _, _, changes, _ = seen[0]
+    main = package.main_part
+    original = package.read(main)
+    for k in range(len(changes.spliced[main])):
+        spliced = list(changes.spliced[main])
+        spliced[k] = dataclasses.replace(spliced[k], put=spliced[k].put + bad)
+        whole, at = [], 0
+        for s in spliced:
+            whole += [original[at : s.start_byte], s.put]
+            at = s.end_byte
+        part = b"".join([*whole, original[at:]])
+        assert readback.spliced_well_formed(spliced) == Check(part).passed(), (k, bad[:40])
+        # (an unbound prefix, and a text node over 10 MB, pass libxml2's event parser with no
+        # text callback, as the whole part's check does: the tree parse refuses them later,
+        # when the part is parsed to be written; a CDATA section is the scanner's to refuse)
+        passing = (0, 5, 10, 12, 13)
+        assert readback.spliced_well_formed(spliced) == (bad in [_BAD_PUTS[i] for i in passing])
 
 
 # -------------------------------------------------------------------------------------------
