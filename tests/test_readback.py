@@ -228,6 +228,21 @@ def test_generated_contracts_with_random_edits_read_back_as_the_full_read(
             edits.append({"anchor": span, "replacement": ""})
     outcome = _apply(data, edits, track=track)
     assert_same_as_full(outcome)
+    if not track or outcome.output is None or rng.random() < 0.4:
+        return
+    # their redline decided: some of the first round's changes accepted or rejected (by
+    # another author), with a few new edits beside them
+    theirs = outcome.output
+    package = Package.from_bytes(theirs)
+    view = build_view(package)
+    notes = read_annotations(package, view)
+    decisions: list[dict[str, Any]] = [
+        {"action": rng.choice(["accept", "reject"]), "revision_id": r.id}
+        for r in rng.sample(notes.revisions, min(len(notes.revisions), rng.randint(1, 4)))
+    ]
+    more = _edits_for(package, view, edit_seed + 1, 3)
+    second = _apply(theirs, decisions + more, author="Counsel")
+    assert_same_as_full(second)
 
 
 # -------------------------------------------------------------------------------------------
