@@ -60,6 +60,8 @@ from lxml import etree
 
 from . import scan
 from .collector import paused
+from .numbering import Numbering
+from .ooxml import REL_NUMBERING, REL_STYLES
 from .package import Package, PackageError
 from .paragraphs import StoryText, text_limit
 from .splice import Spliced, _Bytes
@@ -163,7 +165,7 @@ def _read_again(
         out = builder.finish(new.revision, nodes)
         out.working = working
         out.scanned = Scanned(builder.props, refs)
-        numbering = numbering_of(new)  # read (and checked), as the full read does
+        numbering = _numbering(new, package, changed)
         out.unlabelled = (numbering, builder.props)
     if labels:
         out.finish_labels()
@@ -208,6 +210,19 @@ def spliced_well_formed(spliced: Sequence[Spliced]) -> bool:
         if found.odd:
             return False
     return True
+
+
+def _numbering(new: Package, package: Package, changed: set[str]) -> Numbering:
+    """The output's numbering definitions, as the full read finds them: from the input's
+    parsed (and checked) parts when the output's numbering and styles parts are the same
+    parts, unchanged -- the same bytes read to the same definitions -- else read anew."""
+    main = new.main_part
+    parts = [new.related(main, rel) for rel in (REL_NUMBERING, REL_STYLES)]
+    if parts != [package.related(main, rel) for rel in (REL_NUMBERING, REL_STYLES)]:
+        return numbering_of(new)
+    if any(part in changed for found in parts for part in found[:1]):
+        return numbering_of(new)
+    return numbering_of(package)
 
 
 class _Old:
