@@ -51,7 +51,7 @@ from array import array
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import compress
+from itertools import compress, repeat
 from operator import attrgetter
 from typing import Any
 from xml.sax.saxutils import quoteattr
@@ -396,11 +396,11 @@ class _Body:
         """The index of the input's first body paragraph in unit ``unit`` or later."""
         if unit >= self.units:
             return self.old.n_body
-        if self._para_units is None:  # each body paragraph's unit (never decreasing)
-            ordinals, paras = self.layout.ordinals, self.old.paras
-            found = bisect.bisect_right
-            self._para_units = [found(ordinals, _ref(paras[i])) - 1 for i in range(self.old.n_body)]
-        return bisect.bisect_left(self._para_units, unit)
+        if self._para_units is None:  # per body paragraph, one more than its unit (never decreasing)
+            ordinals = self.layout.ordinals
+            refs = map(_REF, self.old.paras[: self.old.n_body])
+            self._para_units = list(map(bisect.bisect_right, repeat(ordinals), refs))
+        return bisect.bisect_left(self._para_units, unit + 1)
 
     def _separated(self, para: int) -> bool:
         """Did the input's scan separate body paragraph ``para`` from the one before?"""
