@@ -190,6 +190,8 @@ def spliced_well_formed(spliced: Sequence[Spliced]) -> bool:
     No comment or processing instruction may be put in, as :class:`redline.scan.Check` asks.
     """
     heads: dict[etree._Element, tuple[bytes, bytes]] = {}
+    found = scan._Odd()
+    parser = make_parser(found)  # one parser, one stretch after another
     for s in spliced:
         parent = s.parent
         found_head = heads.get(parent)
@@ -202,9 +204,8 @@ def spliced_well_formed(spliced: Sequence[Spliced]) -> bool:
             head = f"<x{decls}>" + "<x>" * (depth - 1)
             found_head = heads[parent] = (head.encode("utf-8"), b"</x>" * depth)
         wrapped = found_head[0] + s.put + found_head[1]
-        found = scan._Odd()
         try:
-            etree.fromstring(wrapped, make_parser(found))
+            etree.fromstring(wrapped, parser)
         except Exception:  # malformed, or over a limit: the full read says which
             return False
         if found.odd:
@@ -261,7 +262,7 @@ class _Old:
         starts = view.span_starts
         s_a, s_b = bisect.bisect_left(starts, t_a), bisect.bisect_left(starts, t_b)
         shift = out.size - t_a
-        out.offsets.extend(map(shift.__add__, starts[s_a:s_b]))
+        out.offsets.extend(map(shift.__add__, starts[s_a:s_b]) if shift else starts[s_a:s_b])
         ordinals = self.ordinals[s_a:s_b]
         out.nodes.extend(map(shift_ordinals.__add__, ordinals) if shift_ordinals else ordinals)
         out.kinds.extend(view.span_kinds[s_a:s_b])
@@ -272,8 +273,8 @@ class _Old:
         refs = map(_REF, these)
         out.paragraphs.extend(
             zip(
-                map(shift.__add__, map(_START, these)),
-                map(shift.__add__, map(_END, these)),
+                map(shift.__add__, map(_START, these)) if shift else map(_START, these),
+                map(shift.__add__, map(_END, these)) if shift else map(_END, these),
                 map(shift_ordinals.__add__, refs) if shift_ordinals else refs,
                 self.props[first:last],
                 strict=True,
