@@ -26,13 +26,17 @@ input's own read has already checked and read.  :func:`read_again` reads the out
   the open complex fields (none in both), the paragraph kept last and whether its mark was
   deleted (compared) -- is the same but for the last paragraph's node, which is the one
   span copied with the output's node;
-* the checks the full read makes of the whole main part are made too: DOCTYPE, encoding,
-  UTF-8, prefixes never redeclared, no CDATA, no CR, libxml2's well-formedness and no comment
-  or processing instruction (:class:`redline.scan.Check`, on the second core, of the whole
-  part), no markup inside text (searched in each window and the tags at its edges: outside
-  them the text is the input's, and no match can cross into a window from there);
+* the checks the full read makes of the whole main part are made too, with the same
+  verdicts: DOCTYPE, encoding, prefixes never redeclared and no CDATA (over the whole part:
+  byte searches), UTF-8 and no CR (in each window, which holds every byte put in),
+  libxml2's well-formedness with no comment or processing instruction (of what was put in,
+  at its depth with the namespaces in scope there: :func:`spliced_well_formed` says why that
+  is the whole part's verdict; a test holds the two equal), no markup inside text (searched
+  in each window and the tags at its edges: outside them the text is the input's, and no
+  match can cross into a window from there);
 * the text and paragraph limits are checked by the same builder, on the same stories;
-* numbering and styles are read from the output's package, as the full read does.
+* numbering and styles are read as the full read reads them (from the input's parsed parts
+  when they are the same, unchanged).
 
 Whenever this path cannot vouch for the result it gives up and the full read
 (:func:`redline.load.load_view`) reads the output instead: a part the input's view did not
