@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import os
 import random
-import zipfile
 from collections import Counter
-from io import BytesIO
 from pathlib import Path
 from typing import Any
 
@@ -355,6 +353,40 @@ def test_fields_moves_joins_and_boxes_across_paragraphs_read_back_as_the_full_re
 # Hostile: what the full read refuses, the read-back refuses alike
 
 
+def _spied(monkeypatch: Any) -> list[Any]:
+    """The arguments of every incremental read-back the apply makes from now on."""
+    import redline.apply as apply_module
+
+    seen: list[Any] = []
+
+    def spy(*args: Any, **kw: Any) -> Any:
+        seen.append(args)
+        return readback.read_again(*args, **kw)
+
+    monkeypatch.setattr(apply_module, "read_again", spy)
+    return seen
+
+
+@pytest.mark.parametrize("which", ["ratio", "text"])
+def test_a_refused_output_gets_the_full_reads_refusal_word_for_word(which: str, monkeypatch: Any) -> None:
+    from redline.apply import check_output
+
+    seen = _spied(monkeypatch)
+    data = docx(*(P(f"Paragraph number {i} of the agreement.") for i in range(40)))
+    if which == "ratio":
+        limits = Limits(ratio_min_bytes=4096, max_ratio=40.0)
+        new = "number 7 " + "ab" * 100_000 + " of"
+    else:
+        limits = Limits(max_text_chars=3000)
+        new = "number 7 " + "word " * 700 + " of"
+    outcome = _apply(data, [{"anchor": "number 7 of", "replacement": new}], limits=limits)
+    assert outcome.report.error is not None and outcome.output is None
+    (args,) = seen
+    full = check_output(args[2], limits)  # the full read of the output the write made
+    assert isinstance(full, Refusal)
+    assert (outcome.report.error.code, outcome.report.error.message) == (full.code, full.message)
+
+
 def test_an_output_the_ratio_guard_refuses_is_refused_unloadable_output_as_before() -> None:
     data = docx(P("The rent is due monthly."), P("Second paragraph here."))
     limits = Limits(ratio_min_bytes=4096, max_ratio=40.0)
@@ -373,14 +405,9 @@ def test_an_output_over_the_text_limit_is_refused_as_the_full_read_refuses_it() 
     )
     error = outcome.report.error
     assert error is not None and error.code == Code.UNLOADABLE_OUTPUT
-    # the message the full read's refusal makes, word for word
-    from redline.apply import check_output
-
-    spliced = outcome.output
-    assert spliced is None
-    text_refusal = check_output(_apply(data, [], limits=None).output or b"", limits)
-    assert not isinstance(text_refusal, Refusal)  # the untouched document reads under the limit
-    assert "too_much_text" in error.message
+    assert outcome.output is None
+    assert "[too_much_text]" in error.message
+    assert _apply(data, [{"anchor": "number 7 of", "replacement": "number 7 x of"}], limits=limits).output
 
 
 # -------------------------------------------------------------------------------------------
@@ -476,7 +503,3 @@ def test_corpus_documents_edited_tracked_and_untracked_read_back_as_the_full_rea
     print(f"\nread-backs: {runs}; read again: {used}; left to the full read: {left}")
     assert runs >= 40
     assert used >= runs // 2  # most outputs are read again, not read in full
-
-
-def _unused() -> None:  # keep imports used for the type checker
-    _ = (zipfile, BytesIO)
