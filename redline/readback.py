@@ -27,8 +27,9 @@ input's own read has already checked and read.  :func:`read_again` reads the out
   deleted (compared) -- is the same but for the last paragraph's node, which is the one
   span copied with the output's node;
 * the checks the full read makes of the whole main part are made too, with the same
-  verdicts: DOCTYPE, encoding, prefixes never redeclared and no CDATA (over the whole part:
-  byte searches), UTF-8 and no CR (in each window, which holds every byte put in),
+  verdicts: DOCTYPE, encoding and prefixes never redeclared (over the whole part: byte
+  searches), no CDATA (in what was put in: the input had none, and none can cross an edge of
+  a splice), UTF-8 and no CR (in each window, which holds every byte put in),
   libxml2's well-formedness with no comment or processing instruction (of what was put in,
   at its depth with the namespaces in scope there: :func:`spliced_well_formed` says why that
   is the whole part's verdict; a test holds the two equal), no markup inside text (searched
@@ -375,7 +376,9 @@ class _Body:
         self.root = root.group(1)
         if scan._redeclares(data, layout.root_bytes, scan._own(prefixes)):
             raise _GiveUp("a prefix redeclared")
-        if data.find(b"CDATA[", layout.root_bytes) >= 0:
+        # the input had none after its root; one the splices made lies inside what they put
+        # (each edge of a splice is a "<", which "CDATA[" does not hold)
+        if any(s.put.find(b"CDATA[") >= 0 for s in spliced):
             raise _GiveUp("a CDATA section")
         self.patterns = scan._patterns(self.w, mc)
         close = data.rfind(f"</{self.w}:body".encode())

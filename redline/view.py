@@ -325,7 +325,7 @@ class _Builder:
                     self._flag_run(base + offset, flag)
         else:
             self._part_of_next_spans(story.part)
-            self.span_starts.extend(map(base.__add__, scanned.offsets))
+            self.span_starts.extend(map(base.__add__, scanned.offsets) if base else scanned.offsets)
             self.span_nodes.extend(scanned.nodes)
             self.span_kinds.extend(scanned.kinds)
             self.span_flags.extend(scanned.flags)
