@@ -19,6 +19,7 @@ from .exits import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
 from .load import load_view
 from .locate import Locator
 from .package import Limits, Package, PackageError
+from .readback import Changes, read_again
 from .report import ReplyInfo, Report, invalid_results, totals
 from .splice import Splice
 from .verify import Planned, verify
@@ -171,10 +172,10 @@ def _apply_batch(
     reloaded: tuple[Package, DocumentView] | None = None
     if not options.dry_run:
         try:
-            output, written = _write(package, view, verification.planned, options, plan)
+            output, written, changes = _write(package, view, verification.planned, options, plan)
         except PackageError as exc:
             return refused(document_name, Refusal.from_error(exc), view.revision, True)
-        back = check_output(output, options.limits, labels=False)
+        back = check_output(output, options.limits, labels=False, since=(package, view, changes))
         if isinstance(back, Refusal):
             return refused(document_name, back, view.revision, True)
         reloaded = back
@@ -190,13 +191,25 @@ def _apply_batch(
 
 
 def check_output(
-    output: bytes, limits: Limits | None = None, *, labels: bool = True
+    output: bytes,
+    limits: Limits | None = None,
+    *,
+    labels: bool = True,
+    since: tuple[Package, DocumentView, Changes] | None = None,
 ) -> tuple[Package, DocumentView] | Refusal:
     """``output`` read back by the one load step (:func:`redline.load.load_view`, the same
     limits): its package and view, or the refusal ``unloadable_output`` when the loader would
     refuse it -- a document nothing may publish, since every later call would refuse it (a
     replacement so long and repetitive that the compression-ratio guard trips, say).
-    ``labels=False``: the view's labels are given later (:meth:`DocumentView.finish_labels`)."""
+    ``labels=False``: the view's labels are given later (:meth:`DocumentView.finish_labels`).
+    ``since``: the package and view ``output`` was written from, and what the write changed:
+    what it left alone is not read again (:func:`redline.readback.read_again`: the same
+    checks, the same package and view, the same refusals)."""
+    if since is not None:
+        package, view, changes = since
+        again = read_again(package, view, output, changes, limits, labels=labels)
+        if again is not None:
+            return again
     loaded = load_view(output, limits, labels=labels)
     if not isinstance(loaded, Refusal):
         return loaded
@@ -233,12 +246,12 @@ def _write(
     planned: list[Planned],
     options: ApplyOptions,
     plan: DecisionPlan | None = None,
-) -> tuple[bytes, WriteResult]:
+) -> tuple[bytes, WriteResult, Changes]:
     from .comments import add_comments, write_threads
 
     view.check_tree()
     if not planned and not plan:
-        return package.to_bytes({}), WriteResult()
+        return package.to_bytes({}), WriteResult(), Changes()
     writer = make_writer(package, view, options.write_options())
     result = writer.write(planned, also=plan.ranges if plan else ())
     splice = writer.splice
@@ -265,7 +278,8 @@ def _write(
         )
     changed = splice.changed(touched)
     changed.update(c_changed)
-    return package.to_bytes(changed, added), result
+    spliced = {part: found for part, found in splice.spliced.items() if part not in c_changed}
+    return package.to_bytes(changed, added), result, Changes(changed, added, spliced)
 
 
 def make_writer(package: Package, view: DocumentView, options: WriteOptions) -> Writer:

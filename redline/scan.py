@@ -370,6 +370,10 @@ class Layout:
     ordinals: array[int]
     starts: array[int]
     ends: array[int]
+    # The units at whose start tag the scanner was inside a complex field or a flagged element
+    # (w:fldSimple, w:moveTo): a reader may resume a scan at any other unit with a fresh state
+    # (see :mod:`redline.readback`).
+    entered: frozenset[int] = frozenset()
 
 
 class Scanner:
@@ -387,6 +391,7 @@ class Scanner:
         self._fields: list[bool] = []
         # see layout(): only for a part read whole (a stream's stretches are not the part's text)
         self._units = (array("q"), array("q"), array("q"))
+        self._entered: list[int] = []  # see Layout.entered
         self._placing = source.root_bytes >= 0
 
     def layout(self) -> Layout | None:
@@ -395,7 +400,7 @@ class Scanner:
         src = self.source
         if src.root_bytes < 0:
             return None
-        return Layout(src.root_end, src.root_bytes, *self._units)
+        return Layout(src.root_end, src.root_bytes, *self._units, frozenset(self._entered))
 
     def feed(self, source: Source) -> None:
         """Read on in ``source``: the next stretch of the same part (see story(continued=))."""
@@ -436,6 +441,7 @@ class Scanner:
         roles, flag_of = _ROLE, _FLAG_OF
         u_ordinals, u_starts, u_ends = self._units
         u_start, placing = 0, self._placing  # where the open outermost paragraph's start tag is
+        u_entered = False  # it began inside a complex field or a flagged element
         pos = start
         for m in pt.token.finditer(x, start, end):
             at = m.start()
@@ -522,7 +528,7 @@ class Scanner:
                         ordinal += 1
                         continue
                     if not inside:
-                        u_start = at
+                        u_start, u_entered = at, bool(fields or flagged)
                     asm.begin(ordinal, bool(fields) and not fields[-1], pos)  # extra: where its content is
                     inside = True
                     ordinal += 1
@@ -584,6 +590,8 @@ class Scanner:
             asm.end()
             inside = asm.ref is not None  # back in the paragraph that holds a text box
             if placing and outermost:
+                if u_entered:
+                    self._entered.append(len(u_ordinals))
                 u_ordinals.append(ended)
                 u_starts.append(u_start)
                 u_ends.append(pos)
@@ -600,17 +608,22 @@ class Scanner:
         """The header and footer references of the stories read since the last call (in the
         current source), as (kind, relationship id), in document order (they live in section
         properties)."""
+        return [(kind, rid) for _, kind, rid in self.placed_references()]
+
+    def placed_references(self) -> list[tuple[int, str, str]]:
+        """:meth:`references`, each with where the section properties holding it begin in the
+        source's text: (offset, kind, relationship id)."""
         src, sections = self.source, self._sections
         self._sections = []
         if src.r is None:
             return []
         rid = f"{src.r}:id"
-        out: list[tuple[str, str]] = []
+        out: list[tuple[int, str, str]] = []
         for start, end in sections:
             for name, raw in src.patterns.refs.findall(src.text, start, end):
                 value = attributes(raw).get(rid)
                 if value is not None:
-                    out.append(("header" if name == "headerReference" else "footer", value))
+                    out.append((start, "header" if name == "headerReference" else "footer", value))
         return out
 
     def _read_ppr(self, blob: str) -> tuple[ParagraphProps, bool]:

@@ -47,6 +47,23 @@ class _Stretch:
     end: int
 
 
+@dataclass(frozen=True, slots=True)
+class Spliced:
+    """One stretch :meth:`Splice.part` replaced: in the original part, from the first
+    paragraph's start tag (character ``start``, byte ``start_byte``) to where the next tag
+    after the last one begins (character ``end``, byte ``end_byte``), that last paragraph
+    ending at character ``last_end``; ``put`` went there instead. ``parent``: the element
+    whose children the stretch holds."""
+
+    start: int
+    start_byte: int
+    last_end: int
+    end: int
+    end_byte: int
+    put: bytes
+    parent: etree._Element
+
+
 class Splice:
     """The stretches of each part that writing may change, noted before the writer runs."""
 
@@ -56,6 +73,9 @@ class Splice:
         self._view = view
         self._stretches: dict[str, list[_Stretch] | None] = {}
         self._planned = False
+        # Per part :meth:`part` spliced, each stretch it replaced (what :mod:`redline.readback`
+        # reads again, and nothing else of the part).
+        self.spliced: dict[str, list[Spliced]] = {}
 
     def plan(self, ranges: Iterable[tuple[int, int]], joins: bool) -> None:
         """Note the paragraphs that writing the view ``ranges`` may change; ``joins``: an
@@ -98,6 +118,7 @@ class Splice:
     def part(self, part: str) -> bytes | None:
         """``part`` as it is now: the noted stretches serialised, every other byte of the
         original copied (None when the part has to be serialised whole)."""
+        self.spliced.pop(part, None)
         stretches = self._stretches.get(part)
         layout = self._nodes.layout(part) if self._nodes is not None else None
         if not stretches or layout is None:
@@ -105,17 +126,23 @@ class Splice:
         data = self.working.package.read(part)
         where = _Bytes(data, layout.root_end, layout.root_bytes)
         out: list[bytes] = []
+        replaced: list[Spliced] = []
         copied = 0  # bytes of the original copied to the output so far
         for s in stretches:
             made = _now(s)
             if made is None:
                 return None
             start = where.of(s.start)
-            end = data.find(b"<", where.of(s.end))  # the last paragraph's tail goes too
+            last = where.of(s.end)
+            end = data.find(b"<", last)  # the last paragraph's tail goes too
             out.append(data[copied:start])
-            out.append("".join(made).encode("utf-8"))
+            put = "".join(made).encode("utf-8")
+            out.append(put)
             copied = end if end >= 0 else len(data)
+            tail = len(data[last:copied].decode("utf-8", "replace"))
+            replaced.append(Spliced(s.start, start, s.end, s.end + tail, copied, put, s.parent))
         out.append(data[copied:])
+        self.spliced[part] = replaced
         return b"".join(out)
 
 

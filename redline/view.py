@@ -147,6 +147,17 @@ class Piece:
     flags: int
 
 
+@dataclass(frozen=True, slots=True)
+class Scanned:
+    """What :func:`build_view`'s scanner found besides the view: each paragraph's properties
+    (what labels are made from), and the header and footer references of the body's section
+    properties with where they stand in the main part's text (what picks the stories after
+    the body)."""
+
+    props: list[ParagraphProps]
+    refs: list[tuple[int, str, str]]
+
+
 @dataclass
 class DocumentView:
     text: str
@@ -164,6 +175,9 @@ class DocumentView:
     # What the labelling pass still to run needs (the numbering, each paragraph's properties),
     # for a view read with labels=False (see build_view); never the view itself: no cycle.
     unlabelled: tuple[Numbering, list[ParagraphProps]] | None = field(default=None, repr=False, compare=False)
+    # What a scanned view's reading found beyond the view itself, for reading its document
+    # again after a write (:mod:`redline.readback`); None for any other view.
+    scanned: Scanned | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.para_starts:
@@ -311,7 +325,7 @@ class _Builder:
                     self._flag_run(base + offset, flag)
         else:
             self._part_of_next_spans(story.part)
-            self.span_starts.extend(map(base.__add__, scanned.offsets))
+            self.span_starts.extend(map(base.__add__, scanned.offsets) if base else scanned.offsets)
             self.span_nodes.extend(scanned.nodes)
             self.span_kinds.extend(scanned.kinds)
             self.span_flags.extend(scanned.flags)
@@ -698,7 +712,8 @@ def _scanned_view(package: Package, working: WorkingCopy | None = None) -> Docum
         builder.add(scanner.story(*body), Story(main, "body", None))
         totals[main] = scanner.total()
         layouts[main] = scanner.layout()
-        refs = scanner.references()
+        placed = scanner.placed_references()
+        refs = [(kind, rid) for _, kind, rid in placed]
         if not check.passed() or not _scan_other_stories(package, builder, refs, totals, layouts):
             return None
     except scan.Unscannable:
@@ -708,6 +723,7 @@ def _scanned_view(package: Package, working: WorkingCopy | None = None) -> Docum
     nodes = NodeMap(working, builder.span_nodes, builder.runs, totals, layouts)
     view = builder.finish(package.revision, nodes)
     view.working = working
+    view.scanned = Scanned(builder.props, placed)
     numbering = numbering_of(package)  # read (and checked) now, labelled or not
     if labels:
         _label(view, numbering, builder.props)
