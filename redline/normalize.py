@@ -131,6 +131,16 @@ def _normalize(text: str, tolerances: frozenset[Tolerance]) -> str:
     return rules.pattern.sub(lambda m: _replacement(m.group()), out)
 
 
+def identity_normalized(original: str) -> str | None:
+    """``NormalizedText.build(original).text`` when nothing in ``original`` changes length
+    (no run of spaces collapsed, no invisible character dropped, no ellipsis expanded: the
+    usual case, where every offset maps to itself), without building the map; else None."""
+    translated = _rules(ALL).one_for_one(original)
+    if _GONE in translated or "  " in translated or ELLIPSIS in translated:
+        return None
+    return translated
+
+
 # Segment kinds of the offset map.
 _IDENT, _COLLAPSE, _EXPAND = 0, 1, 2
 
@@ -153,14 +163,14 @@ class NormalizedText:
     @classmethod
     def build(cls, original: str) -> NormalizedText:
         translated = _rules(ALL).one_for_one(original)
+        if not (_GONE in translated or "  " in translated or ELLIPSIS in translated):
+            return cls(translated, [0], [0], [_IDENT], [0])  # (see identity_normalized)
         spots: list[int] = []
         for needle in (_GONE, "  ", ELLIPSIS):
             pos = translated.find(needle)
             while pos >= 0:
                 spots.append(pos)
                 pos = translated.find(needle, pos + len(needle))
-        if not spots:
-            return cls(translated, [0], [0], [_IDENT], [0])
         spots.sort()
         chunks: list[str] = []
         seg_norm, seg_orig, seg_kind, seg_width = [0], [0], [_IDENT], [0]

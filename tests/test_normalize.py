@@ -13,6 +13,7 @@ from redline.normalize import (
     SINGLE_QUOTES,
     WHITESPACE,
     NormalizedText,
+    identity_normalized,
     normalize,
     tolerances_needed,
 )
@@ -135,6 +136,15 @@ def test_the_fast_build_agrees_with_the_oracle_and_normalize(text: str) -> None:
     # Long texts take the str.replace path; it must agree with the short-text path.
     long = text * (2100 // max(1, len(text)) + 1)
     assert NormalizedText.build(long).text == normalize(long) == oracle(long)[0]
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts)
+def test_an_identity_map_is_told_without_building_it(text: str) -> None:
+    """identity_normalized: the normalised text exactly when every offset maps to itself."""
+    expected, mapping = oracle(text)
+    same_length = len(expected) == len(text) and all(span == (i, i + 1) for i, span in enumerate(mapping))
+    assert identity_normalized(text) == (expected if same_length else None)
 
 
 @settings(max_examples=400, deadline=None)
