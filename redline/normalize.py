@@ -74,6 +74,9 @@ def _pattern(tolerances: frozenset[Tolerance]) -> re.Pattern[str] | None:
     return re.compile("|".join(parts)) if parts else None
 
 
+_SHORT = 48  # characters below which str.translate is the faster one-for-one pass
+
+
 class _Rules:
     """The compiled form of one set of tolerances."""
 
@@ -82,11 +85,15 @@ class _Rules:
         self.pairs = sorted(table.items())
         self.translate_table = str.maketrans(table)
         self.pattern = _pattern(tolerances)
+        self.ascii = tuple(c for c in sorted(table) if c.isascii())  # (the ASCII controls: tab, line end...)
 
     def one_for_one(self, text: str) -> str:
-        if len(text) < 2000:
+        if text.isascii() and not any(c in text for c in self.ascii):
+            return text  # (most text: ASCII, no character the table changes)
+        if len(text) < _SHORT:
             return text.translate(self.translate_table)
-        # On a long text, a few C-speed scans beat translate()'s per-character dict lookup.
+        # Past a few dozen characters, a few C-speed scans beat translate()'s per-character
+        # dict lookup (a 74-character clause with curly quotes: 1.5 µs against 5.3 µs).
         for char, repl in self.pairs:
             if char in text:
                 text = text.replace(char, repl)

@@ -15,6 +15,8 @@ from .normalize import NormalizedText, identity_normalized
 # punctuation mark -- so an amount or a clause number changes whole, not digit group by group.
 _TOKEN = re.compile(r"\s+|\d[\d.,]*\d|\w+|[^\w\s]")
 _BREAKS = re.compile(r"\n|[^\n]+")
+# whitespace the one-for-one pass leaves as it is (str.isspace, but no space of normalize's)
+_OTHER_SPACE = re.compile("[\x1c-\x1f]")
 
 
 def word_diff(
@@ -179,6 +181,10 @@ def _tokens(text: str, *, breaks: bool) -> tuple[list[tuple[int, int]], list[str
             ends = list(accumulate(map(len, found)))
             starts = [0, *ends]  # one longer than ends: zip stops at the last token
             spans = list(zip(starts, ends, strict=False))
+            if _OTHER_SPACE.search(translated) is None:
+                # every whitespace token is one plain space already (the text was mapped
+                # one-for-one, no two spaces in a row): the tokens are their own keys
+                return spans, found
             return spans, [" " if k.isspace() else k for k in found]
         s = 0
         for key in found:
@@ -193,6 +199,14 @@ def _tokens(text: str, *, breaks: bool) -> tuple[list[tuple[int, int]], list[str
                 _break_tokens(text, s, e, spans, keys)
             s = e
         return spans, keys
+    return _mapped_tokens(text, breaks=breaks)
+
+
+def _mapped_tokens(text: str, *, breaks: bool) -> tuple[list[tuple[int, int]], list[str]]:
+    """:func:`_tokens` for any text, through the normalised text's offset map (what the
+    faster paths of :func:`_tokens` must agree with)."""
+    spans: list[tuple[int, int]] = []
+    keys: list[str] = []
     norm = NormalizedText.build(text)
     for m in _TOKEN.finditer(norm.text):
         s, e = norm.orig_start(m.start()), norm.orig_end(m.end())
