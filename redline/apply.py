@@ -7,6 +7,7 @@ same function serves the command line, the batch runner (local pool or cluster) 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from lxml import etree
 
@@ -14,7 +15,6 @@ from shared_schema import Code, Edit, EditBatch, EditResult, ParseLimits, Refusa
 
 from .arguments import check_author, check_date
 from .collector import paused
-from .decisions import DecisionPlan, check, needs_annotations, story_roots, write_decisions
 from .exits import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
 from .load import load_view
 from .locate import Locator
@@ -22,9 +22,14 @@ from .package import Limits, Package, PackageError
 from .readback import Changes, read_again
 from .report import ReplyInfo, Report, invalid_results, totals
 from .splice import Splice
-from .verify import Planned, verify
+from .verify import Planned, needs_annotations, verify
 from .view import DocumentView
 from .writer import WriteOptions, Writer, WriteResult, max_revision_id
+
+# Decisions on others' revisions, replies and resolved threads (redline.decisions, reading every
+# annotation) and rationale comments (redline.comments) are imported by the run that has them.
+if TYPE_CHECKING:
+    from .decisions import DecisionPlan
 
 
 @dataclass(frozen=True)
@@ -161,6 +166,8 @@ def _apply_batch(
     verification = verify(locator, batch, dry_run=options.dry_run)
     plan: DecisionPlan | None = None
     if needs_annotations(batch.edits):  # accept / reject / reply / resolve (redline.decisions)
+        from .decisions import check
+
         plan, verification.planned = check(
             locator, package, batch.edits, verification.results, verification.planned, options.author
         )
@@ -247,8 +254,6 @@ def _write(
     options: ApplyOptions,
     plan: DecisionPlan | None = None,
 ) -> tuple[bytes, WriteResult, Changes]:
-    from .comments import add_comments, write_threads
-
     view.check_tree()
     if not planned and not plan:
         return package.to_bytes({}), WriteResult(), Changes()
@@ -259,6 +264,8 @@ def _write(
     touched = set(result.touched_parts)
     roots: dict[str, etree._Element] = {}
     if plan:  # decisions and threads change the trees after the writer (untracked)
+        from .decisions import story_roots, write_decisions
+
         roots = story_roots(package, view)
         if write_decisions(plan, roots):
             # a paragraph joined or a row gone: the writer's count of the paragraphs each edit
@@ -270,9 +277,13 @@ def _write(
     c_changed: dict[str, bytes] = {}
     added: list[tuple[str, bytes]] = []
     if result.comments:
+        from .comments import add_comments
+
         c_changed, c_added = add_comments(splice.working, result.comments, writer.options, writer.stamp)
         added.extend(c_added)
     if plan is not None and plan.threads:
+        from .comments import write_threads
+
         write_threads(
             splice.working, plan.threads, roots, writer.options, writer.stamp, writer.new_id, c_changed, added
         )

@@ -10,19 +10,22 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from lxml import etree
 
 from shared_schema import Code
 
 from .boundary import PackageError
-from .decisions import Thread
 from .ooxml import CT_COMMENTS, CT_NS, PKG_REL_NS, REL_COMMENTS, W_NS, XML_SPACE, w
 from .opc import rels_part_for
 from .package import Package
 from .working import WorkingCopy
 from .writer import Comment, WriteOptions
 from .xmlparse import parse_xml, serialize
+
+if TYPE_CHECKING:  # (a run with no thread to write never imports redline.decisions)
+    from .decisions import Thread
 
 COMMENTS_PART = "word/comments.xml"
 

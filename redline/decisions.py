@@ -45,6 +45,7 @@ from .ooxml import w
 from .package import Package
 from .revisions import Annotations, DocComment, Revision, read_annotations
 from .verify import Planned
+from .verify import needs_annotations as needs_annotations  # (defined beside the verifier)
 from .view import DocumentView
 from .wordml import RevisionKind
 
@@ -118,10 +119,6 @@ class DecisionPlan:
 
     def __bool__(self) -> bool:
         return bool(self.decisions or self.threads)
-
-
-def needs_annotations(edits: list[Edit]) -> bool:
-    return any(e.action in DECISIONS or e.action in THREAD_ACTIONS for e in edits)
 
 
 # -------------------------------------------------------------------------------------------

@@ -128,8 +128,9 @@ class Splice:
         out: list[bytes] = []
         replaced: list[Spliced] = []
         copied = 0  # bytes of the original copied to the output so far
+        copiers: dict[frozenset[tuple[str, str]], _Copied] = {}  # one per inherited namespaces
         for s in stretches:
-            made = _now(s)
+            made = _now(s, copiers)
             if made is None:
                 return None
             start = where.of(s.start)
@@ -203,15 +204,21 @@ def _markup_between(first: etree._Element | None, second: etree._Element) -> boo
     return node is second
 
 
-def _now(s: _Stretch) -> list[str] | None:
-    """The XML of what stands between the stretch's anchors now (None: an anchor moved)."""
+def _now(s: _Stretch, copiers: dict[frozenset[tuple[str, str]], _Copied]) -> list[str] | None:
+    """The XML of what stands between the stretch's anchors now (None: an anchor moved);
+    ``copiers``: the :class:`_Copied` of each set of inherited namespaces met so far (the
+    stretches of a part mostly share their parent's, so they share what was learnt)."""
     parent = s.parent
     if s.left is not None and s.left.getparent() is not parent:
         return None
     if s.right is not None and s.right.getparent() is not parent:
         return None
     node = s.left.getnext() if s.left is not None else (parent[0] if len(parent) else None)
-    copied = _Copied({prefix or "": uri for prefix, uri in parent.nsmap.items()})
+    inherited = {prefix or "": uri for prefix, uri in parent.nsmap.items()}
+    key = frozenset(inherited.items())
+    copied = copiers.get(key)
+    if copied is None:
+        copied = copiers[key] = _Copied(inherited)
     out: list[str] = []
     while node is not s.right:
         if node is None:  # the right anchor is not after the left one any more
@@ -223,7 +230,9 @@ def _now(s: _Stretch) -> list[str] | None:
 
 class _Copied:
     """The namespace declarations lxml copies onto a serialised subtree from its ancestors
-    (the part declares them already, in the same place), taken off again."""
+    (the part declares them already, in the same place), taken off again.  Subtrees under the
+    same in-scope namespaces get the same copies: the last ones taken off are tried first, as
+    one string."""
 
     def __init__(self, inherited: dict[str, str]) -> None:
         self._inherited = inherited

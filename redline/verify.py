@@ -63,6 +63,12 @@ class Verification:
     planned: list[Planned]
 
 
+def needs_annotations(edits: list[Edit]) -> bool:
+    """Does the batch act on the document's annotations (accept, reject, reply, resolve: the
+    entries this verifier leaves to :mod:`redline.decisions`, which a run imports only then)?"""
+    return any(e.action in NO_ANCHOR_ACTIONS for e in edits)
+
+
 def verify(
     locator: Locator,
     batch: EditBatch | list[Edit],

@@ -9,12 +9,14 @@ import difflib
 import re
 from itertools import accumulate
 
-from .normalize import NormalizedText
+from .normalize import NormalizedText, identity_normalized
 
 # A token: whitespace, a number with its separators ("433,594.07", "4.2"), a word, or one
 # punctuation mark -- so an amount or a clause number changes whole, not digit group by group.
 _TOKEN = re.compile(r"\s+|\d[\d.,]*\d|\w+|[^\w\s]")
 _BREAKS = re.compile(r"\n|[^\n]+")
+# whitespace the one-for-one pass leaves as it is (str.isspace, but no space of normalize's)
+_OTHER_SPACE = re.compile("[\x1c-\x1f]")
 
 
 def word_diff(
@@ -77,7 +79,7 @@ def diff_opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, i
             *difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
         ]
         return slow
-    codes = {key: chr(_CODE_BASE + n) for n, key in enumerate(distinct)}
+    codes = dict(zip(distinct, map(chr, range(_CODE_BASE, _CODE_BASE + len(distinct))), strict=True))
     sa = "".join(map(codes.__getitem__, a))
     sb = "".join(map(codes.__getitem__, b))
     la, lb = len(a), len(b)
@@ -129,18 +131,19 @@ def _longest_match(a: str, b: str, alo: int, ahi: int, blo: int, bhi: int) -> tu
     """difflib's ``find_longest_match`` without junk: the longest block common to
     ``a[alo:ahi]`` and ``b[blo:bhi]``, the earliest in ``a`` of those, the earliest in ``b``
     for that; ``(alo, blo, 0)`` when there is none."""
+    find = b.find
     best_i, best = alo, 0
     i = alo
     while i + best < ahi:
-        if b.find(a[i : i + best + 1], blo, bhi) >= 0:
+        if find(a[i : i + best + 1], blo, bhi) >= 0:
             k = best + 1
-            while i + k < ahi and b.find(a[i : i + k + 1], blo, bhi) >= 0:
+            while i + k < ahi and find(a[i : i + k + 1], blo, bhi) >= 0:
                 k += 1
             best_i, best = i, k
         i += 1
     if not best:
         return alo, blo, 0
-    return best_i, b.find(a[best_i : best_i + best], blo, bhi), best
+    return best_i, find(a[best_i : best_i + best], blo, bhi), best
 
 
 def _slide(
@@ -167,17 +170,21 @@ def _tokens(text: str, *, breaks: bool) -> tuple[list[tuple[int, int]], list[str
     With ``breaks``, each line break in a stretch of whitespace is a token of its own (a
     paragraph mark), and the spaces around it are tokens apart.
     """
-    norm = NormalizedText.build(text)
     spans: list[tuple[int, int]] = []
     keys: list[str] = []
-    if len(norm._seg_kind) == 1:
-        # One identity segment (nothing collapsed or expanded): normalised offsets are the
+    translated = identity_normalized(text)
+    if translated is not None:
+        # Nothing collapsed or expanded (one identity segment): normalised offsets are the
         # original's, and as the tokens cover every character they follow one another.
-        found = _TOKEN.findall(norm.text)
+        found = _TOKEN.findall(translated)
         if not breaks or "\n" not in text:  # no break tokens: whole-list operations
             ends = list(accumulate(map(len, found)))
             starts = [0, *ends]  # one longer than ends: zip stops at the last token
             spans = list(zip(starts, ends, strict=False))
+            if _OTHER_SPACE.search(translated) is None:
+                # every whitespace token is one plain space already (the text was mapped
+                # one-for-one, no two spaces in a row): the tokens are their own keys
+                return spans, found
             return spans, [" " if k.isspace() else k for k in found]
         s = 0
         for key in found:
@@ -192,6 +199,15 @@ def _tokens(text: str, *, breaks: bool) -> tuple[list[tuple[int, int]], list[str
                 _break_tokens(text, s, e, spans, keys)
             s = e
         return spans, keys
+    return _mapped_tokens(text, breaks=breaks)
+
+
+def _mapped_tokens(text: str, *, breaks: bool) -> tuple[list[tuple[int, int]], list[str]]:
+    """:func:`_tokens` for any text, through the normalised text's offset map (what the
+    faster paths of :func:`_tokens` must agree with)."""
+    spans: list[tuple[int, int]] = []
+    keys: list[str] = []
+    norm = NormalizedText.build(text)
     for m in _TOKEN.finditer(norm.text):
         s, e = norm.orig_start(m.start()), norm.orig_end(m.end())
         key = m.group()

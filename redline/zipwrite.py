@@ -18,7 +18,6 @@ import os
 import struct
 import zlib
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Final
 
 from shared_schema import Code
@@ -150,6 +149,8 @@ def deflate(payload: bytes) -> tuple[bytes, int]:
     if _THREADS < 2:
         chunks = [deflate_chunk(view, start) for start in starts]
         return b"".join(chunks), zlib.crc32(payload)
+    from concurrent.futures import ThreadPoolExecutor  # (a part this long: imported when met)
+
     with ThreadPoolExecutor(_THREADS, thread_name_prefix="redline-deflate") as pool:
         futures = [pool.submit(deflate_chunk, view, start) for start in starts]
         crc = zlib.crc32(payload)

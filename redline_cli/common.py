@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -115,6 +114,8 @@ def run_command(prog: str, command: Callable[[], int]) -> int:
         message = f"Text could not be read or written in its encoding: {exc}."
         return refuse(prog, _refusal()(code=Code.IO_ERROR, message=message))
     except Exception as exc:
+        import traceback  # (only a bug of ours prints one)
+
         traceback.print_exc(file=sys.stderr)
         print(
             f"{prog}: internal error: {type(exc).__name__}: {exc}; this is a bug in redline, not "

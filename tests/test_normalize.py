@@ -13,6 +13,7 @@ from redline.normalize import (
     SINGLE_QUOTES,
     WHITESPACE,
     NormalizedText,
+    identity_normalized,
     normalize,
     tolerances_needed,
 )
@@ -135,6 +136,26 @@ def test_the_fast_build_agrees_with_the_oracle_and_normalize(text: str) -> None:
     # Long texts take the str.replace path; it must agree with the short-text path.
     long = text * (2100 // max(1, len(text)) + 1)
     assert NormalizedText.build(long).text == normalize(long) == oracle(long)[0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab T" + SPECIALS), min_size=30, max_size=160))
+def test_texts_either_side_of_the_one_for_one_threshold_normalise_alike(text: str) -> None:
+    """str.translate below a few dozen characters, str.replace scans above, a plain copy for
+    ASCII text with nothing to change: the same normalised text."""
+    expected = oracle(text)[0]
+    assert NormalizedText.build(text).text == normalize(text) == expected
+    ascii_text = "".join(c for c in text if c.isascii())
+    assert NormalizedText.build(ascii_text).text == oracle(ascii_text)[0]
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts)
+def test_an_identity_map_is_told_without_building_it(text: str) -> None:
+    """identity_normalized: the normalised text exactly when every offset maps to itself."""
+    expected, mapping = oracle(text)
+    same_length = len(expected) == len(text) and all(span == (i, i + 1) for i, span in enumerate(mapping))
+    assert identity_normalized(text) == (expected if same_length else None)
 
 
 @settings(max_examples=400, deadline=None)

@@ -161,6 +161,24 @@ def test_a_contract_written_in_many_places_keeps_every_untouched_byte() -> None:
     assert spliced.endswith(rest) and len(spliced) > len(original)
 
 
+@pytest.mark.parametrize("track", [True, False])
+def test_stretches_under_other_namespaces_keep_their_own_declarations(track: bool) -> None:
+    """The splice takes off the declarations lxml copies onto a serialised paragraph from its
+    ancestors, learning them once per set of in-scope namespaces: a paragraph in a content
+    control that declares a namespace of its own is spliced with what it inherits there, the
+    paragraphs of the body with what they inherit -- before and after it, in both orders."""
+    inner = (
+        '<w:sdt xmlns:x="urn:example:x" xmlns:y="urn:example:y"><w:sdtPr/><w:sdtContent>'
+        "<w:p><w:r><w:t>Inside words here</w:t></w:r></w:p></w:sdtContent></w:sdt>"
+    )
+    data = docx(ODD, P("Buffer."), P("Before words here"), Raw(inner), P("After words here"), Raw(inner))
+    view = build_view(Package.from_bytes(data))
+    text = view.text
+    starts = [text.index("Before"), text.index("Inside"), text.index("After"), text.rindex("Inside")]
+    spliced = check(data, [(s, s + 6, "Changed", None) for s in starts], track)
+    assert spliced.count(b'xmlns:x="urn:example:x"') == 2  # only where the part declares it
+
+
 def test_a_second_write_or_an_unplaced_part_is_serialised_whole() -> None:
     data = docx(P("One two three."), P("Four five six."))
     package = Package.from_bytes(data)

@@ -71,6 +71,60 @@ def test_view_builds_no_pydantic_model(contract: Path) -> None:
     assert "rapidfuzz" not in got["loaded"]  # type: ignore[operator]
 
 
+_APPLY_PROBE = """
+import contextlib, io, json, sys
+from redline_cli.redline import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    code = main(sys.argv[1:])
+print(json.dumps({"code": code, "loaded": sorted(sys.modules)}))
+"""
+
+# what a plain reply (edits alone, no rationale) never needs: the decisions on others' revisions
+# and their reading of every annotation, comments, the deflate threads of a long part, tracebacks
+_NOT_FOR_PLAIN_EDITS = (
+    "redline.decisions",
+    "redline.revisions",
+    "redline.comments",
+    "concurrent.futures",
+    "traceback",
+    "summarize",
+    "review",
+)
+
+
+def _apply_loads(contract: Path, reply: dict[str, object], tmp: Path) -> tuple[int, set[str]]:
+    (tmp / "reply.json").write_text(json.dumps(reply), encoding="utf-8")
+    args = ["apply", str(contract), str(tmp / "reply.json"), "-o", str(tmp / "out.docx")]
+    proc = subprocess.run(
+        [sys.executable, "-c", _APPLY_PROBE, *args], cwd=ROOT, capture_output=True, text=True, check=True,
+        timeout=120,
+    )  # fmt: skip
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    return got["code"], set(got["loaded"])
+
+
+def _an_anchor(contract: Path) -> str:
+    view = build_view(Package.from_bytes(contract.read_bytes()))
+    para = next(p for p in view.paragraphs if p.end - p.start > 40)
+    return " ".join(view.paragraph_text(para).split(" ")[1:5])
+
+
+def test_plain_edits_import_only_what_they_use(contract: Path, tmp_path: Path) -> None:
+    anchor = _an_anchor(contract)
+    code, loaded = _apply_loads(contract, {"edits": [{"anchor": anchor, "replacement": "x"}]}, tmp_path)
+    assert code == 0
+    assert "pydantic" in loaded and "redline.writer" in loaded  # (the probe saw the run)
+    assert not [m for m in _NOT_FOR_PLAIN_EDITS if m in loaded or any(k.startswith(m + ".") for k in loaded)]
+
+
+def test_a_rationale_imports_comments_and_nothing_of_decisions(contract: Path, tmp_path: Path) -> None:
+    edit = {"anchor": _an_anchor(contract), "replacement": "x", "rationale": "why"}
+    code, loaded = _apply_loads(contract, {"edits": [edit]}, tmp_path)
+    assert code == 0
+    assert "redline.comments" in loaded
+    assert "redline.decisions" not in loaded and "redline.revisions" not in loaded
+
+
 def test_schema_names_need_no_model() -> None:
     proc = subprocess.run(
         [sys.executable, "-c", "import sys, shared_schema as s; print(s.DIALECTS, s.Code.INVALID, "

@@ -355,6 +355,31 @@ def test_quote_style_is_the_four_to_one_rule(text: str) -> None:
     assert quote_style(text) == expected
 
 
+# texts the tokeniser's faster paths meet: plain words, digits, punctuation, every kind of
+# space the normalisation knows (and the four it leaves alone), quotes, dashes, invisible
+# characters, ellipses, line breaks
+_TOKEN_TEXT = st.text(
+    alphabet=st.sampled_from("ab 7.,;(\u201c\u2019-\u2013\u00a0\u2009\t\n\r\u00ad\u200b\u2026\x1c\x1f"),
+    max_size=60,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_TOKEN_TEXT, st.booleans())
+def test_word_diff_tokens_are_those_read_through_the_offset_map(text: str, breaks: bool) -> None:
+    from redline import worddiff
+
+    assert worddiff._tokens(text, breaks=breaks) == worddiff._mapped_tokens(text, breaks=breaks)
+
+
+def test_the_spaces_the_normalisation_leaves_are_the_tokenisers_others() -> None:
+    from redline import worddiff
+    from redline.normalize import WHITESPACE
+
+    others = {chr(c) for c in range(0x110000) if chr(c).isspace() and chr(c) not in WHITESPACE}
+    assert others == {chr(c) for c in range(0x110000) if worddiff._OTHER_SPACE.fullmatch(chr(c))}
+
+
 def test_word_diff_marks_words_and_punctuation_apart() -> None:
     assert word_diff("shall pay rent", "shall pay all rent") == [("insert", 10, 10, "all ")]
     assert word_diff("ten (10)", "fifteen (15)") == [
