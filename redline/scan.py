@@ -294,21 +294,26 @@ class Patterns:
         # The tags that matter, found by name only (a few per paragraph, ~20 ms over 6 MB);
         # the rest of a start tag (attributes, its end) is read only where needed.
         # Groups: a w: end tag; an mc: end tag; a paragraph's start tag (whole: "/" when
-        # empty); paragraph properties without attributes (whole: their content); another w:
+        # empty); paragraph properties without attributes (whole: "", their content is found by
+        # its end tag, ppr_end: a lazy ".*?" up to it cost a third of the scan); another w:
         # start tag (its name: the rest is read where needed); an mc: start tag.
         M = re.escape(mc) if mc else None
         alt = "|".join(names(Role.SKIPPED, namespace=MC_NS))  # mc:Fallback
-        fallback = (rf"|/{M}:({alt})\s*>", rf"|{M}:({alt})(?=[\s/>])") if M else ("|()(?!)", "|()(?!)")
+        fallback = (rf"|{M}:({alt})\s*>", rf"|{M}:({alt})(?=[\s/>])") if M else ("|()(?!)", "|()(?!)")
         closing = "|".join(names(Role.PARAGRAPH, Role.DELETED, Role.FLAGGED))
         opening = "|".join(
             names(Role.PROPERTIES, Role.CHARACTER, Role.SYMBOL, Role.DELETED, Role.FLAGGED, Role.FIELD_CHAR)
         )
         (p,), (ppr,), (t,) = names(Role.PARAGRAPH), names(Role.PROPERTIES), names(Role.TEXT)
+        assert ppr.startswith(p)
+        # The alternatives that begin alike share their beginning ("/", "w:", "w:p"): the
+        # same alternatives in the same order, so the same matches, but a "<" that starts none
+        # of them (most of a part's tags) is given up after a few steps.
         self.token = re.compile(
-            rf"<(?:/{W}:({closing})\s*>{fallback[0]}"
-            rf"|{W}:{p}(?=[\s/>]){A}(/?)>"
-            rf"|{W}:{ppr}>(.*?)</{W}:{ppr}\s*>"
-            rf"|{W}:({opening})(?=[\s/>]){fallback[1]})",
+            rf"<(?:/(?:{W}:({closing})\s*>{fallback[0]})"
+            rf"|{W}:(?:{p}(?:(?=[\s/>]){A}(/?)>"
+            rf"|{ppr[len(p) :]}>())"
+            rf"|({opening})(?=[\s/>])){fallback[1]})",
             re.DOTALL,
         )
         self.tag_end = re.compile(rf"({A})(/?)>")
@@ -329,7 +334,8 @@ class Patterns:
         self.property_nodes = tuple(
             f"<{w}:{n}" for n in names(*NODE_ROLES) if RULES[f"{{{W_NS}}}{n}"].in_properties
         )
-        self.ppr_close = f"</{w}:pPr"
+        self.ppr_end = re.compile(rf"</{W}:{ppr}\s*>")
+        self.ppr_open = re.compile(rf"<{W}:{ppr}(?=[\s/>]){A}(/?)>")
         self.ppr_change = f"<{w}:pPrChange"
         self.sect = re.compile(rf"<{W}:sectPr(?=[\s/>])")
         self.sect_open = f"<{w}:sectPr"
@@ -421,7 +427,7 @@ class Scanner:
         """
         self.skip_to(start)
         src, pt = self.source, self.source.patterns
-        x, texts_in, tag_end = src.text, pt.texts.findall, pt.tag_end.match
+        x, texts_in, tag_end, ppr_end = src.text, pt.texts.findall, pt.tag_end.match, pt.ppr_end.search
         amp = src.has_entities
         asm = Assembler(*self._carry) if continued else Assembler()
         inside = False  # a paragraph is open (asm.ref is not None), kept in a local for the hot loop
@@ -500,12 +506,8 @@ class Scanner:
                 attrs = ""
                 if p_empty is not None:
                     name, empty, pos = "p", p_empty, m.end()
-                elif blob is not None:
+                elif blob is not None:  # "<w:pPr>", no attributes
                     name, empty, pos = "pPr", "", m.end()
-                    if pt.ppr_change in blob:  # its own w:pPr closed the match early
-                        close = x.find(pt.ppr_close, pos)
-                        blob = x[m.start(4) : close]
-                        pos = x.find(">", close) + 1
                 else:
                     tail = tag_end(x, m.end())
                     if tail is None:  # pragma: no cover - libxml2 vouched for well-formedness
@@ -532,16 +534,14 @@ class Scanner:
                 elif role is _PROPERTIES:
                     if empty:
                         continue
-                    blob_at = m.start(4)
-                    if blob is None:  # paragraph properties with attributes
-                        blob_at = pos
-                        close = x.find(pt.ppr_close, pos)
-                        if close >= 0 and x.find(pt.ppr_change, pos, close) >= 0:
-                            close = x.find(pt.ppr_close, close + 1)  # its own w:pPr closed first
-                        if close < 0:  # pragma: no cover - libxml2 vouched for well-formedness
-                            raise Unscannable("unclosed paragraph properties")
-                        blob = x[pos:close]
-                        pos = x.find(">", close) + 1
+                    blob_at = pos
+                    shut = ppr_end(x, pos)
+                    if shut is None:  # pragma: no cover - libxml2 vouched for well-formedness
+                        raise Unscannable("unclosed paragraph properties")
+                    if x.find(pt.ppr_change, pos, shut.start()) >= 0:
+                        shut = self._ppr_end(x, pos)  # a change's own w:pPr may have closed first
+                    blob = x[pos : shut.start()]
+                    pos = shut.end()
                     if any(node in blob for node in pt.property_nodes):
                         ordinal += len(pt.nodes.findall(blob))
                     if pt.sect_open in blob:
@@ -612,6 +612,21 @@ class Scanner:
                 if value is not None:
                     out.append(("header" if name == "headerReference" else "footer", value))
         return out
+
+    def _ppr_end(self, x: str, pos: int) -> re.Match[str]:
+        """The end tag of the paragraph properties whose content starts at ``pos`` and holds a
+        property change (``w:pPrChange``): the old properties it holds are a ``w:pPr`` of their
+        own, empty (``<w:pPr/>``) or not, so the end tags are counted against the start tags."""
+        pt = self.source.patterns
+        depth, at = 1, pos
+        while True:
+            shut = pt.ppr_end.search(x, at)
+            if shut is None:  # pragma: no cover - libxml2 vouched for well-formedness
+                raise Unscannable("unclosed paragraph properties")
+            depth += sum(1 for empty in pt.ppr_open.findall(x, at, shut.start()) if not empty) - 1
+            if not depth:
+                return shut
+            at = shut.end()
 
     def _read_ppr(self, blob: str) -> tuple[ParagraphProps, bool]:
         """A paragraph's properties from its ``w:pPr`` text, and whether its mark is deleted

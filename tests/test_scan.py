@@ -150,6 +150,13 @@ def _paragraph(draw: st.DrawFn) -> str:
                 '<w:pPr><w:pStyle w:val="Heading1"/><w:pPrChange w:id="4" w:author="A"><w:pPr>'
                 '<w:tabs><w:tab w:val="left" w:pos="1"/></w:tabs></w:pPr></w:pPrChange></w:pPr>',
                 '<w:pPr><w:sectPr><w:pgSz w:w="12240"/></w:sectPr></w:pPr>',
+                # a property change from no properties: its old w:pPr is empty (Word writes it)
+                '<w:pPr><w:pStyle w:val="Heading1"/><w:pPrChange w:id="4" w:author="A"><w:pPr/>'
+                "</w:pPrChange></w:pPr>",
+                '<w:pPr w:rsidR="00AB12CD"><w:jc w:val="left"/><w:pPrChange w:id="4" w:author="A">'
+                "<w:pPr/></w:pPrChange></w:pPr>",
+                '<w:pPr w:rsidR="00AB12CD"><w:pPrChange w:id="4" w:author="A"><w:pPr>'
+                '<w:tabs><w:tab w:val="left" w:pos="1"/></w:tabs></w:pPr></w:pPrChange></w:pPr>',
             ]
         )
     )
@@ -250,6 +257,29 @@ def test_markup_inside_w_t_is_refused_as_the_view_is_read() -> None:
     with pytest.raises(PackageError) as caught:
         build_view(Package.from_bytes(data))
     assert caught.value.code == "markup_in_text"
+
+
+@pytest.mark.parametrize("attrs", ["", ' w:rsidR="00AB12CD"'])
+@pytest.mark.parametrize(
+    "old",
+    [
+        "<w:pPr/>",
+        "<w:pPr></w:pPr>",
+        '<w:pPr><w:jc w:val="left"/></w:pPr>',
+        '<w:pPr><w:tabs><w:tab w:val="left" w:pos="1"/></w:tabs></w:pPr>',
+    ],
+)
+def test_a_property_change_with_its_old_properties_scans_as_the_tree_reads_it(attrs: str, old: str) -> None:
+    # The old properties a w:pPrChange holds are a w:pPr of their own; when empty (<w:pPr/>,
+    # as Word writes a change from no properties) the first </w:pPr> is the paragraph's own,
+    # and the scanner, which took the one after for it, lost the paragraph's text.
+    body = (
+        f'<w:p><w:pPr{attrs}><w:pStyle w:val="A"/><w:pPrChange w:id="1" w:author="x">{old}'
+        "</w:pPrChange></w:pPr><w:r><w:t>one</w:t></w:r></w:p>"
+        '<w:p><w:pPr><w:jc w:val="left"/></w:pPr><w:r><w:tab/><w:t>two</w:t></w:r></w:p>'
+        "<w:p><w:r><w:t>three</w:t></w:r></w:p>"
+    )
+    assert _scanned(_package(body)).text == "one\n\ttwo\nthree"
 
 
 def test_entities_line_ends_and_prefixes() -> None:
