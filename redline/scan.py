@@ -660,8 +660,9 @@ class BodyStream:
     ever held whole -- a stretch of about one piece at a time.  The checks :func:`prepare` and
     the package's loader make on a part as a whole are made piece by piece: DOCTYPE refused,
     libxml2 fed every byte (a malformed part is refused with the parser's own code), the tag
-    count bounded, comments, CDATA, processing instructions and redeclared prefixes send the
-    document to the other readers (:class:`NotPlain`, raised when met).
+    count bounded, comments, CDATA, processing instructions, redeclared prefixes and markup
+    inside a ``w:t`` send the document to the other readers (:class:`NotPlain`, raised when
+    met).
     """
 
     def __init__(self, part: str, pieces: Iterator[bytes], max_markup: int) -> None:
@@ -773,6 +774,10 @@ class BodyStream:
                         cut = -1  # inside a text box: read on
             if cut > 0:
                 stretch, buf = buf[:cut], buf[cut:]
+                # as prepare() does for a part read whole (a w:t never spans a cut, which
+                # follows a paragraph's end tag): the tree walk refuses the document
+                if pt.markup_in_text.search(stretch) is not None:
+                    raise NotPlain("markup inside a text element")
                 yield Source(self.part, stretch, w, r, root.group(1), 0, pt, "&" in stretch)
             if not ended:
                 text = self._next()

@@ -259,6 +259,20 @@ def test_markup_inside_w_t_is_refused_as_the_view_is_read() -> None:
     assert caught.value.code == "markup_in_text"
 
 
+@pytest.mark.parametrize("piece", [7, 64, 1 << 16])
+def test_markup_inside_w_t_is_refused_by_the_streamed_verify_only_view_too(piece: int) -> None:
+    # The stream read such a body as the scanner reads it without the check ("\nc"): the
+    # verify-only view must refuse what the full view refuses.
+    filler = "".join(f"<w:p><w:r><w:t>p{i}</w:t></w:r></w:p>" for i in range(40))
+    for body in (
+        "<w:p><w:r><w:t>a<w:b/>b</w:t></w:r></w:p><w:p><w:r><w:t>c</w:t></w:r></w:p>",
+        filler + "<w:p><w:r><w:t xml:space='preserve'>a <w:b/></w:t></w:r></w:p>" + filler,
+    ):
+        with pytest.raises(PackageError) as caught:
+            _lean(_package(body), piece)
+        assert caught.value.code == "markup_in_text"
+
+
 @pytest.mark.parametrize("attrs", ["", ' w:rsidR="00AB12CD"'])
 @pytest.mark.parametrize(
     "old",
