@@ -40,6 +40,7 @@ import contextvars
 import functools
 import io
 import threading
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -64,7 +65,7 @@ from .ooxml import (
     w,
 )
 from .paragraphs import MAX_TEXT, SEPARATOR, StoryText, text_limit, too_much_text
-from .sections import Entry, Head, Outline, build_outline
+from .sections import TYPED_SPAN, Entry, Head, Outline, build_outline, is_number
 from .walk import read_story
 from .wordml import NODE_TAGS, ParagraphProps, unrecognised
 from .wordml import SpanFlag as SpanFlag  # re-exported: the view's spans carry them
@@ -404,6 +405,7 @@ def _label(view: DocumentView, numbering: Numbering, props: list[ParagraphProps]
     text = view.text
     for para in view.paragraphs:
         label = ilvl = outline = None
+        snippet = ""  # what a typed number needs (a head's title is read from the text when named)
         if para.story == "body":
             own = props[para.index]
             number = numbering.number_of(own)
@@ -411,13 +413,26 @@ def _label(view: DocumentView, numbering: Numbering, props: list[ParagraphProps]
             if number is not None:
                 label, ilvl = number.label, number.ilvl
             para.label, para.ilvl = label, ilvl
-        start = para.start
-        entries.append(Entry(para.story, label, ilvl, outline, text[start : min(para.end, start + 240)]))
-    view.outline = build_outline(entries)
+            if not is_number(label):
+                start = para.start
+                snippet = text[start : min(para.end, start + TYPED_SPAN)]
+        entries.append(Entry(para.story, label, ilvl, outline, snippet))
+    paras = view.paragraphs
+    where = functools.partial(
+        _title_text, text, array("q", [p.start for p in paras]), array("q", [p.end for p in paras])
+    )
+    view.outline = build_outline(entries, where)
     for para, node in zip(view.paragraphs, view.outline.head_of, strict=True):
         para.node = node
     for head in view.outline.heads:
         view.paragraphs[head.index].level = head.depth
+
+
+def _title_text(text: str, starts: array[int], ends: array[int], i: int) -> str:
+    """The start of paragraph ``i``'s text, as its section's title is made from it (the view's
+    text and where its paragraphs are: no paragraph, so no cycle through the heads)."""
+    start = starts[i]
+    return text[start : min(ends[i], start + 240)]
 
 
 # -------------------------------------------------------------------------------------------
