@@ -386,6 +386,7 @@ class Scanner:
         self.pos = 0  # everything before has been counted
         self.ordinal = 0  # NODE_TAGS elements before ``pos``
         self._props: dict[str, tuple[ParagraphProps, bool]] = {}
+        self._blobs: dict[str, tuple[int, bool]] = {}  # see _shape
         # Where section properties may be: paragraph properties holding a w:sectPr, and what
         # follows a story's last paragraph (the body's own w:sectPr).
         self._sections: list[tuple[int, int]] = []
@@ -439,7 +440,7 @@ class Scanner:
         depth = dict.fromkeys(_FLAG_OF.values(), 0)  # depth in FLAGGED elements, per flag
         flagged = 0  # the union of the flags of the FLAGGED elements we are in
         close_at = 0  # where the paragraph that ends now has its end tag
-        roles, flag_of = _ROLE, _FLAG_OF
+        roles, flag_of, blobs, ppr_change = _ROLE, _FLAG_OF, self._blobs, pt.ppr_change
         u_ordinals, u_starts, u_ends = self._units
         u_start, placing = 0, self._placing  # where the open outermost paragraph's start tag is
         pos = start
@@ -538,13 +539,17 @@ class Scanner:
                     shut = ppr_end(x, pos)
                     if shut is None:  # pragma: no cover - libxml2 vouched for well-formedness
                         raise Unscannable("unclosed paragraph properties")
-                    if x.find(pt.ppr_change, pos, shut.start()) >= 0:
+                    shut_at = shut.start()
+                    if x.find(ppr_change, pos, shut_at) >= 0:
                         shut = self._ppr_end(x, pos)  # a change's own w:pPr may have closed first
-                    blob = x[pos : shut.start()]
+                        shut_at = shut.start()
+                    blob = x[pos:shut_at]
                     pos = shut.end()
-                    if any(node in blob for node in pt.property_nodes):
-                        ordinal += len(pt.nodes.findall(blob))
-                    if pt.sect_open in blob:
+                    shape = blobs.get(blob)
+                    if shape is None:
+                        shape = blobs[blob] = self._shape(blob)
+                    ordinal += shape[0]
+                    if shape[1]:
                         self._sections.append((blob_at, pos))
                     if inside and not skip:
                         asm.props, asm.deleted = self._read_ppr(blob)
@@ -627,6 +632,14 @@ class Scanner:
             if not depth:
                 return shut
             at = shut.end()
+
+    def _shape(self, blob: str) -> tuple[int, bool]:
+        """Of a paragraph's ``w:pPr`` text: how many node elements it holds (``w:tabs/w:tab``:
+        no character, but counted), and whether it holds section properties (cached as
+        _read_ppr is: most paragraphs share their properties with many others)."""
+        pt = self.source.patterns
+        count = len(pt.nodes.findall(blob)) if any(node in blob for node in pt.property_nodes) else 0
+        return count, pt.sect_open in blob
 
     def _read_ppr(self, blob: str) -> tuple[ParagraphProps, bool]:
         """A paragraph's properties from its ``w:pPr`` text, and whether its mark is deleted
