@@ -167,8 +167,8 @@ def prepare(data: bytes, part: str, check: bool = True) -> Source | None:
         root_at -= text.count("\r\n", 0, root_at)  # (a lone CR becomes a LF: same length)
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     patterns = _patterns(w, mc)
-    if patterns.markup_in_text.search(text, root_at) is not None:
-        return None  # the tree walk refuses it (markup_in_text)
+    # (markup inside a w:t, which the tree walk refuses, is found as the part is scanned:
+    # Unscannable, from the scanner's regular expressions that read the text anyway)
     return Source(part, text, w, r, root.group(1), root_at, patterns, "&" in text, root_bytes)
 
 
@@ -317,7 +317,13 @@ class Patterns:
             re.DOTALL,
         )
         self.tag_end = re.compile(rf"({A})(/?)>")
-        self.texts = re.compile(rf"<{W}:{t}(?=[\s/>]){A}(?:/>|>([^<]*)</{W}:{t}\s*>)")
+        # The text of each w:t; one that holds an element gives its text up to the element
+        # and the "<" that begins it -- no other text holds a "<" -- so reading the text finds
+        # markup inside a w:t (markup_in_text, which the tree walk refuses) at no extra cost.
+        # Searched up to and including the "<" after the range read (the tag that ends it).
+        self.texts = re.compile(
+            rf"<{W}:{t}(?=[\s/>]){A}(?:/>|>([^<]*(?:(?=</{W}:{t}\s*>)|<))(?:</{W}:{t}\s*>)?)"
+        )
         # a w:t whose text is followed by anything but its end tag: an element inside it
         self.markup_in_text = re.compile(rf"<{W}:{t}(?=[\s>]){A}>[^<]*<(?!/{W}:{t}\s*>)")
         self.nodes = re.compile(rf"<{W}:(?:{'|'.join(names(*NODE_ROLES))})(?=[\s/>])")
@@ -355,7 +361,7 @@ def _patterns(w: str, mc: str | None) -> Patterns:
 
 class Unscannable(Exception):
     """The part holds markup the scanner leaves to the tree walk (a paragraph end with no
-    start, a paragraph left open at the story's end)."""
+    start, a paragraph left open at the story's end, an element inside a ``w:t``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -409,9 +415,13 @@ class Scanner:
         self.source, self.pos = source, 0
 
     def skip_to(self, pos: int) -> None:
-        """Count the nodes up to ``pos`` without reading them."""
+        """Count the nodes up to ``pos`` without reading them (raises :class:`Unscannable` on
+        markup inside a ``w:t`` there, as :meth:`story` does where it reads)."""
         if pos > self.pos:
-            self.ordinal += len(self.source.patterns.nodes.findall(self.source.text, self.pos, pos))
+            pt, x = self.source.patterns, self.source.text
+            if pt.markup_in_text.search(x, self.pos, pos + 1) is not None:
+                raise Unscannable("markup inside a text element")
+            self.ordinal += len(pt.nodes.findall(x, self.pos, pos))
             self.pos = pos
 
     def total(self) -> int:
@@ -449,8 +459,10 @@ class Scanner:
             if at < pos:
                 continue  # inside paragraph properties already read
             if at > pos:
-                texts = texts_in(x, pos, at)
+                texts = texts_in(x, pos, at + 1)
                 if texts:
+                    if "<" in "".join(texts):
+                        raise Unscannable("markup inside a text element")
                     if inside and not skip and not (fields and not fields[-1]):
                         if amp and x.find("&", pos, at) >= 0:
                             texts = [unescape(t) for t in texts]
@@ -593,7 +605,10 @@ class Scanner:
                 u_starts.append(u_start)
                 u_ends.append(pos)
         if pos < end:
-            ordinal += len(texts_in(x, pos, end))
+            texts = texts_in(x, pos, end + 1)
+            if "<" in "".join(texts):
+                raise Unscannable("markup inside a text element")
+            ordinal += len(texts)
             self._sections.append((pos, end))
         if inside:
             raise Unscannable("an unclosed paragraph")
@@ -638,6 +653,8 @@ class Scanner:
         no character, but counted), and whether it holds section properties (cached as
         _read_ppr is: most paragraphs share their properties with many others)."""
         pt = self.source.patterns
+        if pt.markup_in_text.search(blob) is not None:
+            raise Unscannable("markup inside a text element")
         count = len(pt.nodes.findall(blob)) if any(node in blob for node in pt.property_nodes) else 0
         return count, pt.sect_open in blob
 
@@ -673,9 +690,9 @@ class BodyStream:
     ever held whole -- a stretch of about one piece at a time.  The checks :func:`prepare` and
     the package's loader make on a part as a whole are made piece by piece: DOCTYPE refused,
     libxml2 fed every byte (a malformed part is refused with the parser's own code), the tag
-    count bounded, comments, CDATA, processing instructions, redeclared prefixes and markup
-    inside a ``w:t`` send the document to the other readers (:class:`NotPlain`, raised when
-    met).
+    count bounded, comments, CDATA, processing instructions and redeclared prefixes send the
+    document to the other readers (:class:`NotPlain`, raised when met), as markup inside a
+    ``w:t`` does wherever it is scanned (:class:`Unscannable`).
     """
 
     def __init__(self, part: str, pieces: Iterator[bytes], max_markup: int) -> None:
@@ -787,10 +804,6 @@ class BodyStream:
                         cut = -1  # inside a text box: read on
             if cut > 0:
                 stretch, buf = buf[:cut], buf[cut:]
-                # as prepare() does for a part read whole (a w:t never spans a cut, which
-                # follows a paragraph's end tag): the tree walk refuses the document
-                if pt.markup_in_text.search(stretch) is not None:
-                    raise NotPlain("markup inside a text element")
                 yield Source(self.part, stretch, w, r, root.group(1), 0, pt, "&" in stretch)
             if not ended:
                 text = self._next()

@@ -296,6 +296,41 @@ def test_a_property_change_with_its_old_properties_scans_as_the_tree_reads_it(at
     assert _scanned(_package(body)).text == "one\n\ttwo\nthree"
 
 
+_CHILDREN = ["<w:b/>", "<w:tab/>", "<w:br/>", "<w:t>z</w:t>", "<w:p/>", "<w:pPr/>"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(_body(), st.integers(0, 40), st.sampled_from(_CHILDREN), st.sampled_from(["t", "ppr", "sect", "none"]))
+def test_markup_inside_w_t_is_found_wherever_the_whole_part_search_finds_it(
+    body: str, at: int, child: str, where: str
+) -> None:
+    # The scanner finds an element inside a w:t as it reads (its texts regex gives such a
+    # w:t's text with the "<" that follows); prepare() searched the whole part for one before:
+    # that search is the oracle.  Both views then refuse alike (or read alike).
+    bad = f"<w:r><w:t xml:space='preserve'>x {child}</w:t></w:r>"
+    if where == "t":
+        ends = [i for i in range(len(body)) if body.startswith("</w:t>", i)]
+        if ends:
+            i = ends[at % len(ends)]
+            body = body[:i] + child + body[i:]
+    elif where == "ppr":
+        body = f"<w:p><w:pPr><w:jc w:val='left'/>{bad}</w:pPr><w:r><w:t>y</w:t></w:r></w:p>" + body
+    elif where == "sect":
+        body = body.replace("<w:sectPr>", f"<w:sectPr>{bad}")
+    data = _package(body)
+    found = scan._patterns("w", "mc").markup_in_text.search(document(body).decode()) is not None
+    package = Package.from_bytes(data)
+    assert (_scanned_view(package, WorkingCopy(package)) is None) == found
+    try:
+        full = build_view(Package.from_bytes(data))
+    except PackageError as exc:
+        with pytest.raises(PackageError) as caught:
+            _lean(data, 64)
+        assert caught.value.code == exc.code
+    else:
+        assert_same_for_verifying(full, _lean(data, 64))
+
+
 def test_entities_line_ends_and_prefixes() -> None:
     body = "<w:p><w:r><w:t xml:space='preserve'>a &amp; b &#x201C;q&#8221; &lt;x&gt;\r\nz</w:t></w:r></w:p>"
     view = _scanned(_package(body))
