@@ -449,6 +449,7 @@ def build_outline(entries: Sequence[Entry], text_of: Callable[[int], str] | None
     heads: list[Head] = []
     head_of: list[Head | None] = []
     stack: list[Head] = []
+    stand_ins: dict[int | None, Entry] = {}
     story = None
     for i, entry in enumerate(entries):
         if entry.story != story:
@@ -460,8 +461,15 @@ def build_outline(entries: Sequence[Entry], text_of: Callable[[int], str] | None
             continue
         _close(stack, head.rank, i)
         head.parent = stack[-1] if stack else None
-        head.entry = entry  # named on first use (Head.cite, .title, .path, .namespace)
-        head.text_of = text_of
+        # named on first use (Head.cite, .title, .path, .namespace): from its entry, or from
+        # text_of and, for the rest naming reads (the list level), one stand-in per level
+        if text_of is None:
+            head.entry = entry
+        else:
+            head.entry = stand_ins.get(entry.ilvl) or stand_ins.setdefault(
+                entry.ilvl, Entry(entry.story, None, entry.ilvl, None, "")
+            )
+            head.text_of = text_of
         if head.parent is not None:
             head.depth = head.parent.depth + 1
             head.parent.children.append(head)
@@ -494,16 +502,24 @@ def _head(i: int, entry: Entry, stack: list[Head]) -> Head | None:
     elif number.kind in _RANK_OF_KIND:
         rank = _RANK_OF_KIND[number.kind]
     elif not typed and entry.ilvl is not None:
-        rank = float(entry.ilvl)
+        rank = _rank(entry.ilvl)
     elif number.parenthesised and len(number.path) == 1:
         head = Head(i, number, shown, typed, heading, 0.0, style=number.style)
         head.rank = _item_rank(head, stack)
         return head
     elif heading and entry.outline is not None and not typed:
-        rank = float(entry.outline)
+        rank = _rank(entry.outline)
     else:
-        rank = float(len(number.path) - 1)
+        rank = _rank(len(number.path) - 1)
     return Head(i, number, shown, typed, heading, rank, style=number.style if number else "")
+
+
+_RANKS: Final = tuple(float(n) for n in range(16))
+
+
+def _rank(n: int) -> float:
+    """``float(n)``, one object for each small rank (a float each is 100 KB of an outline)."""
+    return _RANKS[n] if 0 <= n < len(_RANKS) else float(n)
 
 
 def _item_rank(head: Head, stack: list[Head]) -> float:
