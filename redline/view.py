@@ -703,7 +703,8 @@ def _scanned_view(package: Package, working: WorkingCopy | None = None) -> Docum
         return None
     if working is None:
         working = WorkingCopy(package)
-    then = functools.partial(_read_ahead, package, working if trees else None)
+    # for a view to be written from, the main part's tree; else the styles and numbering
+    then = functools.partial(working.xml, main) if trees else functools.partial(_read_ahead, package)
     check = scan.Check(data, then)  # on another core while the body is scanned
     builder = _Builder()
     totals: dict[str, int] = {}
@@ -731,19 +732,18 @@ def _scanned_view(package: Package, working: WorkingCopy | None = None) -> Docum
     return view
 
 
-def _read_ahead(package: Package, working: WorkingCopy | None) -> None:
+def _read_ahead(package: Package) -> None:
     """The trees the view needs next, parsed on the check's thread while the body is scanned
-    (lxml lets go of the GIL while it parses): the styles and numbering parts (numbering_of,
-    from the package's cache: a 2.5 MB styles.xml is 70 ms) and, for a view to be written
-    from, the main part (``working``).  A part that fails is parsed again, and refused, where
-    it is needed."""
+    (lxml lets go of the GIL while it parses): the styles and numbering parts, into the
+    package's cache numbering_of reads them from (a 2.5 MB styles.xml is 70 ms).  Not for a
+    view to be written from: that thread parses the main part's tree then, which takes longer
+    than the scan, so the view waits for it (and a part parsed there would only add to the
+    wait).  A part that fails is parsed again, and refused, where it is needed."""
     main = package.main_part
     for rel_type in (REL_STYLES, REL_NUMBERING):
         found = package.related(main, rel_type)
         if found:
             package.xml(found[0])
-    if working is not None:
-        working.xml(main)
 
 
 def verify_only_view(package: Package, piece: int = 64 * 1024) -> DocumentView:

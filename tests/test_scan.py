@@ -560,3 +560,26 @@ def test_a_paragraph_inside_a_fields_instructions_is_flagged_and_never_written_i
     assert refused.error is not None
     assert refused.status.value == "unsupported" and "instructions" in refused.error.message
     assert applied.status.value == "applied"
+
+
+def test_the_styles_and_numbering_read_ahead_on_the_checks_thread_read_and_fail_alike(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The check's thread parses the styles and numbering parts while the body is scanned
+    # (view._read_ahead): the labels are the same, and a part that fails there fails again,
+    # with its own code, where it is needed.
+    numbered = docx(P("one"), P("two"), numbering="<w:abstractNum>")  # not well-formed
+    data = generate_contract("msa", seed=6, pages=4)
+    inline = build_view(Package.from_bytes(data))
+    with pytest.raises(PackageError) as inline_error:
+        build_view(Package.from_bytes(numbered))
+    monkeypatch.setattr(scan.Check, "THREADED", 0)
+    package = Package.from_bytes(data)
+    ahead = build_view(package)
+    labels = [(p.label, p.section) for p in inline.paragraphs]
+    assert [(p.label, p.section) for p in ahead.paragraphs] == labels
+    assert any(p.label for p in ahead.paragraphs)
+    with pytest.raises(PackageError) as ahead_error:
+        build_view(Package.from_bytes(numbered))
+    refused = (inline_error.value.code, inline_error.value.part)
+    assert (ahead_error.value.code, ahead_error.value.part) == refused
