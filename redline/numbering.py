@@ -391,6 +391,11 @@ class Numbering:
         # used at each level, None when the level has not been used since it restarted.
         self._counters: dict[str, list[int | None]] = {}
         self._consumed: set[tuple[int, int]] = set()
+        # What counts nothing, worked out once: the list membership of each distinct set of
+        # paragraph properties (a document has a few dozen, shared by thousands of
+        # paragraphs), and per (numId, ilvl) the levels a use sets up and restarts.
+        self._members: dict[ParagraphProps, tuple[int, int, _Instance, Level] | None] = {}
+        self._steps: dict[tuple[int, int], tuple[tuple[tuple[int, int], ...], tuple[int, ...]]] = {}
         # The last paragraph read: label(), level() and outline_level() on the same paragraph,
         # one after another (as the view calls them), read its w:pPr once.
         self._last: tuple[etree._Element, ParagraphProps] | None = None
@@ -590,7 +595,10 @@ class Numbering:
         return self._chains.first(style_id, by_style.get, memo)
 
     def _number(self, props: ParagraphProps) -> ListNumber | None:
-        membership = self._membership(props)
+        try:
+            membership = self._members[props]
+        except KeyError:
+            membership = self._members[props] = self._membership(props)
         if membership is None:
             return None
         num_id, ilvl, instance, level = membership
@@ -611,26 +619,40 @@ class Numbering:
             current = counters[ilvl]
             value = (level.start - 1 if current is None else current) + 1
         counters[ilvl] = value
-        # A shallower level that has not occurred since it (re)started, as under a "2.1.1"
-        # that follows "2." directly, or a first item at level 2: its number is taken to be
-        # its start value (§17.9.26 w:start; the start of this instance's own level, so a
-        # w:lvlOverride/w:lvl counts but a w:startOverride, which restarts a level only where
-        # it is used, does not), and it now counts as used, so the next item at that level is
-        # start + 1. LibreOffice counts so, as the document's own cross-references do.
-        for higher in range(ilvl):
+        steps = self._steps.get((num_id, ilvl))
+        if steps is None:
+            steps = self._steps[num_id, ilvl] = _steps(instance, ilvl)
+        higher_starts, restarted = steps
+        for higher, start in higher_starts:
             if counters[higher] is None:
-                ref = instance.levels[higher]
-                counters[higher] = ref.start if ref is not None else 0
-        for deeper in range(ilvl + 1, MAX_LEVELS):
-            if counters[deeper] is None:
-                continue
-            deeper_level = instance.levels[deeper]
-            restart = None if deeper_level is None else deeper_level.restart
-            if restart is None or restart > deeper:
-                restart = deeper  # default: restart after any shallower level
-            if ilvl < restart:
-                counters[deeper] = None
+                counters[higher] = start
+        for deeper in restarted:
+            counters[deeper] = None
         return counters
+
+
+def _steps(instance: _Instance, ilvl: int) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]:
+    """What a use of level ``ilvl`` of ``instance`` does to the other levels' counters: the
+    shallower levels, each with the number it takes if it has not been used since it
+    (re)started, and the deeper levels it restarts."""
+    # A shallower level that has not occurred since it (re)started, as under a "2.1.1"
+    # that follows "2." directly, or a first item at level 2: its number is taken to be
+    # its start value (§17.9.26 w:start; the start of this instance's own level, so a
+    # w:lvlOverride/w:lvl counts but a w:startOverride, which restarts a level only where
+    # it is used, does not), and it now counts as used, so the next item at that level is
+    # start + 1. LibreOffice counts so, as the document's own cross-references do.
+    higher = tuple(
+        (index, ref.start if ref is not None else 0) for index, ref in enumerate(instance.levels[:ilvl])
+    )
+    restarted: list[int] = []
+    for deeper in range(ilvl + 1, MAX_LEVELS):
+        deeper_level = instance.levels[deeper]
+        restart = None if deeper_level is None else deeper_level.restart
+        if restart is None or restart > deeper:
+            restart = deeper  # default: restart after any shallower level
+        if ilvl < restart:
+            restarted.append(deeper)
+    return higher, tuple(restarted)
 
 
 def _on_attr(value: str | None) -> bool:

@@ -167,8 +167,8 @@ def prepare(data: bytes, part: str, check: bool = True) -> Source | None:
         root_at -= text.count("\r\n", 0, root_at)  # (a lone CR becomes a LF: same length)
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     patterns = _patterns(w, mc)
-    if patterns.markup_in_text.search(text, root_at) is not None:
-        return None  # the tree walk refuses it (markup_in_text)
+    # (markup inside a w:t, which the tree walk refuses, is found as the part is scanned:
+    # Unscannable, from the scanner's regular expressions that read the text anyway)
     return Source(part, text, w, r, root.group(1), root_at, patterns, "&" in text, root_bytes)
 
 
@@ -294,25 +294,36 @@ class Patterns:
         # The tags that matter, found by name only (a few per paragraph, ~20 ms over 6 MB);
         # the rest of a start tag (attributes, its end) is read only where needed.
         # Groups: a w: end tag; an mc: end tag; a paragraph's start tag (whole: "/" when
-        # empty); paragraph properties without attributes (whole: their content); another w:
+        # empty); paragraph properties without attributes (whole: "", their content is found by
+        # its end tag, ppr_end: a lazy ".*?" up to it cost a third of the scan); another w:
         # start tag (its name: the rest is read where needed); an mc: start tag.
         M = re.escape(mc) if mc else None
         alt = "|".join(names(Role.SKIPPED, namespace=MC_NS))  # mc:Fallback
-        fallback = (rf"|/{M}:({alt})\s*>", rf"|{M}:({alt})(?=[\s/>])") if M else ("|()(?!)", "|()(?!)")
+        fallback = (rf"|{M}:({alt})\s*>", rf"|{M}:({alt})(?=[\s/>])") if M else ("|()(?!)", "|()(?!)")
         closing = "|".join(names(Role.PARAGRAPH, Role.DELETED, Role.FLAGGED))
         opening = "|".join(
             names(Role.PROPERTIES, Role.CHARACTER, Role.SYMBOL, Role.DELETED, Role.FLAGGED, Role.FIELD_CHAR)
         )
         (p,), (ppr,), (t,) = names(Role.PARAGRAPH), names(Role.PROPERTIES), names(Role.TEXT)
+        assert ppr.startswith(p)
+        # The alternatives that begin alike share their beginning ("/", "w:", "w:p"): the
+        # same alternatives in the same order, so the same matches, but a "<" that starts none
+        # of them (most of a part's tags) is given up after a few steps.
         self.token = re.compile(
-            rf"<(?:/{W}:({closing})\s*>{fallback[0]}"
-            rf"|{W}:{p}(?=[\s/>]){A}(/?)>"
-            rf"|{W}:{ppr}>(.*?)</{W}:{ppr}\s*>"
-            rf"|{W}:({opening})(?=[\s/>]){fallback[1]})",
+            rf"<(?:/(?:{W}:({closing})\s*>{fallback[0]})"
+            rf"|{W}:(?:{p}(?:(?=[\s/>]){A}(/?)>"
+            rf"|{ppr[len(p) :]}>())"
+            rf"|({opening})(?=[\s/>])){fallback[1]})",
             re.DOTALL,
         )
         self.tag_end = re.compile(rf"({A})(/?)>")
-        self.texts = re.compile(rf"<{W}:{t}(?=[\s/>]){A}(?:/>|>([^<]*)</{W}:{t}\s*>)")
+        # The text of each w:t; one that holds an element gives its text up to the element
+        # and the "<" that begins it -- no other text holds a "<" -- so reading the text finds
+        # markup inside a w:t (markup_in_text, which the tree walk refuses) at no extra cost.
+        # Searched up to and including the "<" after the range read (the tag that ends it).
+        self.texts = re.compile(
+            rf"<{W}:{t}(?=[\s/>]){A}(?:/>|>([^<]*(?:(?=</{W}:{t}\s*>)|<))(?:</{W}:{t}\s*>)?)"
+        )
         # a w:t whose text is followed by anything but its end tag: an element inside it
         self.markup_in_text = re.compile(rf"<{W}:{t}(?=[\s>]){A}>[^<]*<(?!/{W}:{t}\s*>)")
         self.nodes = re.compile(rf"<{W}:(?:{'|'.join(names(*NODE_ROLES))})(?=[\s/>])")
@@ -329,7 +340,8 @@ class Patterns:
         self.property_nodes = tuple(
             f"<{w}:{n}" for n in names(*NODE_ROLES) if RULES[f"{{{W_NS}}}{n}"].in_properties
         )
-        self.ppr_close = f"</{w}:pPr"
+        self.ppr_end = re.compile(rf"</{W}:{ppr}\s*>")
+        self.ppr_open = re.compile(rf"<{W}:{ppr}(?=[\s/>]){A}(/?)>")
         self.ppr_change = f"<{w}:pPrChange"
         self.sect = re.compile(rf"<{W}:sectPr(?=[\s/>])")
         self.sect_open = f"<{w}:sectPr"
@@ -349,7 +361,7 @@ def _patterns(w: str, mc: str | None) -> Patterns:
 
 class Unscannable(Exception):
     """The part holds markup the scanner leaves to the tree walk (a paragraph end with no
-    start, a paragraph left open at the story's end)."""
+    start, a paragraph left open at the story's end, an element inside a ``w:t``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -384,6 +396,7 @@ class Scanner:
         self.pos = 0  # everything before has been counted
         self.ordinal = 0  # NODE_TAGS elements before ``pos``
         self._props: dict[str, tuple[ParagraphProps, bool]] = {}
+        self._blobs: dict[str, tuple[int, bool]] = {}  # see _shape
         # Where section properties may be: paragraph properties holding a w:sectPr, and what
         # follows a story's last paragraph (the body's own w:sectPr).
         self._sections: list[tuple[int, int]] = []
@@ -407,9 +420,13 @@ class Scanner:
         self.source, self.pos = source, 0
 
     def skip_to(self, pos: int) -> None:
-        """Count the nodes up to ``pos`` without reading them."""
+        """Count the nodes up to ``pos`` without reading them (raises :class:`Unscannable` on
+        markup inside a ``w:t`` there, as :meth:`story` does where it reads)."""
         if pos > self.pos:
-            self.ordinal += len(self.source.patterns.nodes.findall(self.source.text, self.pos, pos))
+            pt, x = self.source.patterns, self.source.text
+            if pt.markup_in_text.search(x, self.pos, pos + 1) is not None:
+                raise Unscannable("markup inside a text element")
+            self.ordinal += len(pt.nodes.findall(x, self.pos, pos))
             self.pos = pos
 
     def total(self) -> int:
@@ -426,7 +443,7 @@ class Scanner:
         """
         self.skip_to(start)
         src, pt = self.source, self.source.patterns
-        x, texts_in, tag_end = src.text, pt.texts.findall, pt.tag_end.match
+        x, texts_in, tag_end, ppr_end = src.text, pt.texts.findall, pt.tag_end.match, pt.ppr_end.search
         amp = src.has_entities
         asm = Assembler(*self._carry) if continued else Assembler()
         inside = False  # a paragraph is open (asm.ref is not None), kept in a local for the hot loop
@@ -438,7 +455,7 @@ class Scanner:
         depth = dict.fromkeys(_FLAG_OF.values(), 0)  # depth in FLAGGED elements, per flag
         flagged = 0  # the union of the flags of the FLAGGED elements we are in
         close_at = 0  # where the paragraph that ends now has its end tag
-        roles, flag_of = _ROLE, _FLAG_OF
+        roles, flag_of, blobs, ppr_change = _ROLE, _FLAG_OF, self._blobs, pt.ppr_change
         u_ordinals, u_starts, u_ends = self._units
         u_start, placing = 0, self._placing  # where the open outermost paragraph's start tag is
         u_entered = False  # it began inside a complex field or a flagged element
@@ -448,8 +465,10 @@ class Scanner:
             if at < pos:
                 continue  # inside paragraph properties already read
             if at > pos:
-                texts = texts_in(x, pos, at)
+                texts = texts_in(x, pos, at + 1)
                 if texts:
+                    if "<" in "".join(texts):
+                        raise Unscannable("markup inside a text element")
                     if inside and not skip and not (fields and not fields[-1]):
                         if amp and x.find("&", pos, at) >= 0:
                             texts = [unescape(t) for t in texts]
@@ -506,12 +525,8 @@ class Scanner:
                 attrs = ""
                 if p_empty is not None:
                     name, empty, pos = "p", p_empty, m.end()
-                elif blob is not None:
+                elif blob is not None:  # "<w:pPr>", no attributes
                     name, empty, pos = "pPr", "", m.end()
-                    if pt.ppr_change in blob:  # its own w:pPr closed the match early
-                        close = x.find(pt.ppr_close, pos)
-                        blob = x[m.start(4) : close]
-                        pos = x.find(">", close) + 1
                 else:
                     tail = tag_end(x, m.end())
                     if tail is None:  # pragma: no cover - libxml2 vouched for well-formedness
@@ -538,19 +553,21 @@ class Scanner:
                 elif role is _PROPERTIES:
                     if empty:
                         continue
-                    blob_at = m.start(4)
-                    if blob is None:  # paragraph properties with attributes
-                        blob_at = pos
-                        close = x.find(pt.ppr_close, pos)
-                        if close >= 0 and x.find(pt.ppr_change, pos, close) >= 0:
-                            close = x.find(pt.ppr_close, close + 1)  # its own w:pPr closed first
-                        if close < 0:  # pragma: no cover - libxml2 vouched for well-formedness
-                            raise Unscannable("unclosed paragraph properties")
-                        blob = x[pos:close]
-                        pos = x.find(">", close) + 1
-                    if any(node in blob for node in pt.property_nodes):
-                        ordinal += len(pt.nodes.findall(blob))
-                    if pt.sect_open in blob:
+                    blob_at = pos
+                    shut = ppr_end(x, pos)
+                    if shut is None:  # pragma: no cover - libxml2 vouched for well-formedness
+                        raise Unscannable("unclosed paragraph properties")
+                    shut_at = shut.start()
+                    if x.find(ppr_change, pos, shut_at) >= 0:
+                        shut = self._ppr_end(x, pos)  # a change's own w:pPr may have closed first
+                        shut_at = shut.start()
+                    blob = x[pos:shut_at]
+                    pos = shut.end()
+                    shape = blobs.get(blob)
+                    if shape is None:
+                        shape = blobs[blob] = self._shape(blob)
+                    ordinal += shape[0]
+                    if shape[1]:
                         self._sections.append((blob_at, pos))
                     if inside and not skip:
                         asm.props, asm.deleted = self._read_ppr(blob)
@@ -596,7 +613,10 @@ class Scanner:
                 u_starts.append(u_start)
                 u_ends.append(pos)
         if pos < end:
-            ordinal += len(texts_in(x, pos, end))
+            texts = texts_in(x, pos, end + 1)
+            if "<" in "".join(texts):
+                raise Unscannable("markup inside a text element")
+            ordinal += len(texts)
             self._sections.append((pos, end))
         if inside:
             raise Unscannable("an unclosed paragraph")
@@ -625,6 +645,31 @@ class Scanner:
                 if value is not None:
                     out.append((start, "header" if name == "headerReference" else "footer", value))
         return out
+
+    def _ppr_end(self, x: str, pos: int) -> re.Match[str]:
+        """The end tag of the paragraph properties whose content starts at ``pos`` and holds a
+        property change (``w:pPrChange``): the old properties it holds are a ``w:pPr`` of their
+        own, empty (``<w:pPr/>``) or not, so the end tags are counted against the start tags."""
+        pt = self.source.patterns
+        depth, at = 1, pos
+        while True:
+            shut = pt.ppr_end.search(x, at)
+            if shut is None:  # pragma: no cover - libxml2 vouched for well-formedness
+                raise Unscannable("unclosed paragraph properties")
+            depth += sum(1 for empty in pt.ppr_open.findall(x, at, shut.start()) if not empty) - 1
+            if not depth:
+                return shut
+            at = shut.end()
+
+    def _shape(self, blob: str) -> tuple[int, bool]:
+        """Of a paragraph's ``w:pPr`` text: how many node elements it holds (``w:tabs/w:tab``:
+        no character, but counted), and whether it holds section properties (cached as
+        _read_ppr is: most paragraphs share their properties with many others)."""
+        pt = self.source.patterns
+        if pt.markup_in_text.search(blob) is not None:
+            raise Unscannable("markup inside a text element")
+        count = len(pt.nodes.findall(blob)) if any(node in blob for node in pt.property_nodes) else 0
+        return count, pt.sect_open in blob
 
     def _read_ppr(self, blob: str) -> tuple[ParagraphProps, bool]:
         """A paragraph's properties from its ``w:pPr`` text, and whether its mark is deleted
@@ -659,7 +704,8 @@ class BodyStream:
     the package's loader make on a part as a whole are made piece by piece: DOCTYPE refused,
     libxml2 fed every byte (a malformed part is refused with the parser's own code), the tag
     count bounded, comments, CDATA, processing instructions and redeclared prefixes send the
-    document to the other readers (:class:`NotPlain`, raised when met).
+    document to the other readers (:class:`NotPlain`, raised when met), as markup inside a
+    ``w:t`` does wherever it is scanned (:class:`Unscannable`).
     """
 
     def __init__(self, part: str, pieces: Iterator[bytes], max_markup: int) -> None:

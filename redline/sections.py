@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
@@ -92,6 +92,11 @@ _TYPED: Final = (
     re.compile(r"(?:[a-z]|[ivx]{1,6}|\d{1,3})\)(?=\s)"),
 )
 _LEADING_SPACE = re.compile(r"\s*")
+TYPED_SPAN = 100  # the characters of a paragraph's start typed_number reads: 40 of space, 60 more
+# The four in one, in their order: at one place an alternation takes its first alternative
+# that matches, as the loop over them did (one regex call per paragraph rather than four).
+_ANY_TYPED: Final = re.compile("|".join(f"(?:{p.pattern})" for p in _TYPED))
+assert _ANY_TYPED.groups == sum(p.groups for p in _TYPED) == _TYPED[2].groups  # "\\1" is still (a)(a)'s
 
 
 def typed_number(text: str) -> str | None:
@@ -99,12 +104,8 @@ def typed_number(text: str) -> str | None:
     "Article IV"), as typed, or None."""
     at = _LEADING_SPACE.match(text, 0, 40)
     pos = at.end() if at else 0
-    head = text[pos : pos + 60]
-    for pattern in _TYPED:
-        m = pattern.match(head)
-        if m:
-            return m.group(0).strip()
-    return None
+    m = _ANY_TYPED.match(text[pos : pos + 60])
+    return m.group(0).strip() if m else None
 
 
 def label_key(label: str) -> str:
@@ -128,9 +129,12 @@ def split_label(line: str, keys: Collection[str]) -> tuple[str, str] | None:
     return None
 
 
+_ALNUM = re.compile(r"[^\W_]")  # a character c for which c.isalnum() (as \w is, less "_")
+
+
 def is_number(label: str | None) -> bool:
     """Whether a displayed label numbers a clause (a bullet, or "", or "•" does not)."""
-    return bool(label) and any(c.isalnum() for c in label or "")
+    return bool(label) and _ALNUM.search(label or "") is not None
 
 
 # -------------------------------------------------------------------------------------------
@@ -179,8 +183,28 @@ _NUMBER_SHAPE = re.compile(
 )
 
 
+_DECIMAL_LABEL = re.compile(r"[0-9]{1,6}(?:\.[0-9]{1,6})*\.?")
+
+
 def read_number(text: str) -> Number | None:
     """The number a label or typed number stands for, or None when ``text`` is not one."""
+    if len(text) <= 40 and _DECIMAL_LABEL.fullmatch(text):  # "4.2.1", "12.": most labels
+        parts = text.rstrip(".").split(".")
+        return Number(Kind.CLAUSE, tuple([_numeral(p) for p in parts]), "1", False)
+    return _read_number(text)
+
+
+_NUMERALS: Final = {str(n): str(n) for n in range(1000)}
+
+
+def _numeral(digits: str) -> str:
+    """``str(int(digits))``, one string for each small number (thousands of heads' paths hold
+    "1" or "12", each its own copy otherwise: 330 KB of a 300-page contract's outline)."""
+    return _NUMERALS.get(digits) or str(int(digits))
+
+
+def _read_number(text: str) -> Number | None:
+    """:func:`read_number` the long way, for any text (its short way's oracle in the tests)."""
     text = unicodedata.normalize("NFKC", text).strip()
     kind = Kind.CLAUSE
     rest = text
@@ -199,7 +223,7 @@ def read_number(text: str) -> Number | None:
     parenthesised = rest.endswith(")")
     first = parts[0]
     if first.isdigit():
-        lead = str(int(first))
+        lead = _numeral(first)
     elif (
         not (parenthesised and len(parts) == 1)
         and _ROMAN.fullmatch(first)
@@ -208,7 +232,7 @@ def read_number(text: str) -> Number | None:
         lead = str(_roman_value(first))  # "Article IV" is Article 4; "(iv)" stays "iv"
     else:
         lead = first.casefold()
-    path = (lead, *(str(int(p)) if p.isdigit() else p.casefold() for p in parts[1:]))
+    path = (lead, *(_numeral(p) if p.isdigit() else p.casefold() for p in parts[1:]))
     return Number(kind, path, _style(parts[-1]), parenthesised)
 
 
@@ -258,7 +282,10 @@ class Entry:
     label: str | None  # the label Word displays, or None
     ilvl: int | None  # its list level
     outline: int | None  # the paragraph's outline level (a heading), or None
-    text: str  # the start of the paragraph's text (enough for a typed number and a title)
+    # The start of the paragraph's text: enough for a typed number and a title (240
+    # characters) or, when build_outline is given where the titles are (text_of), enough for a
+    # typed number (TYPED_SPAN characters; none when the label is a number).
+    text: str
 
 
 @dataclass(slots=True, eq=False)
@@ -279,6 +306,7 @@ class Head:
     # Its names (cite, title, path, namespace below), made from its entry on first use: most
     # sections of a document are never named (an edit names a few, a report the ones it lands in).
     entry: Entry | None = field(default=None, repr=False)
+    text_of: Callable[[int], str] | None = field(default=None, repr=False)  # see build_outline
     _cite: str = ""
     _title: str = ""
     _path: tuple[str, ...] = ()
@@ -411,11 +439,17 @@ def _title_words(head: Head) -> str:
     return ""
 
 
-def build_outline(entries: Sequence[Entry]) -> Outline:
-    """The sections of a view's paragraphs (see the module's docstring)."""
+def build_outline(entries: Sequence[Entry], text_of: Callable[[int], str] | None = None) -> Outline:
+    """The sections of a view's paragraphs (see the module's docstring).
+
+    ``text_of(i)``: the start of entry ``i``'s text as a title needs it (240 characters), for
+    entries that carry only enough for a typed number -- a head keeps its entry until it is
+    first named, and a title read from the view's text when it is costs no copy of thousands
+    of paragraph starts."""
     heads: list[Head] = []
     head_of: list[Head | None] = []
     stack: list[Head] = []
+    stand_ins: dict[int | None, Entry] = {}
     story = None
     for i, entry in enumerate(entries):
         if entry.story != story:
@@ -427,7 +461,15 @@ def build_outline(entries: Sequence[Entry]) -> Outline:
             continue
         _close(stack, head.rank, i)
         head.parent = stack[-1] if stack else None
-        head.entry = entry  # named on first use (Head.cite, .title, .path, .namespace)
+        # named on first use (Head.cite, .title, .path, .namespace): from its entry, or from
+        # text_of and, for the rest naming reads (the list level), one stand-in per level
+        if text_of is None:
+            head.entry = entry
+        else:
+            head.entry = stand_ins.get(entry.ilvl) or stand_ins.setdefault(
+                entry.ilvl, Entry(entry.story, None, entry.ilvl, None, "")
+            )
+            head.text_of = text_of
         if head.parent is not None:
             head.depth = head.parent.depth + 1
             head.parent.children.append(head)
@@ -460,16 +502,24 @@ def _head(i: int, entry: Entry, stack: list[Head]) -> Head | None:
     elif number.kind in _RANK_OF_KIND:
         rank = _RANK_OF_KIND[number.kind]
     elif not typed and entry.ilvl is not None:
-        rank = float(entry.ilvl)
+        rank = _rank(entry.ilvl)
     elif number.parenthesised and len(number.path) == 1:
         head = Head(i, number, shown, typed, heading, 0.0, style=number.style)
         head.rank = _item_rank(head, stack)
         return head
     elif heading and entry.outline is not None and not typed:
-        rank = float(entry.outline)
+        rank = _rank(entry.outline)
     else:
-        rank = float(len(number.path) - 1)
+        rank = _rank(len(number.path) - 1)
     return Head(i, number, shown, typed, heading, rank, style=number.style if number else "")
+
+
+_RANKS: Final = tuple(float(n) for n in range(16))
+
+
+def _rank(n: int) -> float:
+    """``float(n)``, one object for each small rank (a float each is 100 KB of an outline)."""
+    return _RANKS[n] if 0 <= n < len(_RANKS) else float(n)
 
 
 def _item_rank(head: Head, stack: list[Head]) -> float:
@@ -514,7 +564,7 @@ def _name(head: Head, entry: Entry) -> None:
     """Set the head's full number, citation and title."""
     parent = head.parent
     number = head.number
-    text = " ".join(entry.text[:240].split())
+    text = " ".join((entry.text if head.text_of is None else head.text_of(head.index))[:240].split())
     if number is None:
         head._cite = head._title = _short(text, 80)
     else:

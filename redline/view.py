@@ -40,6 +40,7 @@ import contextvars
 import functools
 import io
 import threading
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -64,7 +65,7 @@ from .ooxml import (
     w,
 )
 from .paragraphs import MAX_TEXT, SEPARATOR, StoryText, text_limit, too_much_text
-from .sections import Entry, Head, Outline, build_outline
+from .sections import TYPED_SPAN, Entry, Head, Outline, build_outline, is_number
 from .walk import read_story
 from .wordml import NODE_TAGS, ParagraphProps, unrecognised
 from .wordml import SpanFlag as SpanFlag  # re-exported: the view's spans carry them
@@ -418,6 +419,7 @@ def _label(view: DocumentView, numbering: Numbering, props: list[ParagraphProps]
     text = view.text
     for para in view.paragraphs:
         label = ilvl = outline = None
+        snippet = ""  # what a typed number needs (a head's title is read from the text when named)
         if para.story == "body":
             own = props[para.index]
             number = numbering.number_of(own)
@@ -425,13 +427,26 @@ def _label(view: DocumentView, numbering: Numbering, props: list[ParagraphProps]
             if number is not None:
                 label, ilvl = number.label, number.ilvl
             para.label, para.ilvl = label, ilvl
-        start = para.start
-        entries.append(Entry(para.story, label, ilvl, outline, text[start : min(para.end, start + 240)]))
-    view.outline = build_outline(entries)
+            if not is_number(label):
+                start = para.start
+                snippet = text[start : min(para.end, start + TYPED_SPAN)]
+        entries.append(Entry(para.story, label, ilvl, outline, snippet))
+    paras = view.paragraphs
+    where = functools.partial(
+        _title_text, text, array("q", [p.start for p in paras]), array("q", [p.end for p in paras])
+    )
+    view.outline = build_outline(entries, where)
     for para, node in zip(view.paragraphs, view.outline.head_of, strict=True):
         para.node = node
     for head in view.outline.heads:
         view.paragraphs[head.index].level = head.depth
+
+
+def _title_text(text: str, starts: array[int], ends: array[int], i: int) -> str:
+    """The start of paragraph ``i``'s text, as its section's title is made from it (the view's
+    text and where its paragraphs are: no paragraph, so no cycle through the heads)."""
+    start = starts[i]
+    return text[start : min(ends[i], start + 240)]
 
 
 # -------------------------------------------------------------------------------------------
@@ -702,7 +717,8 @@ def _scanned_view(package: Package, working: WorkingCopy | None = None) -> Docum
         return None
     if working is None:
         working = WorkingCopy(package)
-    then = functools.partial(working.xml, main) if trees else None
+    # for a view to be written from, the main part's tree; else the styles and numbering
+    then = functools.partial(working.xml, main) if trees else functools.partial(_read_ahead, package)
     check = scan.Check(data, then)  # on another core while the body is scanned
     builder = _Builder()
     totals: dict[str, int] = {}
@@ -730,6 +746,20 @@ def _scanned_view(package: Package, working: WorkingCopy | None = None) -> Docum
     else:
         view.unlabelled = (numbering, builder.props)
     return view
+
+
+def _read_ahead(package: Package) -> None:
+    """The trees the view needs next, parsed on the check's thread while the body is scanned
+    (lxml lets go of the GIL while it parses): the styles and numbering parts, into the
+    package's cache numbering_of reads them from (a 2.5 MB styles.xml is 70 ms).  Not for a
+    view to be written from: that thread parses the main part's tree then, which takes longer
+    than the scan, so the view waits for it (and a part parsed there would only add to the
+    wait).  A part that fails is parsed again, and refused, where it is needed."""
+    main = package.main_part
+    for rel_type in (REL_STYLES, REL_NUMBERING):
+        found = package.related(main, rel_type)
+        if found:
+            package.xml(found[0])
 
 
 def verify_only_view(package: Package, piece: int = 64 * 1024) -> DocumentView:

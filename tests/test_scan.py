@@ -150,6 +150,13 @@ def _paragraph(draw: st.DrawFn) -> str:
                 '<w:pPr><w:pStyle w:val="Heading1"/><w:pPrChange w:id="4" w:author="A"><w:pPr>'
                 '<w:tabs><w:tab w:val="left" w:pos="1"/></w:tabs></w:pPr></w:pPrChange></w:pPr>',
                 '<w:pPr><w:sectPr><w:pgSz w:w="12240"/></w:sectPr></w:pPr>',
+                # a property change from no properties: its old w:pPr is empty (Word writes it)
+                '<w:pPr><w:pStyle w:val="Heading1"/><w:pPrChange w:id="4" w:author="A"><w:pPr/>'
+                "</w:pPrChange></w:pPr>",
+                '<w:pPr w:rsidR="00AB12CD"><w:jc w:val="left"/><w:pPrChange w:id="4" w:author="A">'
+                "<w:pPr/></w:pPrChange></w:pPr>",
+                '<w:pPr w:rsidR="00AB12CD"><w:pPrChange w:id="4" w:author="A"><w:pPr>'
+                '<w:tabs><w:tab w:val="left" w:pos="1"/></w:tabs></w:pPr></w:pPrChange></w:pPr>',
             ]
         )
     )
@@ -250,6 +257,78 @@ def test_markup_inside_w_t_is_refused_as_the_view_is_read() -> None:
     with pytest.raises(PackageError) as caught:
         build_view(Package.from_bytes(data))
     assert caught.value.code == "markup_in_text"
+
+
+@pytest.mark.parametrize("piece", [7, 64, 1 << 16])
+def test_markup_inside_w_t_is_refused_by_the_streamed_verify_only_view_too(piece: int) -> None:
+    # The stream read such a body as the scanner reads it without the check ("\nc"): the
+    # verify-only view must refuse what the full view refuses.
+    filler = "".join(f"<w:p><w:r><w:t>p{i}</w:t></w:r></w:p>" for i in range(40))
+    for body in (
+        "<w:p><w:r><w:t>a<w:b/>b</w:t></w:r></w:p><w:p><w:r><w:t>c</w:t></w:r></w:p>",
+        filler + "<w:p><w:r><w:t xml:space='preserve'>a <w:b/></w:t></w:r></w:p>" + filler,
+    ):
+        with pytest.raises(PackageError) as caught:
+            _lean(_package(body), piece)
+        assert caught.value.code == "markup_in_text"
+
+
+@pytest.mark.parametrize("attrs", ["", ' w:rsidR="00AB12CD"'])
+@pytest.mark.parametrize(
+    "old",
+    [
+        "<w:pPr/>",
+        "<w:pPr></w:pPr>",
+        '<w:pPr><w:jc w:val="left"/></w:pPr>',
+        '<w:pPr><w:tabs><w:tab w:val="left" w:pos="1"/></w:tabs></w:pPr>',
+    ],
+)
+def test_a_property_change_with_its_old_properties_scans_as_the_tree_reads_it(attrs: str, old: str) -> None:
+    # The old properties a w:pPrChange holds are a w:pPr of their own; when empty (<w:pPr/>,
+    # as Word writes a change from no properties) the first </w:pPr> is the paragraph's own,
+    # and the scanner, which took the one after for it, lost the paragraph's text.
+    body = (
+        f'<w:p><w:pPr{attrs}><w:pStyle w:val="A"/><w:pPrChange w:id="1" w:author="x">{old}'
+        "</w:pPrChange></w:pPr><w:r><w:t>one</w:t></w:r></w:p>"
+        '<w:p><w:pPr><w:jc w:val="left"/></w:pPr><w:r><w:tab/><w:t>two</w:t></w:r></w:p>'
+        "<w:p><w:r><w:t>three</w:t></w:r></w:p>"
+    )
+    assert _scanned(_package(body)).text == "one\n\ttwo\nthree"
+
+
+_CHILDREN = ["<w:b/>", "<w:tab/>", "<w:br/>", "<w:t>z</w:t>", "<w:p/>", "<w:pPr/>"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(_body(), st.integers(0, 40), st.sampled_from(_CHILDREN), st.sampled_from(["t", "ppr", "sect", "none"]))
+def test_markup_inside_w_t_is_found_wherever_the_whole_part_search_finds_it(
+    body: str, at: int, child: str, where: str
+) -> None:
+    # The scanner finds an element inside a w:t as it reads (its texts regex gives such a
+    # w:t's text with the "<" that follows); prepare() searched the whole part for one before:
+    # that search is the oracle.  Both views then refuse alike (or read alike).
+    bad = f"<w:r><w:t xml:space='preserve'>x {child}</w:t></w:r>"
+    if where == "t":
+        ends = [i for i in range(len(body)) if body.startswith("</w:t>", i)]
+        if ends:
+            i = ends[at % len(ends)]
+            body = body[:i] + child + body[i:]
+    elif where == "ppr":
+        body = f"<w:p><w:pPr><w:jc w:val='left'/>{bad}</w:pPr><w:r><w:t>y</w:t></w:r></w:p>" + body
+    elif where == "sect":
+        body = body.replace("<w:sectPr>", f"<w:sectPr>{bad}")
+    data = _package(body)
+    found = scan._patterns("w", "mc").markup_in_text.search(document(body).decode()) is not None
+    package = Package.from_bytes(data)
+    assert (_scanned_view(package, WorkingCopy(package)) is None) == found
+    try:
+        full = build_view(Package.from_bytes(data))
+    except PackageError as exc:
+        with pytest.raises(PackageError) as caught:
+            _lean(data, 64)
+        assert caught.value.code == exc.code
+    else:
+        assert_same_for_verifying(full, _lean(data, 64))
 
 
 def test_entities_line_ends_and_prefixes() -> None:
@@ -481,3 +560,26 @@ def test_a_paragraph_inside_a_fields_instructions_is_flagged_and_never_written_i
     assert refused.error is not None
     assert refused.status.value == "unsupported" and "instructions" in refused.error.message
     assert applied.status.value == "applied"
+
+
+def test_the_styles_and_numbering_read_ahead_on_the_checks_thread_read_and_fail_alike(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The check's thread parses the styles and numbering parts while the body is scanned
+    # (view._read_ahead): the labels are the same, and a part that fails there fails again,
+    # with its own code, where it is needed.
+    numbered = docx(P("one"), P("two"), numbering="<w:abstractNum>")  # not well-formed
+    data = generate_contract("msa", seed=6, pages=4)
+    inline = build_view(Package.from_bytes(data))
+    with pytest.raises(PackageError) as inline_error:
+        build_view(Package.from_bytes(numbered))
+    monkeypatch.setattr(scan.Check, "THREADED", 0)
+    package = Package.from_bytes(data)
+    ahead = build_view(package)
+    labels = [(p.label, p.section) for p in inline.paragraphs]
+    assert [(p.label, p.section) for p in ahead.paragraphs] == labels
+    assert any(p.label for p in ahead.paragraphs)
+    with pytest.raises(PackageError) as ahead_error:
+        build_view(Package.from_bytes(numbered))
+    refused = (inline_error.value.code, inline_error.value.part)
+    assert (ahead_error.value.code, ahead_error.value.part) == refused

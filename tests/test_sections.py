@@ -438,3 +438,41 @@ def test_cyclic_paragraph_styles_are_refused_too_complex() -> None:
     loaded = load_view(buf.getvalue())
     assert not isinstance(loaded, tuple) and loaded.code == Code.TOO_COMPLEX
     assert "circle" in loaded.message
+
+
+# -- the short ways, against the long ones ---------------------------------------------------
+
+_NUMBERISH = st.text(alphabet="0123456789.() \t:-§aAbiIvVxXArticleSchdu\u00a0\u2013\u0661\uff11", max_size=48)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.one_of(_NUMBERISH, st.from_regex(r"[0-9]{1,8}(\.[0-9]{0,8}){0,12}\.{0,2}", fullmatch=True)))
+def test_a_number_reads_the_same_the_short_way(text: str) -> None:
+    from redline.sections import _read_number
+
+    assert read_number(text) == _read_number(text)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.one_of(_NUMBERISH, st.text(max_size=80)), st.text(max_size=30))
+def test_typed_numbers_are_found_as_pattern_by_pattern(head: str, tail: str) -> None:
+    from redline.sections import _LEADING_SPACE, _TYPED
+
+    def one_by_one(text: str) -> str | None:  # what typed_number did before its one regex
+        at = _LEADING_SPACE.match(text, 0, 40)
+        pos = at.end() if at else 0
+        for pattern in _TYPED:
+            m = pattern.match(text[pos : pos + 60])
+            if m:
+                return m.group(0).strip()
+        return None
+
+    for text in (head, head + " " + tail, "(" + head, head + ") " + tail):
+        assert typed_number(text) == one_by_one(text)
+
+
+@given(st.one_of(st.none(), st.text(max_size=6)))
+def test_a_label_is_a_number_when_it_holds_a_letter_or_digit(label: str | None) -> None:
+    from redline.sections import is_number
+
+    assert is_number(label) == (bool(label) and any(c.isalnum() for c in label or ""))
