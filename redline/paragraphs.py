@@ -112,20 +112,7 @@ class Assembler:
         if self.ref is not None:  # inside another: that one's text so far is set aside
             self._set_aside()
         self.ref, self.props, self.deleted, self._code, self.extra = ref, PLAIN, False, code, extra
-        # _open_here(), written out: this runs once per paragraph of every reader
-        out = self.out
-        offsets, size, last = out.offsets, self.size, self.last
-        self._first, self._open = len(offsets), size
-        sep = self._sep = last is not None and not self.joined
-        if sep:  # the mark of the paragraph before: a MARK span whose node is that paragraph
-            offsets.append(size)
-            out.nodes.append(last)
-            out.kinds.append(SpanKind.MARK)
-            out.flags.append(0)
-            out.pieces.append(SEPARATOR)
-            size += 1
-            self.size = size
-        self._start = size
+        self._open_here()
 
     def _set_aside(self) -> None:
         out = self.out

@@ -79,6 +79,7 @@ from .view import (
     Story,
     _Builder,
     numbering_of,
+    scan_story_part,
     story_parts,
 )
 from .working import WorkingCopy
@@ -339,15 +340,9 @@ def _other_stories(
                 builder.add(text, Story(part, kind, None))
             totals[part], layouts[part] = old.totals[part], old.layouts.get(part)
             continue
-        src = scan.prepare(package.read(part), part)
-        if src is None:
+        scanner = scan_story_part(package, part, kind, builder)
+        if scanner is None:
             raise _GiveUp("a story part for the tree walk")
-        scanner = scan.Scanner(src)
-        whole = [(src.root_end, len(src.text), True)]
-        ranges = scan.notes(src) if kind in ("footnote", "endnote") else whole
-        for start, end, real in ranges:
-            if real:
-                builder.add(scanner.story(start, end), Story(part, kind, None))
         totals[part] = scanner.total()
         layouts[part] = scanner.layout()
 

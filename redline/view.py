@@ -811,16 +811,26 @@ def _scan_other_stories(
     of their parts needs the tree walk); each part's node count goes into ``totals``, and its
     paragraphs' places into ``layouts`` if given."""
     for part, kind in story_parts(package, refs):
-        src = scan.prepare(package.read(part), part)
-        if src is None:
+        scanner = scan_story_part(package, part, kind, builder)
+        if scanner is None:
             return False
-        scanner = scan.Scanner(src)
-        whole = [(src.root_end, len(src.text), True)]
-        ranges = scan.notes(src) if kind in ("footnote", "endnote") else whole
-        for start, end, real in ranges:
-            if real:
-                builder.add(scanner.story(start, end), Story(part, kind, None))
         totals[part] = scanner.total()
         if layouts is not None:
             layouts[part] = scanner.layout()
     return True
+
+
+def scan_story_part(package: Package, part: str, kind: str, builder: _Builder) -> scan.Scanner | None:
+    """Scan the stories of one part after the body (a header's or footer's one, a notes
+    part's every real note) into ``builder``; the scanner that read them (its node count and
+    layout), or None when the part needs the tree walk."""
+    src = scan.prepare(package.read(part), part)
+    if src is None:
+        return None
+    scanner = scan.Scanner(src)
+    whole = [(src.root_end, len(src.text), True)]
+    ranges = scan.notes(src) if kind in ("footnote", "endnote") else whole
+    for start, end, real in ranges:
+        if real:
+            builder.add(scanner.story(start, end), Story(part, kind, None))
+    return scanner
