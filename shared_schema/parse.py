@@ -925,14 +925,11 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
     expected = _expected_matches(values.get("expected_matches"), notes)
     if isinstance(expected, str):
         return expected
-    section, refused = _read_section(values.get("section"), notes)
-    if refused is not None:
-        return refused
-    ident = values.get("id")
-    if isinstance(ident, int) and not isinstance(ident, bool):
-        notes.append("converted a numeric 'id' to text")
-        ident = str(ident)
-    elif not isinstance(ident, str | None):
+    shared = _section_and_id(values, notes)
+    if isinstance(shared, str):
+        return shared
+    section, ident = shared
+    if not isinstance(ident, str | None):
         return f"the id is {_kind(ident)}, not text"
 
     texts = {
@@ -981,8 +978,12 @@ def _read_insert(
             f"the level is {json.dumps(level, default=str)[:40]}; give '+1' (a sub-clause), '-1' "
             "(the parent's level) or leave it out"
         )
+    shared = _section_and_id(values, notes)
+    if isinstance(shared, str):
+        return shared
+    section, ident = shared
     texts = {"anchor": anchor, "text": text, "rationale": values.get("rationale"),
-             "section": values.get("section"), "id": values.get("id")}  # fmt: skip
+             "section": section, "id": ident}  # fmt: skip
     for name, value in texts.items():
         if value is not None and not isinstance(value, str):
             return f"the {name} is {_kind(value)}, not text"
@@ -1093,13 +1094,10 @@ def _read_other(
     expected = _expected_matches(values.get("expected_matches"), notes)
     if isinstance(expected, str):
         return expected
-    section, refused = _read_section(values.get("section"), notes)
-    if refused is not None:
-        return refused
-    ident = values.get("id")
-    if isinstance(ident, int) and not isinstance(ident, bool):
-        notes.append("converted a numeric 'id' to text")
-        ident = str(ident)
+    shared = _section_and_id(values, notes)
+    if isinstance(shared, str):
+        return shared
+    section, ident = shared
     texts = {"anchor": anchor, "text": text, "rationale": values.get("rationale"), "section": section,
              "id": ident, "revision_id": revision_id, "author": author, "comment_id": comment_id}  # fmt: skip
     for name, value in texts.items():
@@ -1124,6 +1122,20 @@ def _read_other(
         )
     except ValidationError as err:
         return _validation_reason(err)
+
+
+def _section_and_id(values: dict[str, Any], notes: list[str]) -> tuple[str | None, Any] | str:
+    """The two fields every kind of entry takes: its ``section`` (:func:`_read_section`) and
+    its ``id`` (a whole number converted to text, with a note; any other kind is left for the
+    caller's text check) -- or the reason to refuse the entry."""
+    section, refused = _read_section(values.get("section"), notes)
+    if refused is not None:
+        return refused
+    ident = values.get("id")
+    if isinstance(ident, int) and not isinstance(ident, bool):
+        notes.append("converted a numeric 'id' to text")
+        ident = str(ident)
+    return section, ident
 
 
 def _read_section(section: Any, notes: list[str]) -> tuple[str | None, str | None]:

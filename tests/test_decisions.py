@@ -743,13 +743,29 @@ def test_a_join_beside_an_edit_through_the_tool_reports_no_stale_paragraph_numbe
             assert p["text"] in ("Final.",)
 
 
+_ENTRY_OF = {
+    "comment": {"text": "Why?"},
+    "replace": {"replacement": "Tenant pays"},
+    "insert_after": {"text": "A new clause."},
+    "insert_before": {"text": "A new clause."},
+}
+
+
 @pytest.mark.parametrize("section", ["", " ", "x" * 201, 4.1])
-@pytest.mark.parametrize("action", ["comment", "replace"])
-def test_a_comment_entry_reads_its_section_by_the_plain_edits_rules(section: object, action: str) -> None:
-    """An empty, over-long or non-text `section` makes a comment entry invalid, as it makes a
-    plain edit (one reader of `section` for every action)."""
-    entry: dict[str, object] = {"action": action, "anchor": "Tenant shall pay"}
-    entry.update({"text": "Why?"} if action == "comment" else {"replacement": "Tenant pays"})
+@pytest.mark.parametrize("action", list(_ENTRY_OF))
+def test_every_entry_reads_its_section_by_the_plain_edits_rules(section: object, action: str) -> None:
+    """An empty, over-long or non-text `section` makes a comment or insert entry invalid, as it
+    makes a plain edit (one reader of `section` for every action)."""
+    entry: dict[str, object] = {"action": action, "anchor": "Tenant shall pay", **_ENTRY_OF[action]}
     batch = parse_edit_reply(json.dumps([{**entry, "section": section}]))
     assert batch is not None and batch.edits == [] and len(batch.invalid) == 1
     assert "the section is" in batch.invalid[0].reason
+
+
+@pytest.mark.parametrize("action", list(_ENTRY_OF))
+def test_every_entry_converts_a_whole_number_section_and_id_with_a_note(action: str) -> None:
+    entry: dict[str, object] = {"action": action, "anchor": "Tenant shall pay", **_ENTRY_OF[action]}
+    batch = parse_edit_reply(json.dumps([{**entry, "section": 4, "id": 7}]))
+    assert batch is not None and batch.invalid == [] and len(batch.edits) == 1
+    assert (batch.edits[0].section, batch.edits[0].id) == ("4", "7")
+    assert any("numeric section" in n for n in batch.notes) and any("numeric 'id'" in n for n in batch.notes)
