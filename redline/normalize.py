@@ -143,9 +143,14 @@ def identity_normalized(original: str) -> str | None:
     (no run of spaces collapsed, no invisible character dropped, no ellipsis expanded: the
     usual case, where every offset maps to itself), without building the map; else None."""
     translated = _rules(ALL).one_for_one(original)
-    if _GONE in translated or "  " in translated or ELLIPSIS in translated:
-        return None
-    return translated
+    return translated if _keeps_offsets(translated) else None
+
+
+def _keeps_offsets(translated: str) -> bool:
+    """Does the one-for-one pass's ``translated`` normalise with every offset kept -- no
+    invisible character to drop, no run of spaces to collapse, no ellipsis to expand (the
+    needles :meth:`NormalizedText.build` looks for)?"""
+    return not (_GONE in translated or "  " in translated or ELLIPSIS in translated)
 
 
 # Segment kinds of the offset map.
@@ -170,8 +175,8 @@ class NormalizedText:
     @classmethod
     def build(cls, original: str) -> NormalizedText:
         translated = _rules(ALL).one_for_one(original)
-        if not (_GONE in translated or "  " in translated or ELLIPSIS in translated):
-            return cls(translated, [0], [0], [_IDENT], [0])  # (see identity_normalized)
+        if _keeps_offsets(translated):
+            return cls(translated, [0], [0], [_IDENT], [0])
         spots: list[int] = []
         for needle in (_GONE, "  ", ELLIPSIS):
             pos = translated.find(needle)
