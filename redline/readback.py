@@ -360,22 +360,17 @@ class _Body:
         # the checks the scanner's prepare() makes of a whole part, where they are cheap
         if find_doctype(data):
             raise _GiveUp("a DOCTYPE")
-        head = data[: layout.root_bytes].decode("utf-8", "replace")
-        if scan._other_encoding(head[:200]):
-            raise _GiveUp("another encoding")
-        root = scan._root(head)
-        prefixes = scan._prefixes(root) if root is not None else None
-        if root is None or prefixes is None or len(head) != layout.root_end:
-            raise _GiveUp("another root")
-        self.w, self.r, mc = prefixes
-        self.root = root.group(1)
-        if scan._redeclares(data, layout.root_bytes, scan._own(prefixes)):
-            raise _GiveUp("a prefix redeclared")
+        text = data[: layout.root_bytes].decode("utf-8", "replace")
+        head = scan.plain_root(data, text)
+        if head is None or head.root_end != layout.root_bytes or len(text) != layout.root_end:
+            raise _GiveUp("another root, encoding or prefix")
+        self.w, self.r, mc = head.prefixes
+        self.root = head.root.group(1)
         # the input had none after its root; one the splices made lies inside what they put
         # (each edge of a splice is a "<", which "CDATA[" does not hold)
         if any(s.put.find(b"CDATA[") >= 0 for s in spliced):
             raise _GiveUp("a CDATA section")
-        self.patterns = scan._patterns(self.w, mc)
+        self.patterns = scan.patterns(self.w, mc)
         close = data.rfind(f"</{self.w}:body".encode())
         if close < 0:
             raise _GiveUp("no body end")

@@ -148,14 +148,10 @@ def prepare(data: bytes, part: str, check: bool = True) -> Source | None:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    root = _root(text)
-    found = _prefixes(root) if root is not None else None
-    if root is None or found is None:
+    head = plain_root(data, text)
+    if head is None or data.find(b"CDATA[", head.root_end) >= 0:
         return None
-    w, r, mc = found
-    root_end = len(text[: root.end()].encode("utf-8"))  # in bytes (a BOM is in the text too)
-    if _redeclares(data, root_end, _own(found)) or data.find(b"CDATA[", root_end) >= 0:
-        return None
+    root, (w, r, mc), root_end = head.root, head.prefixes, head.root_end
     if check and not Check(data).passed():
         return None
     root_at, root_bytes = root.end(), root_end
@@ -174,6 +170,39 @@ def prepare(data: bytes, part: str, check: bool = True) -> Source | None:
 
 _OWN_NAMESPACES = (W_NS, R_NS, MC_NS)
 _XMLNS = re.compile(rb"""xmlns(?::([^\s=/>]+))?\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """A part's root start tag as the scanner reads it: the match (its name, attributes),
+    the prefixes it declares for WordprocessingML, relationships and markup compatibility,
+    and the byte where the tag ends."""
+
+    root: re.Match[str]
+    prefixes: tuple[str, str | None, str | None]
+    root_end: int
+
+
+def plain_root(data: bytes, text: str) -> Head | None:
+    """The root of the part ``data`` whose text from its start (the root's start tag at
+    least) is ``text``, or None when the scanner cannot read the part plainly: another
+    encoding declared, no root start tag it reads (:func:`_prefixes`), or one of its prefixes
+    (or namespaces) bound again below the root."""
+    if _other_encoding(text[:200]):
+        return None
+    root = _root(text)
+    found = _prefixes(root) if root is not None else None
+    if root is None or found is None:
+        return None
+    root_end = len(text[: root.end()].encode("utf-8"))  # in bytes (a BOM is in the text too)
+    if _redeclares(data, root_end, _own(found)):
+        return None
+    return Head(root, found, root_end)
+
+
+def patterns(w: str, mc: str | None) -> Patterns:
+    """The scanner's regular expressions for a part whose prefixes are ``w`` and ``mc``."""
+    return _patterns(w, mc)
 
 
 def _other_encoding(head: str) -> bool:
