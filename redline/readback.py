@@ -69,7 +69,7 @@ from .numbering import Numbering
 from .ooxml import REL_NUMBERING, REL_STYLES
 from .package import Package, PackageError
 from .paragraphs import StoryText, text_limit
-from .splice import Spliced, _Bytes
+from .splice import ByteOffsets, Spliced
 from .view import (
     DocumentView,
     NodeMap,
@@ -434,7 +434,7 @@ class _Body:
             at_byte = begin_byte + d_byte  # in the output
             at_char = begin_char + d_char
             end_unit = first
-            walker: _Bytes | None = None
+            walker: ByteOffsets | None = None
             while True:
                 # take in every splice that begins before the window's end, and end it where
                 # the input's scanner was in no field and no flagged element
@@ -444,7 +444,7 @@ class _Body:
                         s = self.spliced[k]
                         d_byte += len(s.put) - (s.end_byte - s.start_byte)
                         d_char += len(s.put.decode("utf-8", "replace")) - (s.end - s.start)
-                        walker = _Bytes(self.old_data, s.end, s.end_byte)
+                        walker = ByteOffsets(self.old_data, s.end, s.end_byte)
                         k += 1
                     if end_unit < self.units and end_unit in self.entered:
                         end_unit += 1

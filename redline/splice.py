@@ -124,7 +124,7 @@ class Splice:
         if not stretches or layout is None:
             return None
         data = self.working.package.read(part)
-        where = _Bytes(data, layout.root_end, layout.root_bytes)
+        where = ByteOffsets(data, layout.root_end, layout.root_bytes)
         out: list[bytes] = []
         replaced: list[Spliced] = []
         copied = 0  # bytes of the original copied to the output so far
@@ -147,7 +147,7 @@ class Splice:
         return b"".join(out)
 
 
-class _Bytes:
+class ByteOffsets:
     """Character offsets of a part's decoded text (from the root's start tag on) as offsets
     into its UTF-8 bytes, asked for in increasing order: a byte that is not a continuation
     byte (10xxxxxx) starts a character, so the walk counts the continuation bytes of each
