@@ -6,7 +6,7 @@ process run:
 
 * (a) the bare ``lxml`` parse of ``word/document.xml`` -- the reference every ratio uses;
 * verifying 1,000 anchors (80% verbatim, 10% with their typography stripped, 10% absent; every
-  source passage unique, none overlapping another) through :func:`redline.verify.verify`,
+  source passage unique, none overlapping another) through :func:`redline.match.verify.verify`,
   building the normalised text and the index included: without hints (the verdicts), the
   locator's share of it, and with every refusal's hints; checked against the planted offsets;
 * a naive ``str.find`` loop over the view text for the same anchors (it finds only the verbatim
@@ -39,10 +39,10 @@ from typing import cast
 
 from lxml import etree
 
-from redline.locate import Found, Locator
-from redline.package import Package
-from redline.verify import verify
-from redline.view import DocumentView, build_view
+from redline.match.locate import Found, Locator
+from redline.match.verify import verify
+from redline.opc.package import Package
+from redline.read.view import DocumentView, build_view
 from shared_schema import Edit, EditResult, EditStatus
 
 _TYPO = str.maketrans(

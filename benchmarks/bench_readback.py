@@ -2,8 +2,8 @@
 
 On the 300-page benchmark contract (``--pages``), for 1, 20 and 200 of the benchmark's written
 edits, the output is written once and then read back, in interleaved rounds, by
-:func:`redline.readback.read_again` (what the write left alone taken from the input's view)
-and by the full read, :func:`redline.load.load_view` (the oracle: the two are checked equal
+:func:`redline.write.readback.read_again` (what the write left alone taken from the input's view)
+and by the full read, :func:`redline.read.load.load_view` (the oracle: the two are checked equal
 here too).  Times are CPU seconds (``time.process_time``: the machine is shared), medians over
 ``--repeats`` rounds.
 """
@@ -17,11 +17,11 @@ from collections.abc import Callable
 from functools import partial
 
 from benchmarks.run import DATE, anchors_for, contract, make_workload, writes_reply
-from redline import readback
-from redline.apply import ApplyOptions, _write
-from redline.load import load_view
-from redline.locate import Locator
-from redline.verify import verify
+from redline.apply import ApplyOptions, write_planned
+from redline.match.locate import Locator
+from redline.match.verify import verify
+from redline.read.load import load_view
+from redline.write import readback
 from shared_schema import Refusal, parse_edit_reply
 
 
@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> None:
         batch = parse_edit_reply(writes_reply(writes[:n]))
         assert batch is not None
         planned = verify(Locator(view), batch).planned
-        output, _, changes = _write(package, view, planned, ApplyOptions(date=DATE))
+        output, _, changes = write_planned(package, view, planned, ApplyOptions(date=DATE))
         again = readback.read_again(package, view, output, changes, labels=False)
         full = load_view(output, labels=False)
         assert again is not None and not isinstance(full, Refusal)

@@ -1,6 +1,6 @@
 """Deflate engines measured on the main part of the big contract, in the peers' throw-away
 environment (``pip install isal zlib-ng``): the stdlib's zlib at the writer's level
-(:data:`redline.zipwrite._LEVEL`), zlib-ng and ISA-L at each of their levels -- time (one stream,
+(:data:`redline.opc.zipwrite._LEVEL`), zlib-ng and ISA-L at each of their levels -- time (one stream,
 one thread, median of 5) and size.  An engine would be adopted only if it is faster at no more
 than 2% larger output; the table shows the best candidate within that bound, and the fastest
 overall with its size."""

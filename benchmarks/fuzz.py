@@ -17,8 +17,8 @@ over the targets:
   fenced, wrapped in prose, truncated, spliced with garbage, or as broken UTF-8;
 * ``corrupted files``: byte flips, insertions and deletions anywhere in a valid .docx;
 * ``package loader``: the same mutated and corrupted packages straight into
-  :class:`redline.package.Package` and the view (every part read, every XML part parsed),
-  where only :class:`~redline.package.PackageError` may come out;
+  :class:`redline.opc.package.Package` and the view (every part read, every XML part parsed),
+  where only :class:`~redline.opc.package.PackageError` may come out;
 * ``reply parser``: the hostile replies straight into :func:`shared_schema.parse_edit_reply`,
   which must return an ``EditBatch`` or ``None`` and never raise;
 * ``cli arguments`` (issue 20): random ``--author`` / ``--date`` through ``redline apply``: exit
@@ -27,7 +27,7 @@ over the targets:
   FIFO, non-documents as output, wrong types) through :class:`redline.tools.DocumentTools`:
   never ``internal_error``, never a non-document overwritten, the document always loadable;
 * ``batch names``: random file names (not UTF-8, differing by case, FIFOs, folders, two
-  replies) through :func:`review.runner.run_review`: summary.json and report.html written,
+  replies) through :func:`redline_review.runner.run_review`: summary.json and report.html written,
   every input in it (``tests/test_hostile2.py``).
 
 Every example goes through :func:`redline.apply.apply_reply` (or the loader / parser directly)
@@ -58,8 +58,8 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from redline.package import CODES, Package, PackageError
-from redline.view import build_view
+from redline.opc.package import CODES, Package, PackageError
+from redline.read.view import build_view
 from shared_schema import EditBatch, parse_edit_reply
 from tests import test_hostile as th  # the strategies live with the bounded tests
 from tests import test_hostile2 as th2

@@ -38,14 +38,14 @@ import docx
 from lxml import etree
 
 from redline.apply import ApplyOptions, apply_reply, make_writer
-from redline.locate import Locator
-from redline.package import Package
-from redline.verify import Planned, verify
-from redline.view import DocumentView, build_view, flatten, numbering_of, stories_of, verify_only_view
-from redline.writer import WriteOptions, Writer
-from redline.zipwrite import _LEVEL as WRITE_LEVEL
-from review.runner import run_review
-from review.storage import LocalStorage
+from redline.match.locate import Locator
+from redline.match.verify import Planned, verify
+from redline.opc.package import Package
+from redline.opc.zipwrite import LEVEL as WRITE_LEVEL
+from redline.read.view import DocumentView, build_view, flatten, numbering_of, stories_of, verify_only_view
+from redline.write.writer import WriteOptions, Writer
+from redline_review.runner import run_review
+from redline_review.storage import LocalStorage
 from shared_schema import Edit, EditBatch
 from testing.contractgen import Kind, generate_contract
 
@@ -396,13 +396,13 @@ if mode == "bare":
     reset_peak(); before = status("VmRSS")
     root = etree.fromstring(xml)
 elif mode == "stream":
-    from redline.package import Package
-    from redline.view import verify_only_view
+    from redline.opc.package import Package
+    from redline.read.view import verify_only_view
     reset_peak(); before = status("VmRSS")
     view = verify_only_view(Package.from_bytes(data, stream_main=True))
 else:
-    from redline.package import Package
-    from redline.view import build_view
+    from redline.opc.package import Package
+    from redline.read.view import build_view
     reset_peak(); before = status("VmRSS")
     view = build_view(Package.from_bytes(data))
 print(status("VmHWM") - before)
@@ -1187,8 +1187,8 @@ def _batch_dir(config: Config) -> Path:
 _BATCH_CHILD = r"""
 import gc, statistics, sys, tempfile, time
 from redline.apply import ApplyOptions
-from review.runner import InProcess, LocalPool, run_review
-from review.storage import LocalStorage
+from redline_review.runner import InProcess, LocalPool, run_review
+from redline_review.storage import LocalStorage
 source, date, jobs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 def review():
     with tempfile.TemporaryDirectory() as target:
@@ -1250,14 +1250,14 @@ def _batch(config: Config, table: Table, out: Callable[[str], None]) -> None:
     try:
         from distributed import Client, LocalCluster
 
-        from review.cluster import DaskExecutor
+        from redline_review.cluster import DaskExecutor
     except ImportError:
         table.add(Row(f"{label}, Dask 2 workers", "—", "—", None, "—", None, "dask not installed"))
         return
     t0 = time.perf_counter()
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")  # type: ignore[no-untyped-call]
     client = Client(cluster)  # type: ignore[no-untyped-call]
-    client.run(lambda: __import__("review.job"))
+    client.run(lambda: __import__("redline_review.job"))
     startup = time.perf_counter() - t0
     try:
         reps = config.batch_repeats

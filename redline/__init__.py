@@ -28,14 +28,18 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"  # the one place (pyproject reads it)
 
+from .compat import install as _install_old_paths
+
+_install_old_paths()  # redline.view, redline.package, ...: the paths before the layer folders
+
 # name -> the module that defines it; imported on first access (PEP 562)
 _EXPORTS: dict[str, str] = {
     # load and view
-    "load_view": "redline.load",
-    "DocumentView": "redline.view",
-    "Package": "redline.package",
-    "PackageError": "redline.package",
-    "Limits": "redline.package",
+    "load_view": "redline.read.load",
+    "DocumentView": "redline.read.view",
+    "Package": "redline.opc.package",
+    "PackageError": "redline.opc.package",
+    "Limits": "redline.opc.package",
     # apply a reply
     "apply_reply": "redline.apply",
     "ApplyOptions": "redline.apply",
@@ -111,12 +115,12 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports o
     )
 
     from .apply import ApplyOptions, Outcome, apply_reply
-    from .load import load_view
-    from .package import Limits, Package, PackageError
+    from .opc.package import Limits, Package, PackageError
     from .prompt import definitions, instructions, refusal_feedback, with_retry
+    from .read.load import load_view
+    from .read.view import DocumentView
     from .report import Report, Totals
-    from .tools import DocumentTools, tool_definitions
-    from .view import DocumentView
+    from .tools.session import DocumentTools, tool_definitions
 
 
 def __getattr__(name: str) -> Any:

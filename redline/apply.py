@@ -13,23 +13,23 @@ from lxml import etree
 
 from shared_schema import Code, Edit, EditBatch, EditResult, ParseLimits, Refusal, parse_edit_reply
 
-from .arguments import check_author, check_date
 from .collector import paused
 from .exits import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
-from .load import load_view
-from .locate import Locator
-from .package import Limits, Package, PackageError
-from .readback import Changes, read_again
+from .match.locate import Locator
+from .match.verify import Planned, needs_annotations, verify
+from .opc.package import Limits, Package, PackageError
+from .read.load import load_view
+from .read.view import DocumentView
 from .report import ReplyInfo, Report, invalid_results, totals
-from .splice import Splice
-from .verify import Planned, needs_annotations, verify
-from .view import DocumentView
-from .writer import WriteOptions, Writer, WriteResult, max_revision_id
+from .write.arguments import check_author, check_date
+from .write.readback import Changes, read_again
+from .write.splice import Splice
+from .write.writer import WriteOptions, Writer, WriteResult, max_revision_id
 
-# Decisions on others' revisions, replies and resolved threads (redline.decisions, reading every
-# annotation) and rationale comments (redline.comments) are imported by the run that has them.
+# Decisions on others' revisions, replies and resolved threads (redline.match.decisions, reading every
+# annotation) and rationale comments (redline.write.comments) are imported by the run that has them.
 if TYPE_CHECKING:
-    from .decisions import DecisionPlan
+    from .match.decisions import DecisionPlan
 
 
 @dataclass(frozen=True)
@@ -165,8 +165,8 @@ def _apply_batch(
     locator = Locator(view)
     verification = verify(locator, batch, dry_run=options.dry_run)
     plan: DecisionPlan | None = None
-    if needs_annotations(batch.edits):  # accept / reject / reply / resolve (redline.decisions)
-        from .decisions import check
+    if needs_annotations(batch.edits):  # accept / reject / reply / resolve (redline.match.decisions)
+        from .match.decisions import check
 
         plan, verification.planned = check(
             locator, package, batch.edits, verification.results, verification.planned, options.author
@@ -179,7 +179,7 @@ def _apply_batch(
     reloaded: tuple[Package, DocumentView] | None = None
     if not options.dry_run:
         try:
-            output, written, changes = _write(package, view, verification.planned, options, plan)
+            output, written, changes = write_planned(package, view, verification.planned, options, plan)
         except PackageError as exc:
             return refused(document_name, Refusal.from_error(exc), view.revision, True)
         back = check_output(output, options.limits, labels=False, since=(package, view, changes))
@@ -204,13 +204,13 @@ def check_output(
     labels: bool = True,
     since: tuple[Package, DocumentView, Changes] | None = None,
 ) -> tuple[Package, DocumentView] | Refusal:
-    """``output`` read back by the one load step (:func:`redline.load.load_view`, the same
+    """``output`` read back by the one load step (:func:`redline.read.load.load_view`, the same
     limits): its package and view, or the refusal ``unloadable_output`` when the loader would
     refuse it -- a document nothing may publish, since every later call would refuse it (a
     replacement so long and repetitive that the compression-ratio guard trips, say).
     ``labels=False``: the view's labels are given later (:meth:`DocumentView.finish_labels`).
     ``since``: the package and view ``output`` was written from, and what the write changed:
-    what it left alone is not read again (:func:`redline.readback.read_again`: the same
+    what it left alone is not read again (:func:`redline.write.readback.read_again`: the same
     checks, the same package and view, the same refusals)."""
     if since is not None:
         package, view, changes = since
@@ -247,7 +247,7 @@ def _note_rationales_without_comments(
             )
 
 
-def _write(
+def write_planned(
     package: Package,
     view: DocumentView,
     planned: list[Planned],
@@ -264,7 +264,7 @@ def _write(
     touched = set(result.touched_parts)
     roots: dict[str, etree._Element] = {}
     if plan:  # decisions and threads change the trees after the writer (untracked)
-        from .decisions import story_roots, write_decisions
+        from .match.decisions import story_roots, write_decisions
 
         roots = story_roots(package, view)
         if write_decisions(plan, roots):
@@ -277,12 +277,12 @@ def _write(
     c_changed: dict[str, bytes] = {}
     added: list[tuple[str, bytes]] = []
     if result.comments:
-        from .comments import add_comments
+        from .write.comments import add_comments
 
         c_changed, c_added = add_comments(splice.working, result.comments, writer.options, writer.stamp)
         added.extend(c_added)
     if plan is not None and plan.threads:
-        from .comments import write_threads
+        from .write.comments import write_threads
 
         write_threads(
             splice.working, plan.threads, roots, writer.options, writer.stamp, writer.new_id, c_changed, added

@@ -20,8 +20,8 @@ from typing import Any
 
 from shared_schema import Code
 
-from .boundary import PackageError
-from .inputs import MAX_REPORT_BYTES, read_regular
+from .errors import PackageError
+from .opc.inputs import MAX_REPORT_BYTES, read_regular
 
 EXAMPLES = 3
 

@@ -91,7 +91,7 @@ def run_command(prog: str, command: Callable[[], int]) -> int:
     quietly, exit 0; anything else is a bug of ours: ``internal_error``, the traceback on
     stderr, exit 70 -- never a code about the user's file.
     """
-    from redline.boundary import PackageError
+    from redline.errors import PackageError
 
     try:
         code = command()
@@ -154,9 +154,9 @@ def refuse(prog: str, refusal: Refusal) -> int:
 
 def read_reply(source: str) -> bytes:
     """The reply's bytes from a file or ``-`` (standard input), at most
-    :data:`redline.inputs.MAX_REPLY_BYTES`; a FIFO, a device, a folder or an oversized reply is
-    refused before it is read whole (:func:`redline.inputs.read_regular`)."""
-    from redline.inputs import MAX_REPLY_BYTES, read_regular, read_stream
+    :data:`redline.opc.inputs.MAX_REPLY_BYTES`; a FIFO, a device, a folder or an oversized reply is
+    refused before it is read whole (:func:`redline.opc.inputs.read_regular`)."""
+    from redline.opc.inputs import MAX_REPLY_BYTES, read_regular, read_stream
 
     if source == "-":
         return read_stream(sys.stdin.buffer, MAX_REPLY_BYTES, "reply")
@@ -164,10 +164,10 @@ def read_reply(source: str) -> bytes:
 
 
 def read_document(source: str | Path) -> bytes:
-    """The document's bytes: a regular file within :attr:`redline.zipread.Limits.max_file_bytes`,
+    """The document's bytes: a regular file within :attr:`redline.opc.zipread.Limits.max_file_bytes`,
     checked by ``fstat`` before anything is read."""
-    from redline.inputs import read_regular
-    from redline.zipread import DEFAULT_LIMITS
+    from redline.opc.inputs import read_regular
+    from redline.opc.zipread import DEFAULT_LIMITS
 
     return read_regular(source, DEFAULT_LIMITS.max_file_bytes, "document")
 
@@ -185,7 +185,7 @@ def _same_file(a: Path, b: Path) -> bool:
 
 def check_output(doc: Path, out: Path) -> None:
     """Refuse an output path that would overwrite the input document."""
-    from redline.boundary import PackageError
+    from redline.errors import PackageError
 
     if _same_file(out, doc):
         raise PackageError(
@@ -196,7 +196,7 @@ def check_output(doc: Path, out: Path) -> None:
 def check_targets(args: argparse.Namespace, doc: Path, out: Path) -> None:
     """Before anything is written: no output or report over an input or over each other, and
     every folder written into exists (exit 3 promises that no output document was written)."""
-    from redline.boundary import PackageError
+    from redline.errors import PackageError
 
     reply = None if args.reply == "-" else Path(args.reply)
     report = None if args.report in (None, "-") else Path(args.report)
@@ -223,9 +223,9 @@ def check_targets(args: argparse.Namespace, doc: Path, out: Path) -> None:
 
 def apply_options(args: argparse.Namespace) -> ApplyOptions:
     """The options ``apply`` and ``review`` share, from their common flags; an ``--author``
-    or ``--date`` that cannot be written is a usage error (:mod:`redline.arguments`)."""
+    or ``--date`` that cannot be written is a usage error (:mod:`redline.write.arguments`)."""
     from redline.apply import ApplyOptions
-    from redline.arguments import ArgumentError
+    from redline.write.arguments import ArgumentError
 
     try:
         return ApplyOptions(

@@ -22,7 +22,7 @@ from shared_schema import DIALECTS, SCHEMA_NAMES, Code
 # lxml nor pydantic; `view` never builds the pydantic models).
 if TYPE_CHECKING:
     from redline.apply import ApplyOptions, Outcome
-    from redline.package import Package
+    from redline.opc.package import Package
     from redline.report import Report
 
 from .common import (
@@ -157,7 +157,7 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return run_stats_command(args)
     if args.command == "mcp":
         try:
-            from redline.mcp_server import serve
+            from redline.tools.mcp_server import serve
         except ModuleNotFoundError as exc:
             if exc.name is None or exc.name.partition(".")[0] not in ("mcp", "anyio"):
                 raise
@@ -181,9 +181,9 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
 
 def _view(args: argparse.Namespace) -> int:
-    from redline.load import load_view
-    from redline.markup import render as render_markup
-    from redline.revisions import read_annotations
+    from redline.read.annotations import read_annotations
+    from redline.read.load import load_view
+    from redline.read.markup import render as render_markup
 
     loaded = load_view(Path(args.doc))
     if not isinstance(loaded, tuple):  # the refusal (its model is not built to read a document)
@@ -227,8 +227,8 @@ def _view(args: argparse.Namespace) -> int:
 
 def _unread(package: Package) -> list[str]:
     """One line per kind of element the view does not read, with where and how often."""
-    from redline.view import unread
-    from redline.wordml import describe
+    from redline.read.roles import describe
+    from redline.read.view import unread
 
     lines = []
     for part, counts in unread(package).items():
@@ -238,7 +238,7 @@ def _unread(package: Package) -> list[str]:
 
 
 def _apply(args: argparse.Namespace) -> int:
-    from redline.files import write_atomic
+    from redline.opc.files import write_atomic
 
     if args.stream and not args.dry_run:
         print("redline apply: --stream needs --dry-run (a streamed view writes nothing)", file=sys.stderr)
@@ -265,9 +265,9 @@ def _apply(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from redline.compare import CompareOptions, compare
-    from redline.files import write_atomic
-    from redline.package import PackageError
+    from redline.compare.diff import CompareOptions, compare
+    from redline.opc.files import write_atomic
+    from redline.opc.package import PackageError
 
     old, new = Path(args.old), Path(args.new)
     out = Path(args.output) if args.output else old.with_name(old.stem + ".compared.docx")
@@ -327,7 +327,7 @@ def _same(a: Path, b: Path) -> bool:
 
 
 def _write_report(target: str | None, report: Report) -> None:
-    from redline.files import write_atomic
+    from redline.opc.files import write_atomic
 
     if not target:
         return

@@ -1,5 +1,5 @@
 """`redline review DIR -o OUTDIR`: the arguments, the executor they choose, progress and the
-lines printed; the batch itself is :func:`review.runner.run_review`."""
+lines printed; the batch itself is :func:`redline_review.runner.run_review`."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 from .common import EXIT_REFUSED, UsageError, apply_options
 
 if TYPE_CHECKING:  # the batch's modules are imported when `review` runs, not at start-up
-    from review.runner import BatchSummary, Executor
-    from review.storage import Storage
+    from redline_review.runner import BatchSummary, Executor
+    from redline_review.storage import Storage
 
 
 def add_review_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,20 +38,20 @@ def add_review_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def make_executor(args: argparse.Namespace) -> Executor:
-    from review.runner import InProcess, LocalPool
+    from redline_review.runner import InProcess, LocalPool
 
     jobs = args.jobs or os.cpu_count() or 1
     if args.scheduler or args.executor == "dask":
-        from review.cluster import DaskExecutor
+        from redline_review.cluster import DaskExecutor
 
         return DaskExecutor(address=args.scheduler, workers=jobs)
     return InProcess() if jobs <= 1 else LocalPool(jobs)
 
 
 def run_review_command(args: argparse.Namespace) -> int:
-    from review.job import json_bytes, pair
-    from review.runner import NoDocuments, run_review
-    from review.storage import open_storage
+    from redline_review.job import json_bytes, pair
+    from redline_review.runner import NoDocuments, run_review
+    from redline_review.storage import open_storage
 
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
@@ -91,7 +91,7 @@ def run_review_command(args: argparse.Namespace) -> int:
 
 
 def _print_batch(summary: BatchSummary, target: Storage) -> None:
-    from review.job import COMPARED, OK
+    from redline_review.job import COMPARED, OK
 
     """The run's summary lines, on stderr like every command's (stdout is for what a command
     was asked to print: here ``--json``'s summary.json)."""

@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from redline.files import write_atomic
+from redline.opc.files import write_atomic
 from summarize.check import check_reply
 from summarize.render import to_markdown
 

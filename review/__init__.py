@@ -1,8 +1,9 @@
-"""Batch work, above both ``redline`` and ``summarize``: a folder (or an fsspec URL) of contracts
-with their replies, each document the same pure job.
+"""``review`` is now ``redline_review``: this name works for one release (a generic top-level
+name many packages use).  ``import review.job`` gives :mod:`redline_review.job` itself."""
 
-``job`` pairs files and runs one document (:func:`review.job.run_document`: apply the reply,
-check the summary); ``runner`` feeds the jobs to an executor (this process, a local pool) and
-writes every output, ``summary.json`` and ``report.html``; ``cluster`` is the Dask executor;
-``storage`` the folder or URL the files live in; ``html_report`` the page a person reads.
-"""
+from __future__ import annotations
+
+import redline.compat as _compat
+
+_compat.install()
+_compat.warn_moved("review", "redline_review")

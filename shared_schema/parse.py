@@ -1017,7 +1017,7 @@ def _id_text(name: str, value: Any, notes: list[str]) -> str | None:
         return None  # 12.0 or 1.20? not guessed
     if not isinstance(value, str) or not value.strip() or len(value) > 100:
         return None
-    return value  # as written: the document's own id may be any text ("r12": see redline.decisions)
+    return value  # as written: the document's own id may be any text ("r12": see redline.match.decisions)
 
 
 def _read_other(

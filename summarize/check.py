@@ -7,10 +7,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from redline.exits import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
-from redline.load import load_view
-from redline.locate import Locator
+from redline.match.locate import Locator
+from redline.read.load import load_view
+from redline.read.view import DocumentView
 from redline.report import report_json
-from redline.view import DocumentView
 from shared_schema import (
     Code,
     ParseLimits,
@@ -149,7 +149,7 @@ def check_reply(
 ) -> SummaryReport:
     """The whole summary flow on bytes: load, view, parse, verify. Never raises on bad input.
 
-    ``stream``: read the document with :func:`redline.view.verify_only_view` (the main part
+    ``stream``: read the document with :func:`redline.read.view.verify_only_view` (the main part
     streamed, never held whole: for very large documents on small machines; slower).
     """
     loaded = load_view(document, stream=stream)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from redline.sections import place
+from redline.read.sections import place
 from shared_schema import QuoteCheck, QuoteStatus
 
 from .check import PointCheck, SummaryReport

@@ -41,7 +41,7 @@ from typing import Any, Literal, cast, get_args
 
 from lxml import etree
 
-from redline.ooxml import W_NS, XML_SPACE, w
+from redline.opc.namespaces import W_NS, XML_SPACE, w
 
 Kind = Literal["lease", "nda", "msa"]
 Story = Literal["body", "header", "footer", "footnotes"]

@@ -13,7 +13,7 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from redline.ooxml import W_NS, W_STRICT_NS
+from redline.opc.namespaces import W_NS, W_STRICT_NS
 
 W_MAIN_CT = "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
 MACRO_MAIN_CT = "application/vnd.ms-word.document.macroEnabled.main+xml"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from redline.ooxml import W_NS
+from redline.opc.namespaces import W_NS
 from testing import hostile_docs as h
 
 VBA_CT = "application/vnd.ms-office.vbaProject"

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from review.job import JobResult, run_document
+from redline_review.job import JobResult, run_document
 
 
 def crash_once(*task: Any) -> JobResult:

@@ -227,7 +227,7 @@ def document_runs(doc: Path, work: Path, dump: Path | None) -> dict[str, Any]:
 
 
 def _tool_runs(doc: Path, view: dict[str, Any], work: Path) -> dict[str, Any]:
-    from redline.tools import DocumentTools
+    from redline.tools.session import DocumentTools
 
     root = work / "tools"
     root.mkdir(exist_ok=True)

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from redline.apply import ApplyOptions, apply_reply
-from redline.load import load_view
-from redline.view import DocumentView
+from redline.read.load import load_view
+from redline.read.view import DocumentView
 
 ROOT = Path(__file__).resolve().parent.parent
 LEASE = ROOT / "sample_contracts" / "commercial-lease.docx"
@@ -204,7 +204,7 @@ def test_a_rationale_on_a_header_edit_is_reported_not_dropped(tmp_path: Path) ->
     import io
     import zipfile
 
-    from review.html_report import report_details
+    from redline_review.html_report import report_details
 
     outcome = apply_reply(
         LEASE.read_bytes(),

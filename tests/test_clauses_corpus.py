@@ -14,8 +14,8 @@ import pytest
 from lxml import etree
 
 from redline.apply import ApplyOptions, apply_reply
-from redline.load import load_view
-from redline.view import DocumentView
+from redline.read.load import load_view
+from redline.read.view import DocumentView
 from tests.test_clauses import rejected
 
 CORPUS = os.environ.get("REDLINE_CORPUS")

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from redline.apply import ApplyOptions, apply_reply
-from redline.load import load_view
+from redline.read.load import load_view
 from testing.numbered import contract
 from tests.test_clauses import _ITEM, pandoc
 

@@ -40,7 +40,7 @@ def test_a_missing_input_file_is_exit_3_in_every_command(tmp_path: Path) -> None
 def test_redline_mcp_without_its_extra_names_the_extra(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.delitem(sys.modules, "redline.mcp_server", raising=False)
+    monkeypatch.delitem(sys.modules, "redline.tools.mcp_server", raising=False)
     monkeypatch.setitem(sys.modules, "mcp", None)  # as if not installed: importing it fails
     assert redline_main(["mcp"]) == 2
     err = capsys.readouterr().err

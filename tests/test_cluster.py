@@ -11,13 +11,13 @@ import pytest
 pytest.importorskip("distributed")
 
 from redline.apply import ApplyOptions
-from redline.locate import Locator
-from redline.package import Package
-from redline.view import build_view
-from review.cluster import DaskExecutor
-from review.job import FAILED
-from review.runner import InProcess, LocalPool, run_review
-from review.storage import LocalStorage, open_storage
+from redline.match.locate import Locator
+from redline.opc.package import Package
+from redline.read.view import build_view
+from redline_review.cluster import DaskExecutor
+from redline_review.job import FAILED
+from redline_review.runner import InProcess, LocalPool, run_review
+from redline_review.storage import LocalStorage, open_storage
 from testing.contractgen import generate_contract
 
 OPTIONS = ApplyOptions(date="2026-01-01T00:00:00Z")

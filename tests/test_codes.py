@@ -16,17 +16,17 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-import redline.tools
+import redline.tools.session
 import redline_cli.redline
 from redline.exits import EXIT_INTERNAL, EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED, EXIT_USAGE
-from redline.load import load_view
-from redline.package import CODES, Package, PackageError
-from redline.tools import DocumentTools, ToolError
-from redline.view import DocumentView
+from redline.opc.package import CODES, Package, PackageError
+from redline.read.load import load_view
+from redline.read.view import DocumentView
+from redline.tools.session import DocumentTools, ToolError
 from redline_cli.common import UsageError
 from redline_cli.redline import main
 from redline_cli.summarize import main as summarize_main
-from review.job import FAILED, MISSING_DOCUMENT, MISSING_REPLY
+from redline_review.job import FAILED, MISSING_DOCUMENT, MISSING_REPLY
 from shared_schema import MEANINGS, Code, EditStatus, QuoteStatus, Refusal
 from testing.docbuild import docx
 
@@ -263,7 +263,7 @@ def test_a_bug_in_a_tool_is_internal_error_with_its_traceback_in_the_log(
     (tmp_path / "a.docx").write_bytes(docx("The tenant shall pay rent monthly."))
     log = tmp_path / "calls.jsonl"
     tools = DocumentTools(tmp_path, log, lock_dir=tmp_path / "locks")
-    monkeypatch.setattr(redline.tools, "load_view", _bug)
+    monkeypatch.setattr(redline.tools.session, "load_view", _bug)
     result = tools.read_region("a.docx")
     assert result["error"]["code"] == "internal_error"
     assert "bug in redline" in result["error"]["hint"]
@@ -281,7 +281,7 @@ def test_a_foreign_failure_in_a_tool_is_a_code(tmp_path: Path, monkeypatch: pyte
     def unreadable(*_args: object, **_kwargs: object) -> object:
         raise PermissionError(13, "Permission denied", str(tmp_path / "a.docx"))
 
-    monkeypatch.setattr(redline.tools, "load_view", unreadable)
+    monkeypatch.setattr(redline.tools.session, "load_view", unreadable)
     result = tools.read_region("a.docx")
     assert result["error"]["code"] == "io_error" and "Permission denied" in result["error"]["message"]
     monkeypatch.undo()
@@ -301,11 +301,11 @@ def test_a_refused_document_in_a_tool_keeps_its_code(tmp_path: Path) -> None:
 def test_a_bug_in_a_batch_job_fails_that_document_with_its_traceback(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import review.job
+    import redline_review.job
     from redline.apply import ApplyOptions
 
-    monkeypatch.setattr(review.job, "apply_reply", _bug)
-    result = review.job.run_document(docx("Text."), b"[]", None, ApplyOptions(), "lease")
+    monkeypatch.setattr(redline_review.job, "apply_reply", _bug)
+    result = redline_review.job.run_document(docx("Text."), b"[]", None, ApplyOptions(), "lease")
     assert result.outcome == FAILED == "failed" and result.exit_code == EXIT_REFUSED
     assert result.message == "internal error: KeyError: 'a bug of ours'"
     err = capsys.readouterr().err

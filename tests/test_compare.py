@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from redline.apply import ApplyOptions, apply_reply
-from redline.compare import CompareOptions, compare
-from redline.load import load_view
+from redline.compare.diff import CompareOptions, compare
+from redline.read.load import load_view
 from redline_cli.redline import main
 from testing.docbuild import B, P, Table, docx
 from tests.test_writer import fold, pandoc_text

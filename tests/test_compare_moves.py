@@ -24,10 +24,10 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from redline.apply import ApplyOptions, apply_reply
-from redline.compare import CompareOptions, compare
-from redline.compare_moves import MIN_WORDS, movable
-from redline.load import load_view
-from redline.ooxml import W_NS, w
+from redline.compare.diff import CompareOptions, compare
+from redline.compare.moves import MIN_WORDS, movable
+from redline.opc.namespaces import W_NS, w
+from redline.read.load import load_view
 from redline_cli.redline import main
 from testing.docbuild import B, I, P, Table, docx
 from tests.test_compare import _check, _members, _read
@@ -498,7 +498,7 @@ def test_similarity_boundary_is_ninety() -> None:
     above it moves (with its inner diff), the first below it is a deletion and an insertion."""
     from rapidfuzz import fuzz
 
-    from redline.compare_moves import NEAR
+    from redline.compare.moves import NEAR
 
     base = LONG[1].split()
     variants = []

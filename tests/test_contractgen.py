@@ -26,7 +26,7 @@ import docx
 import pytest
 from lxml import etree
 
-from redline.ooxml import W_NS
+from redline.opc.namespaces import W_NS
 from testing.contractgen import (
     NBSP,
     SAMPLES,

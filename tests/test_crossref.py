@@ -1,5 +1,5 @@
 """Typing another clause's number over a cross-reference writes a REF field to that clause's
-bookmark (redline.crossref); any other new text over a field stays plain, as before.
+bookmark (redline.match.crossref); any other new text over a field stays plain, as before.
 
 Oracles: pandoc's accept-all (the cached field results it prints) must read as the original
 with the edits made as text, its reject-all as the original; raw XML for the fields and
@@ -22,7 +22,7 @@ import pytest
 from lxml import etree
 
 from redline.apply import ApplyOptions, apply_reply
-from redline.load import load_view
+from redline.read.load import load_view
 from testing.numbered import contract
 from tests.test_clauses import pandoc
 

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from redline.apply import ApplyOptions, Outcome, apply_reply
-from redline.load import load_view
-from redline.revisions import Annotations, read_annotations
+from redline.read.annotations import Annotations, read_annotations
+from redline.read.load import load_view
 from shared_schema import EditStatus, json_schema, parse_edit_reply
 from testing.docbuild import CommentEnd, CommentStart, Del, Ins, P, Raw, Table, docx
 from testing.hostile_docs2 import in_header
@@ -691,7 +691,7 @@ def test_r_prefixed_text_is_tried_as_written_first() -> None:
 
 
 def test_the_mcp_apply_edits_tool_takes_decisions_beside_edits(tmp_path: Path) -> None:
-    from redline.tools import DocumentTools
+    from redline.tools.session import DocumentTools
 
     (tmp_path / "lease.docx").write_bytes(RENT)
     tools = DocumentTools(tmp_path, lock_dir=tmp_path / "locks", author="Us")
@@ -719,7 +719,7 @@ def test_the_mcp_apply_edits_tool_takes_decisions_beside_edits(tmp_path: Path) -
 
 
 def test_a_join_beside_an_edit_through_the_tool_reports_no_stale_paragraph_numbers(tmp_path: Path) -> None:
-    from redline.tools import DocumentTools
+    from redline.tools.session import DocumentTools
 
     mark = f'<w:del w:id="40" w:author="Opp" w:date="{DATE}"/>'
     doc = docx(P("First part", mark=mark), P("second part."), P("Unrelated."), P("Last one."))

@@ -26,9 +26,9 @@ import pytest
 from lxml import etree
 
 from redline.apply import ApplyOptions, apply_reply
-from redline.load import load_view
-from redline.revisions import Annotations, Revision, read_annotations
-from redline.wordml import RevisionKind
+from redline.read.annotations import Annotations, Revision, read_annotations
+from redline.read.load import load_view
+from redline.read.roles import RevisionKind
 from tests.libreoffice import run as run_isolated
 from tests.test_clauses import pandoc as clauses_pandoc
 

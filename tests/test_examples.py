@@ -19,8 +19,8 @@ import httpx2 as httpx
 import pytest
 
 from examples import anthropic_redline, openai_redline
-from redline.load import load_view
-from redline.package import Package
+from redline.opc.package import Package
+from redline.read.load import load_view
 from shared_schema import Refusal, json_schema
 
 ROOT = Path(__file__).resolve().parent.parent

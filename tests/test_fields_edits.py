@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from redline.apply import ApplyOptions, apply_reply
-from redline.load import load_view
+from redline.read.load import load_view
 from testing.docbuild import Field, P, docx
 from tests.test_clauses import pandoc
 

@@ -51,10 +51,10 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from redline.apply import ApplyOptions, Outcome, apply_reply
-from redline.ooxml import MC_NS, R_NS, REL_COMMENTS, REL_HEADER, REL_NUMBERING, W_NS, W_STRICT_NS, w
-from redline.package import CODES, Package, PackageError
-from redline.view import build_view
-from redline.wordml import RANGE_MARKUP
+from redline.opc.namespaces import MC_NS, R_NS, REL_COMMENTS, REL_HEADER, REL_NUMBERING, W_NS, W_STRICT_NS, w
+from redline.opc.package import CODES, Package, PackageError
+from redline.read.roles import RANGE_MARKUP
+from redline.read.view import build_view
 from redline_cli.redline import main as redline_main
 from shared_schema import EditStatus
 from testing import hostile_docs as h
@@ -1238,10 +1238,10 @@ def test_a_failure_while_writing_the_output_leaves_nothing_behind(
             error = RuntimeError("injected")
         real_fdopen = os.fdopen
         monkeypatch.setattr(
-            "redline.package.os.fdopen", lambda fd, mode: _FailingHandle(real_fdopen(fd, mode), error)
+            "redline.opc.package.os.fdopen", lambda fd, mode: _FailingHandle(real_fdopen(fd, mode), error)
         )
     else:
-        monkeypatch.setattr(f"redline.package.os.{fail_in}", boom)
+        monkeypatch.setattr(f"redline.opc.package.os.{fail_in}", boom)
     rc, err = _cli(
         [
             "apply",
@@ -1925,7 +1925,7 @@ def test_threads_produce_the_same_bytes_as_one_thread() -> None:
 
 
 def test_document_tools_serialise_calls_on_one_document(tmp_path: Path) -> None:
-    tools_module = pytest.importorskip("redline.tools")
+    tools_module = pytest.importorskip("redline.tools.session")
     tools_class = getattr(tools_module, "DocumentTools", None)
     if tools_class is None:
         pytest.skip("redline.tools has no DocumentTools")
@@ -1973,7 +1973,7 @@ def test_document_tools_serialise_calls_on_one_document(tmp_path: Path) -> None:
 
 
 def test_document_tools_refuse_hostile_documents_with_their_code(tmp_path: Path) -> None:
-    tools_module = pytest.importorskip("redline.tools")
+    tools_module = pytest.importorskip("redline.tools.session")
     tools_class = getattr(tools_module, "DocumentTools", None)
     if tools_class is None or not hasattr(tools_class, "handle"):
         pytest.skip("redline.tools has no DocumentTools.handle")
@@ -2083,8 +2083,8 @@ def _cpu_with_children() -> float:
 
 
 def test_a_batch_of_hundreds_with_hostile_documents_finishes_and_refuses_each(tmp_path: Path) -> None:
-    from review.runner import LocalPool, run_review
-    from review.storage import LocalStorage
+    from redline_review.runner import LocalPool, run_review
+    from redline_review.storage import LocalStorage
 
     src, out = tmp_path / "in", tmp_path / "out"
     src.mkdir()

@@ -46,12 +46,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from redline.apply import ApplyOptions
-from redline.package import Package
-from redline.tools import DocumentTools
-from redline.view import build_view
+from redline.opc.package import Package
+from redline.read.view import build_view
+from redline.tools.session import DocumentTools
 from redline_cli.redline import main as redline_main
-from review.runner import InProcess, run_review
-from review.storage import LocalStorage
+from redline_review.runner import InProcess, run_review
+from redline_review.storage import LocalStorage
 from testing import hostile_docs as h
 from testing import hostile_docs2 as h2
 from testing.contractgen import generate_contract
@@ -1092,7 +1092,7 @@ def test_a_planted_lock_folder_is_refused(attack: str, tmp_path: Path) -> None:
 
 
 def test_the_default_lock_folder_is_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from redline.locks import default_lock_dir, private_lock_dir
+    from redline.tools.locks import default_lock_dir, private_lock_dir
 
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
@@ -1300,7 +1300,7 @@ def check_cli_arguments(author: str, date: str, folder: Path) -> None:
         assert not out.exists()
     else:
         xml = Package.open(out).read("word/document.xml").decode()
-        from redline.arguments import check_date
+        from redline.write.arguments import check_date
 
         assert f'w:date="{check_date(date)}"' in xml
 
@@ -1432,7 +1432,7 @@ def batch_names(draw: st.DrawFn) -> list[tuple[str, str]]:
 def check_batch_names(files: list[tuple[str, str]], folder: Path) -> None:
     """Any names: the batch ends, summary.json and report.html are written, and every
     document or reply name of the folder is in summary.json."""
-    from review.job import pair
+    from redline_review.job import pair
 
     src, out = folder / "src", folder / "out"
     src.mkdir()

@@ -22,12 +22,12 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from redline.locate import MAX_MATCHES, Locator, describe_difference
-from redline.normalize import normalize
-from redline.ooxml import W_NS
-from redline.package import Package, PackageError
-from redline.verify import verify
-from redline.view import DocumentView, Story, build_view, flatten
+from redline.match.locate import MAX_MATCHES, Locator, describe_difference
+from redline.match.verify import verify
+from redline.opc.namespaces import W_NS
+from redline.opc.package import Package, PackageError
+from redline.read.view import DocumentView, Story, build_view, flatten
+from redline.text.normalize import normalize
 from shared_schema import Edit, EditStatus, MatchKind
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -24,9 +24,9 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from redline.package import Package
-from redline.tools import DocumentTools
-from redline.view import build_view
+from redline.opc.package import Package
+from redline.read.view import build_view
+from redline.tools.session import DocumentTools
 from shared_schema import Edit
 from testing.contractgen import generate_contract
 

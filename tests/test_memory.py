@@ -21,11 +21,11 @@ from pathlib import Path
 import pytest
 
 from redline.apply import ApplyOptions
-from redline.locate import Locator
-from redline.package import Package
-from redline.verify import verify
-from redline.view import DocumentView, Paragraph, build_view
-from review.job import run_document
+from redline.match.locate import Locator
+from redline.match.verify import verify
+from redline.opc.package import Package
+from redline.read.view import DocumentView, Paragraph, build_view
+from redline_review.job import run_document
 from shared_schema import Edit, EditBatch
 from testing.contractgen import generate_contract
 
@@ -103,7 +103,7 @@ def test_verification_leaves_older_garbage_to_the_young_collections(contract: tu
 _LOOP = """
 import sys
 from redline.apply import ApplyOptions
-from review.job import run_document
+from redline_review.job import run_document
 data, reply = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read()
 def rss():
     for line in open("/proc/self/status"):

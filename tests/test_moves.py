@@ -204,8 +204,8 @@ def test_corpus_documents_with_moves_edits_and_refusals(corpus_dir: Path) -> Non
     ``deleted_text``, naming the mover.  (The one such corpus document, RA001, has its moved-to
     text deleted again and every moved-from passage standing elsewhere too: the generated
     documents above carry the rest.)"""
-    from redline.load import load_view
-    from redline.view import SpanFlag
+    from redline.read.load import load_view
+    from redline.read.view import SpanFlag
 
     for path in _corpus_with_moves(corpus_dir):
         data = path.read_bytes()

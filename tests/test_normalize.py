@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from redline.normalize import (
+from redline.text.normalize import (
     DASHES,
     DOUBLE_QUOTES,
     INVISIBLE,

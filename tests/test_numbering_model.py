@@ -6,7 +6,7 @@ them (with ``w:startOverride`` and ``w:lvlOverride``), paragraph styles with num
 ``w:basedOn`` chains, and a sequence of paragraphs numbered directly, through their style, or
 not at all (``w:numId`` 0).  The model below counts as the rules of ECMA-376 §17.9 say (and
 LibreOffice shows, see tests/numbering_cases.py), written plainly and on its own: one counter
-per list and level, nothing cached.  :class:`redline.numbering.Numbering` must give the same
+per list and level, nothing cached.  :class:`redline.read.numbering.Numbering` must give the same
 label to every paragraph.
 """
 
@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from redline.numbering import Numbering
+from redline.read.numbering import Numbering
 from tests.numbering_cases import W_NS, numpr
 
 LEVELS = 4

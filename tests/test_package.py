@@ -26,13 +26,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-import redline.package as package_module
-from redline import opc, zipread, zipwrite
+import redline.opc.package as package_module
 from redline.apply import Outcome
-from redline.ooxml import W_NS, w
-from redline.package import CODES, Limits, Package, PackageError, rels_part_for, write_atomic
-from redline.working import WorkingCopy
-from redline.xmlparse import XML_DECLARATION, find_doctype, make_parser, parse_xml, serialize
+from redline.opc import parts as opc
+from redline.opc import zipread, zipwrite
+from redline.opc.namespaces import W_NS, w
+from redline.opc.package import CODES, Limits, Package, PackageError, rels_part_for, write_atomic
+from redline.opc.working import WorkingCopy
+from redline.opc.xmlparse import XML_DECLARATION, find_doctype, make_parser, parse_xml, serialize
 from shared_schema import MEANINGS, Code, parse_edit_reply
 from testing import hostile_docs as h
 
@@ -548,7 +549,7 @@ def test_a_long_changed_part_is_deflated_in_chunks_into_one_valid_stream(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     new_doc = _long_document(14_000)
-    assert len(new_doc) > 4 * zipwrite._CHUNK  # several chunks for each thread
+    assert len(new_doc) > 4 * zipwrite.CHUNK  # several chunks for each thread
     pkg = Package.from_bytes(h.docx())
     out = pkg.to_bytes({"word/document.xml": new_doc})
     with zipfile.ZipFile(io.BytesIO(out)) as zf:
@@ -569,7 +570,7 @@ def test_a_long_changed_part_is_deflated_in_chunks_into_one_valid_stream(
 
 @pytest.mark.parametrize("chunks", [1.5, 2, 2.001, 3, 4.7])
 def test_deflate_gives_the_payload_back_at_every_size(chunks: float) -> None:
-    size = int(chunks * zipwrite._CHUNK)
+    size = int(chunks * zipwrite.CHUNK)
     rng = random.Random(size)
     # markup that compresses well, then random bytes that do not (stored blocks)
     payload = ((b"<w:r><w:t>the rent</w:t></w:r>" * size)[: size // 2] + rng.randbytes(size))[:size]
@@ -578,7 +579,7 @@ def test_deflate_gives_the_payload_back_at_every_size(chunks: float) -> None:
     inflater = zlib.decompressobj(-15)
     assert inflater.decompress(body) == payload
     assert inflater.eof and not inflater.unused_data
-    if size >= 2 * zipwrite._CHUNK:  # chunked: each chunk but the last ends in a sync flush
+    if size >= 2 * zipwrite.CHUNK:  # chunked: each chunk but the last ends in a sync flush
         first = zipwrite.deflate_chunk(memoryview(payload), 0)
         assert first.endswith(b"\x00\x00\xff\xff") and body.startswith(first)
 
@@ -598,7 +599,7 @@ def libreoffice_text(soffice: str, docx_path: Path, tmp_path: Path) -> str:
 @pytest.mark.slow
 def test_pandoc_and_libreoffice_read_a_long_part_deflated_in_chunks(tmp_path: Path) -> None:
     new_doc = _long_document(8_000, first="REDLINE-FIRST-MARKER", last="REDLINE-LAST-MARKER")
-    assert len(new_doc) > 2 * zipwrite._CHUNK
+    assert len(new_doc) > 2 * zipwrite.CHUNK
     out = tmp_path / "long.docx"
     write_atomic(out, Package.from_bytes(h.docx()).to_bytes({"word/document.xml": new_doc}))
     readers = 0
@@ -921,7 +922,7 @@ def test_the_package_codes_are_the_catalogues() -> None:
 
 def _write_twice(pkg: Package, reply: str) -> tuple[Outcome, Outcome]:
     from redline.apply import ApplyOptions, apply_batch
-    from redline.view import build_view
+    from redline.read.view import build_view
 
     options = ApplyOptions(date="2026-01-01T00:00:00Z")
     outcomes = []
@@ -936,10 +937,10 @@ def _write_twice(pkg: Package, reply: str) -> tuple[Outcome, Outcome]:
 def test_a_write_changes_only_its_working_copy_and_a_second_write_starts_from_the_original(
     monkeypatch: pytest.MonkeyPatch, reader: str
 ) -> None:
-    import redline.view as view_module
+    import redline.read.view as view_module
 
     if reader == "tree walk":
-        monkeypatch.setattr(view_module, "_scanned_view", lambda package, working=None: None)
+        monkeypatch.setattr(view_module, "scanned_view", lambda package, working=None, **_: None)
     data = h.docx()
     pkg = Package.from_bytes(data)
     parts = {name: pkg.read(name) for name in pkg.names}
@@ -964,9 +965,9 @@ def test_a_write_changes_only_its_working_copy_and_a_second_write_starts_from_th
 
 def test_the_view_writes_into_its_working_copy_not_into_the_package() -> None:
     from redline.apply import make_writer
-    from redline.verify import Planned
-    from redline.view import build_view
-    from redline.writer import WriteOptions
+    from redline.match.verify import Planned
+    from redline.read.view import build_view
+    from redline.write.writer import WriteOptions
 
     pkg = Package.from_bytes(h.docx())
     view = build_view(pkg)

@@ -1,8 +1,8 @@
-"""The incremental read-back (:mod:`redline.readback`) against its oracle, the full read.
+"""The incremental read-back (:mod:`redline.write.readback`) against its oracle, the full read.
 
 Every output :func:`redline.apply.apply_reply` writes is read back; :func:`read_again` reads
 again only what the write changed.  Whatever it gives must be what the full read,
-:func:`redline.load.load_view` of the output's bytes, gives -- the package, the view (text,
+:func:`redline.read.load.load_view` of the output's bytes, gives -- the package, the view (text,
 paragraphs with every field, spans, node ordinals and the parts they run in, node counts,
 paragraph places, section references, paragraph properties, labels and sections), the
 revision -- and where the full read refuses, the read-back refuses the same, code and message.
@@ -20,12 +20,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from redline import readback
 from redline.apply import ApplyOptions, Outcome, apply_reply
-from redline.load import load_view
-from redline.package import Limits, Package
-from redline.revisions import read_annotations
-from redline.view import DocumentView, NodeMap, build_view
+from redline.opc.package import Limits, Package
+from redline.read.annotations import read_annotations
+from redline.read.load import load_view
+from redline.read.view import DocumentView, NodeMap, build_view
+from redline.write import readback
 from shared_schema import Code, Refusal
 from testing.contractgen import generate_contract
 from testing.docbuild import B, BlockSdt, Field, MoveFrom, MoveTo, P, Raw, Table, docx
@@ -436,7 +436,7 @@ def test_what_was_put_in_is_well_formed_exactly_when_the_whole_part_is(bad: byte
     import dataclasses
 
     import redline.apply as apply_module
-    from redline.scan import Check
+    from redline.read.scan import Check
 
     data = docx(P("Alpha beta gamma."), Table([[P("cell one words"), P("cell two")]]), P("Delta epsilon."))
     seen: list[Any] = []

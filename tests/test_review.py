@@ -172,10 +172,10 @@ def _contrast(a: str, b: str) -> float:
 def test_report_html_text_contrast_meets_wcag_aa() -> None:
     import re
 
-    from review.html_report import _CSS
+    from redline_review.html_report import CSS
 
     assert round(_contrast("#888", "#fff"), 1) == 3.5  # the row numbers before: the check bites
-    rules = re.findall(r"([^{}]+)\{([^}]*)\}", _CSS)
+    rules = re.findall(r"([^{}]+)\{([^}]*)\}", CSS)
     page = {"#fff", "#f6f6f4", "#fff4f3"}  # section, page, a row of a refused edit
     failures = []
     for selector, body in rules:
@@ -283,9 +283,9 @@ def test_a_batch_over_the_real_corpus_with_generated_replies(tmp_path: Path) -> 
     """Every real document gets its outputs and report (or its refusal), and stats agrees."""
     import os
 
-    from redline.locate import Locator
-    from redline.package import Package, PackageError
-    from redline.view import build_view
+    from redline.match.locate import Locator
+    from redline.opc.package import Package, PackageError
+    from redline.read.view import build_view
 
     folder = os.environ.get("REDLINE_CORPUS")
     if not folder:
@@ -346,9 +346,9 @@ def test_a_slow_disk_does_not_hold_up_the_next_document(tmp_path: Path) -> None:
     import threading
 
     from redline.apply import ApplyOptions
-    from review.job import OK, JobResult
-    from review.runner import run_review
-    from review.storage import LocalStorage
+    from redline_review.job import OK, JobResult
+    from redline_review.runner import run_review
+    from redline_review.storage import LocalStorage
 
     src = tmp_path / "in"
     src.mkdir()

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from redline_cli.redline import main
-from review.job import pair
+from redline_review.job import pair
 from shared_schema import Code
 from testing.docbuild import P, docx
 from tests.test_compare import _read

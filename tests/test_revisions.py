@@ -19,13 +19,13 @@ from typing import Any
 import pytest
 from lxml import etree
 
-from redline.load import load_view
-from redline.markup import HEADER, render
-from redline.package import Package
-from redline.revisions import Annotations, read_annotations
-from redline.tools import DocumentTools
-from redline.view import DocumentView
-from redline.wordml import RevisionKind
+from redline.opc.package import Package
+from redline.read.annotations import Annotations, read_annotations
+from redline.read.load import load_view
+from redline.read.markup import HEADER, render
+from redline.read.roles import RevisionKind
+from redline.read.view import DocumentView
+from redline.tools.session import DocumentTools
 from redline_cli.redline import main
 from testing.docbuild import DATE, CommentEnd, CommentStart, Del, Ins, P, Raw, Table, docx
 

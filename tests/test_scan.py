@@ -16,19 +16,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from redline import scan
 from redline.apply import ApplyOptions, apply_reply
-from redline.package import Package, PackageError
-from redline.view import (
+from redline.opc.package import Package, PackageError
+from redline.opc.working import WorkingCopy
+from redline.read import scan
+from redline.read.view import (
     DocumentView,
-    _scanned_view,
     build_view,
     flatten,
     numbering_of,
+    scanned_view,
     stories_of,
     verify_only_view,
 )
-from redline.working import WorkingCopy
 from testing.contractgen import generate_contract
 from testing.docbuild import P, Raw, docx
 from testing.hostile_docs import Entry, document, docx_parts, raw_zip
@@ -38,7 +38,7 @@ def _both(data: bytes) -> tuple[DocumentView, DocumentView | None]:
     package = Package.from_bytes(data)
     working = WorkingCopy(package)  # both readers map into the same trees
     tree = flatten(stories_of(package, working), package.revision, numbering_of(package))
-    return tree, _scanned_view(package, working)
+    return tree, scanned_view(package, working)
 
 
 def assert_same(tree: DocumentView, scanned: DocumentView) -> None:
@@ -318,9 +318,9 @@ def test_markup_inside_w_t_is_found_wherever_the_whole_part_search_finds_it(
     elif where == "sect":
         body = body.replace("<w:sectPr>", f"<w:sectPr>{bad}")
     data = _package(body)
-    found = scan._patterns("w", "mc").markup_in_text.search(document(body).decode()) is not None
+    found = scan.patterns("w", "mc").markup_in_text.search(document(body).decode()) is not None
     package = Package.from_bytes(data)
-    assert (_scanned_view(package, WorkingCopy(package)) is None) == found
+    assert (scanned_view(package, WorkingCopy(package)) is None) == found
     try:
         full = build_view(Package.from_bytes(data))
     except PackageError as exc:

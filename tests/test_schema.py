@@ -7,8 +7,8 @@ import json
 import pytest
 from pydantic import ValidationError
 
+import redline.match.verify
 import redline.report
-import redline.verify
 import summarize.check
 from shared_schema import (
     DIALECTS,
@@ -83,7 +83,7 @@ def test_an_anchor_a_word_document_cannot_hold_is_refused_at_parse_time() -> Non
 
 def test_both_flows_report_with_the_same_classes() -> None:
     # each module's own binding (not a declared export) must be the shared class
-    assert redline.verify.EditResult is EditResult  # type: ignore[attr-defined]
+    assert redline.match.verify.EditResult is EditResult  # type: ignore[attr-defined]
     assert redline.report.EditResult is EditResult  # type: ignore[attr-defined]
     assert summarize.check.QuoteCheck is QuoteCheck  # type: ignore[attr-defined]
     for shape in (EditResult, QuoteCheck):

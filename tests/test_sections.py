@@ -13,11 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from redline.apply import ApplyOptions, apply_reply
-from redline.load import load_view
-from redline.locate import Locator
-from redline.sections import Entry, Kind, build_outline, parse_reference, read_number, typed_number
-from redline.verify import verify
-from redline.view import DocumentView
+from redline.match.locate import Locator
+from redline.match.verify import verify
+from redline.read.load import load_view
+from redline.read.sections import Entry, Kind, build_outline, parse_reference, read_number, typed_number
+from redline.read.view import DocumentView
 from shared_schema import Code, Edit, EditBatch, EditResult, EditStatus, Refusal, parse_edit_reply
 from testing.docbuild import P, docx
 
@@ -448,20 +448,20 @@ _NUMBERISH = st.text(alphabet="0123456789.() \t:-§aAbiIvVxXArticleSchdu\u00a0\u
 @settings(max_examples=600, deadline=None)
 @given(st.one_of(_NUMBERISH, st.from_regex(r"[0-9]{1,8}(\.[0-9]{0,8}){0,12}\.{0,2}", fullmatch=True)))
 def test_a_number_reads_the_same_the_short_way(text: str) -> None:
-    from redline.sections import _read_number
+    from redline.read.sections import read_number_fully
 
-    assert read_number(text) == _read_number(text)
+    assert read_number(text) == read_number_fully(text)
 
 
 @settings(max_examples=600, deadline=None)
 @given(st.one_of(_NUMBERISH, st.text(max_size=80)), st.text(max_size=30))
 def test_typed_numbers_are_found_as_pattern_by_pattern(head: str, tail: str) -> None:
-    from redline.sections import _LEADING_SPACE, _TYPED
+    from redline.read.sections import LEADING_SPACE, TYPED_PATTERNS
 
     def one_by_one(text: str) -> str | None:  # what typed_number did before its one regex
-        at = _LEADING_SPACE.match(text, 0, 40)
+        at = LEADING_SPACE.match(text, 0, 40)
         pos = at.end() if at else 0
-        for pattern in _TYPED:
+        for pattern in TYPED_PATTERNS:
             m = pattern.match(text[pos : pos + 60])
             if m:
                 return m.group(0).strip()
@@ -473,6 +473,6 @@ def test_typed_numbers_are_found_as_pattern_by_pattern(head: str, tail: str) -> 
 
 @given(st.one_of(st.none(), st.text(max_size=6)))
 def test_a_label_is_a_number_when_it_holds_a_letter_or_digit(label: str | None) -> None:
-    from redline.sections import is_number
+    from redline.read.sections import is_number
 
     assert is_number(label) == (bool(label) and any(c.isalnum() for c in label or ""))

@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 from redline.apply import ApplyOptions, apply_reply
-from redline.locate import Locator
-from redline.package import Package, PackageError
-from redline.sections import Head, Kind
-from redline.verify import verify
-from redline.view import DocumentView, build_view
+from redline.match.locate import Locator
+from redline.match.verify import verify
+from redline.opc.package import Package, PackageError
+from redline.read.sections import Head, Kind
+from redline.read.view import DocumentView, build_view
 from shared_schema import Edit, EditBatch, EditStatus
 
 CORPUS = os.environ.get("REDLINE_CORPUS")

@@ -1,4 +1,4 @@
-"""The spliced save (redline.splice) against its oracle, the whole tree serialised.
+"""The spliced save (redline.write.splice) against its oracle, the whole tree serialised.
 
 Every changed part that is spliced must parse to exactly the tree the writer left (compared
 in canonical XML, so lxml's own spelling does not count), and every byte the edits did not
@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from redline.apply import make_writer
-from redline.package import Package
-from redline.verify import Planned
-from redline.view import build_view
-from redline.writer import WriteOptions
-from redline.xmlparse import serialize
+from redline.match.verify import Planned
+from redline.opc.package import Package
+from redline.opc.xmlparse import serialize
+from redline.read.view import build_view
+from redline.write.writer import WriteOptions
 from testing.contractgen import generate_contract
 from testing.docbuild import B, BlockSdt, BmEnd, BmStart, Ins, Link, P, Raw, Table, docx
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from redline import scan
 from redline.apply import ApplyOptions, apply_reply
-from redline.package import Package
-from redline.view import DocumentView, build_view
+from redline.opc.package import Package
+from redline.read import scan
+from redline.read.view import DocumentView, build_view
 from testing.contractgen import generate_contract
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,7 +28,7 @@ from redline_cli.redline import main
 out = io.StringIO()
 with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
     code = main(sys.argv[1:])
-heavy = ("pydantic", "lxml", "rapidfuzz", "review", "summarize", "shared_schema.models")
+heavy = ("pydantic", "lxml", "rapidfuzz", "redline_review", "summarize", "shared_schema.models")
 print(json.dumps({"code": code, "loaded": sorted(m for m in heavy if m in sys.modules),
                   "out": out.getvalue()[:200]}))
 """
@@ -82,13 +82,13 @@ print(json.dumps({"code": code, "loaded": sorted(sys.modules)}))
 # what a plain reply (edits alone, no rationale) never needs: the decisions on others' revisions
 # and their reading of every annotation, comments, the deflate threads of a long part, tracebacks
 _NOT_FOR_PLAIN_EDITS = (
-    "redline.decisions",
-    "redline.revisions",
-    "redline.comments",
+    "redline.match.decisions",
+    "redline.read.annotations",
+    "redline.write.comments",
     "concurrent.futures",
     "traceback",
     "summarize",
-    "review",
+    "redline_review",
 )
 
 
@@ -113,7 +113,7 @@ def test_plain_edits_import_only_what_they_use(contract: Path, tmp_path: Path) -
     anchor = _an_anchor(contract)
     code, loaded = _apply_loads(contract, {"edits": [{"anchor": anchor, "replacement": "x"}]}, tmp_path)
     assert code == 0
-    assert "pydantic" in loaded and "redline.writer" in loaded  # (the probe saw the run)
+    assert "pydantic" in loaded and "redline.write.writer" in loaded  # (the probe saw the run)
     assert not [m for m in _NOT_FOR_PLAIN_EDITS if m in loaded or any(k.startswith(m + ".") for k in loaded)]
 
 
@@ -121,8 +121,8 @@ def test_a_rationale_imports_comments_and_nothing_of_decisions(contract: Path, t
     edit = {"anchor": _an_anchor(contract), "replacement": "x", "rationale": "why"}
     code, loaded = _apply_loads(contract, {"edits": [edit]}, tmp_path)
     assert code == 0
-    assert "redline.comments" in loaded
-    assert "redline.decisions" not in loaded and "redline.revisions" not in loaded
+    assert "redline.write.comments" in loaded
+    assert "redline.match.decisions" not in loaded and "redline.read.annotations" not in loaded
 
 
 def test_schema_names_need_no_model() -> None:

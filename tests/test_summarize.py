@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-import redline.verify
+import redline.match.verify
 import summarize.check
-from redline.locate import Locator
-from redline.package import Package
-from redline.view import build_view
+from redline.match.locate import Locator
+from redline.opc.package import Package
+from redline.read.view import build_view
 from redline_cli.summarize import main as summarize_main
 from shared_schema import EditResult, Location, QuoteCheck, Refusal
 from summarize.check import check, check_reply
@@ -137,7 +137,7 @@ def test_redline_and_summarize_report_with_the_very_same_types() -> None:
     assert EditResult.model_fields["locations"].annotation == list[Location]
     assert fields["error"].annotation == (Refusal | None)
     assert EditResult.model_fields["error"].annotation == (Refusal | None)
-    assert redline.verify.EditResult is EditResult  # type: ignore[attr-defined]
+    assert redline.match.verify.EditResult is EditResult  # type: ignore[attr-defined]
     assert summarize.check.Refusal is Refusal  # type: ignore[attr-defined]
 
 

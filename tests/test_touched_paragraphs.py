@@ -23,8 +23,8 @@ from collections.abc import Sequence
 import pytest
 
 from redline.apply import ApplyOptions, apply_reply
-from redline.package import Package
-from redline.view import DocumentView, build_view
+from redline.opc.package import Package
+from redline.read.view import DocumentView, build_view
 from shared_schema import Edit, EditBatch, EditResult
 from testing.docbuild import Ins, P, Table, docx
 

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from redline.apply import ApplyOptions, apply_reply
-from redline.typography import follow_quotes, guillemet_space, quote_style
+from redline.text.typography import follow_quotes, guillemet_space, quote_style
 from testing.docbuild import P, docx
 
 

@@ -20,11 +20,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from redline.apply import ApplyOptions, apply_reply
-from redline.locate import Locator
-from redline.normalize import normalize
-from redline.package import Package
-from redline.verify import Verification, verify
-from redline.view import DocumentView, build_view
+from redline.match.locate import Locator
+from redline.match.verify import Verification, verify
+from redline.opc.package import Package
+from redline.read.view import DocumentView, build_view
+from redline.text.normalize import normalize
 from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, MatchKind, parse_edit_reply
 
 # -- a small lease as a real package ----------------------------------------------------------

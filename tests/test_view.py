@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from redline.ooxml import MC_NS, W_NS
-from redline.package import Package, PackageError
-from redline.view import SpanKind, Story, build_view, flatten
+from redline.opc.namespaces import MC_NS, W_NS
+from redline.opc.package import Package, PackageError
+from redline.read.view import SpanKind, Story, build_view, flatten
 
 W = f'xmlns:w="{W_NS}" xmlns:mc="{MC_NS}"'
 
@@ -191,7 +191,7 @@ def test_random_runs_flatten_to_the_oracle_and_map_back(case: tuple[str, str]) -
 def test_the_flat_loop_reads_a_flat_story_as_the_full_walk_does(case: tuple[str, str], extra: str) -> None:
     """The tree reader's one-pass loop (a story with nothing to skip, flag or nest) against its
     full start-and-end walk, span for span and node for node."""
-    from redline import walk
+    from redline.read import walk
 
     xml, _ = case
     xml = (
@@ -200,8 +200,8 @@ def test_the_flat_loop_reads_a_flat_story_as_the_full_walk_does(case: tuple[str,
         else xml + f"<w:p>{extra}</w:p>"
     )
     root = etree.fromstring(f"<w:body {W}>{xml}</w:body>".encode())
-    full = walk._read_nested(root)
-    if next(root.iter(*walk._NESTS), None) is not None:
+    full = walk.read_nested(root)
+    if next(root.iter(*walk.NESTS), None) is not None:
         return  # not a flat story: read_story takes the full walk
     flat = walk.read_story(root)
     assert flat.pieces == full.pieces and flat.offsets == full.offsets and flat.size == full.size

@@ -23,7 +23,7 @@ import pytest
 from shared_schema import json_schema
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("shared_schema", "redline", "summarize", "review", "redline_cli")
+PACKAGES = ("shared_schema", "redline", "summarize", "redline_review", "review", "redline_cli")
 
 USER_SCRIPT = '''\
 """What a user writes: every call typed through redline's py.typed packages."""

@@ -1,6 +1,6 @@
-"""The reading rules of :mod:`redline.wordml`, read by every reader the same way.
+"""The reading rules of :mod:`redline.read.roles`, read by every reader the same way.
 
-Each test here is driven by the table itself: a rule added to :data:`redline.wordml.RULES` is
+Each test here is driven by the table itself: a rule added to :data:`redline.read.roles.RULES` is
 exercised through both readers (the tree walk and the scanner) without a test of its own
 having to name it.
 """
@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from redline import wordml
-from redline.ooxml import M_NS, W_NS
-from redline.package import Package
-from redline.view import DocumentView, _scanned_view, build_view, flatten, numbering_of, stories_of
-from redline.wordml import RULES, Role, SpanFlag
+from redline.opc.namespaces import M_NS, W_NS
+from redline.opc.package import Package
+from redline.read import roles as wordml
+from redline.read.roles import RULES, Role, SpanFlag
+from redline.read.view import DocumentView, build_view, flatten, numbering_of, scanned_view, stories_of
 from testing.docbuild import P, Raw, docx
 
 _W = f"{{{W_NS}}}"
@@ -31,7 +31,7 @@ def _both(*blocks: object) -> tuple[DocumentView, DocumentView]:
     """The document's view as the tree walk reads it and as the scanner does (which must accept it)."""
     package = Package.from_bytes(docx(*blocks))
     tree = flatten(stories_of(package), package.revision, numbering_of(package))
-    scanned = _scanned_view(package)
+    scanned = scanned_view(package)
     assert scanned is not None, "the scanner declined a plain document"
     return tree, scanned
 
@@ -108,7 +108,7 @@ def test_a_fields_instructions_are_not_text_and_its_result_is_flagged() -> None:
 
 
 def test_the_readers_take_their_names_from_the_table() -> None:
-    from redline import scan, walk
+    from redline.read import scan, walk
 
     patterns = scan.Patterns("w", "mc")
     for tag, rule in RULES.items():
@@ -118,10 +118,10 @@ def test_the_readers_take_their_names_from_the_table() -> None:
                 assert patterns.nodes.match(f"<w:{_local(tag)}/>"), tag
         if rule.role in (Role.CHARACTER, Role.SYMBOL, Role.DELETED, Role.FLAGGED, Role.FIELD_CHAR):
             assert patterns.token.match(f"<w:{_local(tag)} w:x='1'/>"), tag
-            assert tag in walk._ROLE
+            assert tag in walk.WALK_TAGS
         if rule.role in (Role.CONTAINER, Role.NO_TEXT, Role.NOT_SHOWN) and tag.startswith(_W):
             assert not patterns.token.match(f"<w:{_local(tag)}/>"), tag
-            assert tag not in walk._ROLE
+            assert tag not in walk.WALK_TAGS
 
 
 def test_an_element_no_rule_names_is_reported_not_silently_read() -> None:
@@ -149,7 +149,7 @@ def test_paragraph_properties_read_the_same_from_a_tree_and_from_the_scanner() -
     )
     xml = f'<w:p xmlns:w="{W_NS}">{ppr}<w:r><w:t>x</w:t></w:r></w:p>'
     from_tree = wordml.read_ppr(etree.fromstring(xml))
-    from redline import scan
+    from redline.read import scan
 
     part = Package.from_bytes(docx(P(Raw(ppr + "<w:r><w:t>x</w:t></w:r>")))).read("word/document.xml")
     source = scan.prepare(part, "word/document.xml")
@@ -172,8 +172,8 @@ def test_build_view_reads_every_rule_the_same_as_the_tree_walk() -> None:
 def test_every_element_of_the_real_documents_has_a_rule(corpus_dir: Path) -> None:
     """The table is complete on reality: no main-namespace element of any corpus document is
     one no rule names (what Word shows and the view leaves out is named, and reported)."""
-    from redline.package import PackageError
-    from redline.view import unread
+    from redline.opc.package import PackageError
+    from redline.read.view import unread
 
     unnamed: dict[str, list[str]] = {}
     for path in sorted(corpus_dir.glob("*.docx")):

@@ -2,7 +2,7 @@
 
 * Golden tests assert on the XML the writer produces for each rule of the issue.
 * Every golden case is also read back by a small revision-aware reader written here (it knows
-  nothing of ``redline.view``), by pandoc (``--track-changes=reject|accept``), by python-docx,
+  nothing of ``redline.read.view``), by pandoc (``--track-changes=reject|accept``), by python-docx,
   and -- with every real document of ``$REDLINE_CORPUS`` -- converted by LibreOffice.
 * A property test: random run splits, formatting, hyperlinks and other authors' revisions,
   random non-overlapping edits -> reject-all is the original, accept-all is plain replacement.
@@ -36,11 +36,11 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from redline.apply import ApplyOptions, Outcome, apply_reply
-from redline.normalize import normalize
-from redline.package import Package, PackageError
-from redline.typography import quote_style
-from redline.view import SpanFlag, build_view
-from redline.writer import diff_opcodes, max_revision_id, word_diff
+from redline.opc.package import Package, PackageError
+from redline.read.view import SpanFlag, build_view
+from redline.text.normalize import normalize
+from redline.text.typography import quote_style
+from redline.write.writer import diff_opcodes, max_revision_id, word_diff
 from shared_schema import Edit, EditBatch
 from testing.docbuild import (
     B,
@@ -367,17 +367,17 @@ _TOKEN_TEXT = st.text(
 @settings(max_examples=400, deadline=None)
 @given(_TOKEN_TEXT, st.booleans())
 def test_word_diff_tokens_are_those_read_through_the_offset_map(text: str, breaks: bool) -> None:
-    from redline import worddiff
+    from redline.text import worddiff
 
-    assert worddiff._tokens(text, breaks=breaks) == worddiff._mapped_tokens(text, breaks=breaks)
+    assert worddiff.tokens(text, breaks=breaks) == worddiff.mapped_tokens(text, breaks=breaks)
 
 
 def test_the_spaces_the_normalisation_leaves_are_the_tokenisers_others() -> None:
-    from redline import worddiff
-    from redline.normalize import WHITESPACE
+    from redline.text import worddiff
+    from redline.text.normalize import WHITESPACE
 
     others = {chr(c) for c in range(0x110000) if chr(c).isspace() and chr(c) not in WHITESPACE}
-    assert others == {chr(c) for c in range(0x110000) if worddiff._OTHER_SPACE.fullmatch(chr(c))}
+    assert others == {chr(c) for c in range(0x110000) if worddiff.OTHER_SPACE.fullmatch(chr(c))}
 
 
 def test_word_diff_marks_words_and_punctuation_apart() -> None:

@@ -1,0 +1,614 @@
+"""Compare two versions of a document: OLD with NEW's differences as tracked changes (issue 19).
+
+"They sent it back clean -- what did they change?"  Both documents are read as views (every
+revision accepted); their paragraphs are aligned first (the same longest-matching-block diff
+the writer uses for words, here over whole paragraphs), then each stretch that differs is
+diffed word by word -- exactly, character for character (a changed quote or space is a change)
+-- and every word-level change becomes one range for the writer (:class:`redline.match.verify.Planned`)
+on OLD's view.  The same writer that writes a model's edits writes them (formatting kept, runs
+split only at change boundaries, new paragraphs with their neighbour's properties, whole
+paragraphs deleted with their marks), so every zip member that need not change is copied byte
+for byte and only changed paragraphs are re-serialised.
+
+A stretch of OLD's paragraphs is diffed against NEW's only within one container (a story, a
+table cell); a change that would cross one is written paragraph by paragraph.  What the writer
+must not touch -- a field's result, another author's tracked move -- is left as it is and
+reported (``unsupported``).
+
+Paragraphs NEW moved (:func:`redline.compare.moves.find_moves`: deleted in one place and inserted,
+identical or nearly, in another) are taken out of the alignment and written as native Word
+moves (:class:`redline.compare.moves.MoveWriter`) once the writer is done: the source paragraphs are
+changed in place, the destination paragraphs go where a marker character -- added to the NEW
+paragraph before the move (or after it) and written by the writer like any inserted text --
+ends up, and the marker is taken out again.  Where a move cannot be written so, it is written
+as a deletion and an insertion, as is a move the alignment finds but the move writer does not
+take (a table cell's paragraph, say); those changes are flagged ``moved``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import copy
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from lxml import etree
+
+from shared_schema import Refusal
+
+from ..collector import paused
+from ..exits import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
+from ..match.verify import Planned
+from ..opc.namespaces import w
+from ..opc.package import Limits, Package, PackageError
+from ..read.load import load_view
+from ..read.roles import RANGE_MARKUP
+from ..read.sections import place
+from ..read.view import DocumentView, Paragraph, SpanFlag
+from ..write.writer import WriteOptions, diff_opcodes, word_diff
+from .moves import Move, MoveWriter, find_moves, mark_deleted, movable
+
+__all__ = ["Change", "CompareOptions", "CompareOutcome", "CompareReport", "compare"]
+
+_UNTOUCHABLE = SpanFlag.FIELD_RESULT | SpanFlag.MOVE_TO
+_BODY, _P, _T, _INS = w("body"), w("p"), w("t"), w("ins")
+_MIN_MOVE = 20  # a paragraph shorter than this is not called moved (a blank line, "Yes")
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    author: str = "redline"
+    date: str | None = None  # ISO 8601; default: now
+    limits: Limits | None = None
+
+
+@dataclass
+class Change:
+    """One word-level difference: OLD's text ``old`` at view ``[start, end)`` became ``new``."""
+
+    index: int
+    kind: str  # insert | delete | replace
+    old: str
+    new: str
+    start: int
+    end: int
+    paragraph: int  # OLD's view paragraph it starts in
+    where: str  # that paragraph named as messages name it (sections.place)
+    status: str = "written"  # written | unsupported
+    moved: bool = False  # part of a paragraph NEW moved elsewhere
+    reason: str | None = None
+    # kind "move" (paragraphs NEW moved, written as a Word move): where they went, as NEW's
+    # view paragraph and its name; how many paragraphs; the word changes inside them
+    to_paragraph: int | None = None
+    to_where: str | None = None
+    paragraphs: int | None = None
+    inner: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "index": self.index, "kind": self.kind, "old": self.old, "new": self.new,
+            "start": self.start, "end": self.end, "paragraph": self.paragraph, "where": self.where,
+            "status": self.status,
+        }  # fmt: skip
+        if self.moved:
+            out["moved"] = True
+        if self.kind == "move":
+            out.update(to_paragraph=self.to_paragraph, to_where=self.to_where, paragraphs=self.paragraphs)
+            out["inner"] = list(self.inner)
+        if self.reason:
+            out["reason"] = self.reason
+        return out
+
+
+@dataclass
+class CompareReport:
+    old: str
+    new: str
+    output: str | None
+    old_revision: str | None = None
+    new_revision: str | None = None
+    changes: list[Change] = field(default_factory=list)
+    paragraphs: dict[str, int] = field(default_factory=dict)  # inserted / deleted / changed / moved
+    error: Refusal | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        written = sum(1 for c in self.changes if c.status == "written")
+        return {
+            "old": self.old,
+            "new": self.new,
+            "output": self.output,
+            "old_revision": self.old_revision,
+            "new_revision": self.new_revision,
+            "changes": [c.to_dict() for c in self.changes],
+            "totals": {
+                "changes": len(self.changes),
+                "written": written,
+                "unsupported": len(self.changes) - written,
+                "paragraphs": dict(self.paragraphs),
+            },
+            "error": None if self.error is None else self.error.model_dump(mode="json", exclude_none=True),
+        }
+
+
+@dataclass
+class CompareOutcome:
+    report: CompareReport
+    output: bytes | None = None
+
+    @property
+    def exit_code(self) -> int:
+        if self.report.error is not None:
+            return EXIT_REFUSED
+        return EXIT_OK if all(c.status == "written" for c in self.report.changes) else EXIT_UNAPPLIED
+
+
+def compare(
+    old: bytes,
+    new: bytes,
+    options: CompareOptions | None = None,
+    *,
+    old_name: str = "old.docx",
+    new_name: str = "new.docx",
+    output_name: str | None = None,
+) -> CompareOutcome:
+    """OLD (bytes) with NEW's differences written as tracked changes, and the report of them;
+    a document that cannot be read is refused (``report.error``, no output)."""
+    options = options or CompareOptions()
+    skip: set[tuple[int, int]] = set()  # moves that could not be written as moves
+    with paused():
+        loaded_new = load_view(new, options.limits)
+        for _attempt in range(3):
+            report = CompareReport(old_name, new_name, output_name)
+            loaded_old = load_view(old, options.limits)
+            if isinstance(loaded_old, Refusal):
+                report.error = _which(loaded_old, old_name)
+                return CompareOutcome(report)
+            if isinstance(loaded_new, Refusal):
+                report.error = _which(loaded_new, new_name)
+                return CompareOutcome(report)
+            package, old_view = loaded_old
+            _, new_view = loaded_new
+            report.old_revision, report.new_revision = old_view.revision, new_view.revision
+            try:
+                plan = _plan(old_view, new_view, report, skip)
+                output, failed = _write(package, old_view, plan, options)
+                if not failed and plan.moves and not _reads_as(output, new_view, options.limits):
+                    failed = {m.key for m in plan.moves}  # (a safety net: never seen to fire)
+            except PackageError as exc:
+                report.error = Refusal.from_error(exc)
+                return CompareOutcome(report)
+            if not failed:
+                return CompareOutcome(report, output)
+            skip |= failed if _attempt == 0 else {(-1, -1)}  # (-1, -1): no moves at all
+        raise AssertionError("moves written as deletions and insertions cannot fail")  # pragma: no cover
+
+
+def _reads_as(output: bytes, new_view: DocumentView, limits: Limits | None) -> bool:
+    loaded = load_view(output, limits)
+    return isinstance(loaded, tuple) and loaded[1].text == new_view.text
+
+
+def _which(refusal: Refusal, name: str) -> Refusal:
+    return refusal.model_copy(update={"message": f"{name}: {refusal.message}"})
+
+
+# -------------------------------------------------------------------------------------------
+# Alignment
+
+
+def _container(p: Paragraph) -> tuple[int, Any]:
+    """What a paragraph's neighbours must share with it to be diffed as one stretch: its story
+    and the element that holds it (the body, a table cell, a text box, a content control)."""
+    parent = p.element.getparent()
+    return (p.story_no, parent)
+
+
+@dataclass
+class _Plan:
+    planned: list[Planned]
+    moves: list[Move]  # to be written as moves
+    markers: dict[str, tuple[Move, bool]]  # marker character -> its move, after (else before) it
+
+
+def _plan(old: DocumentView, new: DocumentView, report: CompareReport, skip: set[tuple[int, int]]) -> _Plan:
+    a_all = [old.paragraph_text(p) for p in old.paragraphs]
+    b_all = [new.paragraph_text(p) for p in new.paragraphs]
+    first = diff_opcodes(a_all, b_all)
+    moves = [] if (-1, -1) in skip else find_moves(old, new, a_all, b_all, first)
+    moves = [m for m in moves if m.key not in skip and _writable(old, new, m)]
+    moved_old = {i for m in moves for i in m.olds}
+    moved_new = {j for m in moves for j in m.news}
+    keep_a = [i for i in range(len(a_all)) if i not in moved_old]
+    keep_b = [j for j in range(len(b_all)) if j not in moved_new]
+    a = [a_all[i] for i in keep_a]
+    b_plain = [b_all[j] for j in keep_b]
+    # Where each move lands: a marker character (not in either text) added to the end of the
+    # NEW paragraph before it, or the start of the one after; found in the tree once written.
+    markers: dict[str, tuple[Move, bool]] = {}
+    suffix: dict[int, str] = {}
+    prefix: dict[int, str] = {}
+    position = {j: k for k, j in enumerate(keep_b)}
+    code = 0xF0000
+    used = set(old.text) | set(new.text)
+    unplaced: set[tuple[int, int]] = set()
+    for m in sorted(moves, key=lambda m: m.news[0]):
+        before, after = m.news[0] - 1, m.news[-1] + 1
+        while before >= 0 and before in moved_new:
+            before -= 1
+        while after < len(b_all) and after in moved_new:
+            after += 1
+        while chr(code) in used:
+            code += 1
+        char = chr(code)
+        code += 1
+        if before >= 0 and _body_level(new, before):
+            suffix[position[before]] = suffix.get(position[before], "") + char  # in NEW's order
+            markers[char] = (m, True)
+        elif after < len(b_all) and _body_level(new, after):
+            prefix[position[after]] = prefix.get(position[after], "") + char
+            markers[char] = (m, False)
+        else:
+            unplaced.add(m.key)
+    if unplaced:  # nowhere to find where it lands: written as a deletion and an insertion
+        return _plan(old, new, report, skip | unplaced)
+    b = [prefix.get(k, "") + t + suffix.get(k, "") for k, t in enumerate(b_plain)]
+    hunks: list[tuple[int, int, int, int]] = []  # kept OLD paragraphs [i1, i2], NEW [j1, j2], inclusive
+    counts = {"inserted": 0, "deleted": 0, "changed": 0, "moved": sum(len(m.pairs) for m in moves)}
+    deleted_texts: dict[str, int] = {}
+    inserted_texts: dict[str, int] = {}
+    for tag, i1, i2, j1, j2 in diff_opcodes(a, b_plain):
+        for t in a[i1:i2] if tag != "equal" else ():
+            deleted_texts[t] = deleted_texts.get(t, 0) + 1
+        for t in b_plain[j1:j2] if tag != "equal" else ():
+            inserted_texts[t] = inserted_texts.get(t, 0) + 1
+        if tag == "replace":
+            counts["changed"] += min(i2 - i1, j2 - j1)
+            counts["inserted"] += max(0, (j2 - j1) - (i2 - i1))
+            counts["deleted"] += max(0, (i2 - i1) - (j2 - j1))
+        elif tag == "insert":
+            counts["inserted"] += j2 - j1
+        elif tag == "delete":
+            counts["deleted"] += i2 - i1
+    for tag, i1, i2, j1, j2 in diff_opcodes(a, b):
+        if tag == "equal":
+            continue
+        if tag == "insert":
+            if i1 > 0:
+                hunks.append((i1 - 1, i1 - 1, j1 - 1, j2 - 1))  # after the paragraph before
+            elif i1 < len(a):
+                hunks.append((0, 0, j1, j2))  # before the first paragraph
+            continue
+        if tag == "delete":
+            if i2 < len(a) and _container(old.paragraphs[keep_a[i2]]) == _container(
+                old.paragraphs[keep_a[i1]]
+            ):
+                hunks.append((i1, i2, j1, j1))  # through the mark of the last, into the next
+            elif i1 > 0:
+                hunks.append((i1 - 1, i2 - 1, j1 - 1, j1 - 1))  # from the mark before
+            else:
+                hunks.append((i1, i2 - 1, j1, j1 - 1))  # everything goes: the text of each
+            continue
+        hunks.append((i1, i2 - 1, j1, j2 - 1))
+    # paragraphs NEW moved that are not written as moves (a table cell's, say): reported
+    moved = {t for t in deleted_texts if len(t.strip()) >= _MIN_MOVE and t in inserted_texts}
+    counts["moved"] += sum(min(deleted_texts[t], inserted_texts[t]) for t in moved)
+    report.paragraphs = counts
+    planned: list[Planned] = []
+    for m in moves:  # the report lists each move as one change
+        src = [old.paragraphs[i] for i in m.olds]
+        dst = [new.paragraphs[j] for j in m.news]
+        para = src[0]
+        change = Change(
+            index=len(report.changes), kind="move", old="\n".join(a_all[i] for i in m.olds),
+            new="\n".join(b_all[j] for j in m.news), start=para.start, end=src[-1].end + 1,
+            paragraph=para.index, where=place(para.section, para.index, para.story, para.part),
+            moved=True, to_paragraph=dst[0].index,
+            to_where=place(dst[0].section, dst[0].index, dst[0].story, dst[0].part),
+            paragraphs=len(m.pairs),
+            inner=[
+                {"kind": kind, "old": a_all[pair.old][s:e], "new": text, "paragraph": pair.old}
+                for pair in m.pairs for kind, s, e, text in pair.ops
+            ],
+        )  # fmt: skip
+        report.changes.append(change)
+        # the source paragraphs change, and the one after them may take the destination: the
+        # splice must know (these ranges write nothing)
+        nxt = [old.paragraphs[m.olds[-1] + 1]] if m.olds[-1] + 1 < len(old.paragraphs) else []
+        for p in src + nxt:
+            planned.append(Planned(-1, p.start, p.start, "", exact=True))
+    strip = _stripping(markers)
+    for hunk in _merge(hunks):
+        for i1, i2, j1, j2 in (s for h in _by_container(old, keep_a, hunk) for s in _bounded(h)):
+            _plan_stretch(old, keep_a, a, b, (i1, i2, j1, j2), moved, report, planned, strip)
+    return _Plan(planned, moves, markers)
+
+
+def _writable(old: DocumentView, new: DocumentView, m: Move) -> bool:
+    """Can the move be written as one: plain body paragraphs, adjacent in OLD's body?"""
+    paras = [old.paragraphs[i] for i in m.olds]
+    if any(movable(old, p) is None for p in paras):
+        return False
+    for p, q in itertools.pairwise(paras):
+        nxt = p.element.getnext()
+        while nxt is not None and nxt.tag in RANGE_MARKUP:
+            nxt = nxt.getnext()
+        if nxt is not q.element:
+            return False
+    return all(_body_level(new, j) for j in m.news)
+
+
+def _body_level(view: DocumentView, index: int) -> bool:
+    p = view.paragraphs[index]
+    parent = p.element.getparent() if p.story == "body" else None
+    return parent is not None and parent.tag == _BODY
+
+
+def _merge(hunks: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """Hunks that share an OLD paragraph (one lent as context to an insertion) become one."""
+    out: list[tuple[int, int, int, int]] = []
+    for h in sorted(hunks):
+        if out and h[0] <= out[-1][1]:
+            p = out[-1]
+            out[-1] = (p[0], max(p[1], h[1]), min(p[2], h[2]), max(p[3], h[3]))
+        else:
+            out.append(h)
+    return out
+
+
+def _by_container(
+    old: DocumentView, keep: list[int], hunk: tuple[int, int, int, int]
+) -> list[tuple[int, int, int, int]]:
+    """The hunk (in kept paragraphs) as stretches that each lie in one container: itself when
+    it does; else its OLD paragraphs grouped by container, NEW's paragraphs shared out in order
+    (one each, the rest to the last group)."""
+    i1, i2, j1, j2 = hunk
+    keys = [_container(old.paragraphs[keep[i]]) for i in range(i1, i2 + 1)]
+    if all(k == keys[0] for k in keys):
+        return [hunk]
+    groups: list[list[int]] = []
+    for offset, k in enumerate(keys):
+        if groups and keys[groups[-1][0] - i1] == k:
+            groups[-1].append(i1 + offset)
+        else:
+            groups.append([i1 + offset])
+    out: list[tuple[int, int, int, int]] = []
+    j = j1
+    for n, g in enumerate(groups):
+        last_group = n == len(groups) - 1
+        take = (j2 - j + 1) if last_group else min(len(g), j2 - j + 1)
+        out.append((g[0], g[-1], j, j + take - 1))
+        j += take
+    return out
+
+
+_UNTOUCHABLE_REASON = (
+    "inside a field's result or another author's tracked move, which the writer leaves as it is"
+)
+_JOINT = 50  # paragraphs: a longer stretch is diffed paragraph by paragraph
+
+
+def _bounded(hunk: tuple[int, int, int, int]) -> list[tuple[int, int, int, int]]:
+    """A long stretch as stretches of one paragraph each (the k-th of OLD against the k-th of
+    NEW), the last taking what is left: the word diff of one stretch costs up to the product
+    of its two lengths, so a document whose every paragraph changed stays linear."""
+    i1, i2, j1, j2 = hunk
+    n, m = i2 - i1 + 1, j2 - j1 + 1
+    if max(n, m) <= _JOINT or min(n, m) < 2:
+        return [hunk]
+    k = min(n, m) - 1
+    return [(i1 + x, i1 + x, j1 + x, j1 + x) for x in range(k)] + [(i1 + k, i2, j1 + k, j2)]
+
+
+def _plan_stretch(
+    old: DocumentView,
+    keep: list[int],
+    a: list[str],
+    b: list[str],
+    hunk: tuple[int, int, int, int],
+    moved: set[str],
+    report: CompareReport,
+    planned: list[Planned],
+    strip: dict[int, None],
+) -> None:
+    """Word-diff kept OLD paragraphs ``[i1, i2]`` against NEW's ``[j1, j2]``.  Paragraphs moved
+    away may lie between two kept ones: a change that spans one is cut in two there (the text
+    up to the kept paragraph's mark, and from the next kept one's start)."""
+    i1, i2, j1, j2 = hunk
+    if i2 < i1:
+        return
+    paras = [old.paragraphs[keep[i]] for i in range(i1, i2 + 1)]
+    at: list[int] = []  # where each kept paragraph starts in the stretch
+    pos = 0
+    for p in paras:
+        at.append(pos)
+        pos += p.end - p.start + 1
+    stretch = "\n".join(a[i1 : i2 + 1])
+    replacement = "\n".join(b[j1 : j2 + 1])
+    for kind, s, e, text in word_diff(stretch, replacement, literal=True):
+        pieces = _pieces(paras, at, s, e)
+        shown = text.translate(strip) if strip else text
+        change: Change | None = None
+        if shown or e > s:
+            o0, o1 = pieces[0][0], pieces[-1][1]
+            para = old.paragraph_at(o0)
+            change = Change(
+                index=len(report.changes), kind=kind, old=stretch[s:e], new=shown, start=o0, end=o1,
+                paragraph=para.index, where=place(para.section, para.index, para.story, para.part),
+            )  # fmt: skip
+            if (e > s and any(t in moved for t in stretch[s:e].split("\n"))) or any(
+                t in moved for t in shown.split("\n")
+            ):
+                change.moved = True
+            if any(_touches_flagged(old, x, y) for x, y in pieces):
+                change.status = "unsupported"
+                change.reason = _UNTOUCHABLE_REASON
+            report.changes.append(change)
+        elif any(_touches_flagged(old, x, y) for x, y in pieces):
+            continue  # a marker alone where nothing can go: its move is not found, written otherwise
+        if change is not None and change.status != "written":
+            continue
+        index = change.index if change is not None else -1
+        for n, (x, y) in enumerate(pieces):
+            planned.append(Planned(index, x, y, text if n == len(pieces) - 1 else "", exact=True))
+
+
+def _pieces(paras: list[Paragraph], at: list[int], s: int, e: int) -> list[tuple[int, int]]:
+    """Stretch range ``[s, e)`` as OLD view ranges: one, or one per run of consecutive
+    paragraphs where moved paragraphs lie between kept ones."""
+
+    def where(x: int) -> tuple[int, int]:
+        k = bisect.bisect_right(at, x) - 1
+        return k, paras[k].start + (x - at[k])
+
+    ks, os_ = where(s)
+    if e == s:
+        return [(os_, os_)]
+    ke, oe = where(e)
+    if e == at[ke] and ke > 0:  # the range ends with the mark before paragraph ke
+        ke, oe = ke - 1, paras[ke - 1].end + 1
+    out: list[tuple[int, int]] = []
+    lo = os_
+    for k in range(ks, ke):
+        if paras[k + 1].start != paras[k].end + 1:  # a moved paragraph between
+            out.append((lo, paras[k].end + 1))
+            lo = paras[k + 1].start
+    out.append((lo, oe))
+    return out
+
+
+def _stripping(markers: dict[str, Any]) -> dict[int, None]:
+    """The translation table that takes the marker characters out of a text."""
+    return dict.fromkeys(map(ord, markers))
+
+
+def _touches_flagged(view: DocumentView, start: int, end: int) -> bool:
+    """Does a change at ``[start, end)`` touch a flagged span (for an insertion: is it inside
+    one, between two flagged characters)?"""
+    if end > start:
+        return bool(view.flags_between(start, end) & _UNTOUCHABLE)
+    if start == 0 or start >= len(view.text):
+        return False
+    return bool(
+        view.flags_between(start - 1, start) & _UNTOUCHABLE
+        and view.flags_between(start, start + 1) & _UNTOUCHABLE
+    )
+
+
+# -------------------------------------------------------------------------------------------
+
+
+def _write(
+    package: Package, view: DocumentView, plan: _Plan, options: CompareOptions
+) -> tuple[bytes, set[tuple[int, int]]]:
+    """The output, and the moves that could not be written as moves (then nothing is)."""
+    from ..apply import make_writer
+
+    view.check_tree()
+    if not plan.planned:
+        data: bytes = package.to_bytes({})
+        return data, set()
+    writer = make_writer(package, view, WriteOptions(options.author, options.date, True, False, literal=True))
+    sources = {m.key: [copy.deepcopy(view.paragraphs[i].element) for i in m.olds] for m in plan.moves}
+    result = writer.write(plan.planned)
+    if plan.moves:
+        failed = _write_moves(view, plan, sources, writer.new_id, writer.stamp, options.author)
+        if failed:
+            return b"", failed
+        result.touched_parts.add(view.paragraphs[plan.moves[0].olds[0]].part)
+    splice = writer.splice
+    assert splice is not None
+    out: bytes = package.to_bytes(splice.changed(result.touched_parts))
+    return out, set()
+
+
+def _write_moves(
+    view: DocumentView,
+    plan: _Plan,
+    sources: dict[tuple[int, int], list[etree._Element]],
+    new_id: Callable[[], str],
+    stamp: str,
+    author: str,
+) -> set[tuple[int, int]]:
+    """Find where each move lands (its marker, in the text the writer inserted), take the
+    markers out, and write the moves; the moves whose marker is not where it must be."""
+    found: dict[str, etree._Element] = {}
+    root = view.paragraphs[plan.moves[0].olds[0]].element.getroottree().getroot()
+    chars = set(plan.markers)
+    strip = _stripping(plan.markers)
+    for t in root.iter(_T):
+        text = t.text or ""
+        if chars.isdisjoint(text):
+            continue
+        p: etree._Element | None = t
+        while p is not None and p.tag != _P:
+            p = p.getparent()
+        for c in text:
+            if c in chars and p is not None:
+                found[c] = p
+        t.text = text.translate(strip)
+        _drop_empty(t)
+    failed = {m.key for c, (m, _) in plan.markers.items() if c not in found or found[c].getparent() is None}
+    if failed:
+        return failed
+    sources_in_tree = {view.paragraphs[i].element for m in plan.moves for i in m.olds}
+    names = {el.get(w("name")) or "" for el in root.iter(w("moveFromRangeStart"), w("moveToRangeStart"))}
+    ids = iter(lambda: new_id(), None)
+    writer = MoveWriter(ids, author, stamp, names)
+    after_anchor: dict[etree._Element, etree._Element] = {}  # insertion point -> last put after it
+    for char in sorted(plan.markers, key=lambda c: (c not in found, ord(c))):
+        m, after = plan.markers[char]
+        p = found[char]
+        body = p.getparent()
+        if body is None or body.tag != _BODY:
+            return {m.key}
+        if after:  # after the paragraph whose mark ends the accepted paragraph holding the marker
+            while _gone(p, sources_in_tree):
+                nxt = p.getnext()
+                while nxt is not None and nxt.tag in RANGE_MARKUP:
+                    nxt = nxt.getnext()
+                if nxt is None or nxt.tag != _P:
+                    return {m.key}
+                p = nxt
+        name = writer.name()
+        made = writer.destination(
+            name, list(zip(sources[m.key], [pair.ops for pair in m.pairs], strict=True))
+        )
+        if after:
+            anchor = after_anchor.get(p, p)
+            for el in made:
+                anchor.addnext(el)
+                anchor = el
+            after_anchor[p] = anchor
+        else:
+            for el in made:
+                p.addprevious(el)
+        writer.source(
+            name, [(view.paragraphs[i].element, pair.ops) for i, pair in zip(m.olds, m.pairs, strict=True)]
+        )
+    return set()
+
+
+def _gone(p: etree._Element, sources: set[etree._Element]) -> bool:
+    """Does ``p``'s mark go once every revision is accepted (deleted, or about to be moved)?"""
+    return p in sources or mark_deleted(p)
+
+
+def _drop_empty(t: etree._Element) -> None:
+    """A text element left empty goes, and the run and the insertion that held only it."""
+    if t.text:
+        return
+    run = t.getparent()
+    if run is None:
+        return
+    run.remove(t)
+    if any(c.tag != w("rPr") for c in run):
+        return
+    holder = run.getparent()
+    if holder is None:
+        return
+    holder.remove(run)
+    outer = holder.getparent()
+    if holder.tag == _INS and not len(holder) and outer is not None:
+        outer.remove(holder)

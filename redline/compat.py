@@ -1,0 +1,102 @@
+"""Old module paths, kept working for one release.
+
+This release put ``redline``'s modules into layer folders (``opc/``, ``text/``, ``read/``,
+``match/``, ``write/``, ``compare/``, ``tools/``) and renamed the batch package ``review`` to
+``redline_review``.  A script that imports an old path (``from redline.view import
+DocumentView``, ``import review.job``) gets the very module object of its new path -- one module,
+so a monkeypatch through either name patches both -- with a :class:`DeprecationWarning` naming
+the new path.  ``import redline`` installs the finder; it costs nothing until an old path is
+imported.  The public API (``redline.__all__``) never moved and needs none of this.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+import warnings
+from collections.abc import Sequence
+from types import CodeType, ModuleType
+
+MOVED: dict[str, str] = {
+    "redline.boundary": "redline.errors",
+    "redline.zipread": "redline.opc.zipread",
+    "redline.zipwrite": "redline.opc.zipwrite",
+    "redline.xmlparse": "redline.opc.xmlparse",
+    "redline.ooxml": "redline.opc.namespaces",
+    "redline.package": "redline.opc.package",
+    "redline.working": "redline.opc.working",
+    "redline.files": "redline.opc.files",
+    "redline.inputs": "redline.opc.inputs",
+    "redline.normalize": "redline.text.normalize",
+    "redline.worddiff": "redline.text.worddiff",
+    "redline.typography": "redline.text.typography",
+    "redline.wordml": "redline.read.roles",
+    "redline.paragraphs": "redline.read.paragraphs",
+    "redline.walk": "redline.read.walk",
+    "redline.scan": "redline.read.scan",
+    "redline.view": "redline.read.view",
+    "redline.numbering": "redline.read.numbering",
+    "redline.sections": "redline.read.sections",
+    "redline.revisions": "redline.read.annotations",
+    "redline.markup": "redline.read.markup",
+    "redline.load": "redline.read.load",
+    "redline.locate": "redline.match.locate",
+    "redline.hints": "redline.match.hints",
+    "redline.verify": "redline.match.verify",
+    "redline.fields": "redline.match.fields",
+    "redline.crossref": "redline.match.crossref",
+    "redline.moves": "redline.match.moves",
+    "redline.decisions": "redline.match.decisions",
+    "redline.arguments": "redline.write.arguments",
+    "redline.writer": "redline.write.writer",
+    "redline.splice": "redline.write.splice",
+    "redline.comments": "redline.write.comments",
+    "redline.readback": "redline.write.readback",
+    "redline.compare_moves": "redline.compare.moves",
+    "redline.locks": "redline.tools.locks",
+    "redline.mcp_server": "redline.tools.mcp_server",
+    # ``redline.opc``, ``redline.compare`` and ``redline.tools`` are packages now, each giving
+    # the old module's public names (``redline.opc`` -> ``redline.opc.parts``)
+}
+_REVIEW = ("cluster", "html_report", "job", "runner", "storage")
+MOVED.update({f"review.{name}": f"redline_review.{name}" for name in _REVIEW})
+
+
+def warn_moved(old: str, new: str, stacklevel: int = 3) -> None:
+    warnings.warn(
+        f"{old} is now {new}; the old path works for one release", DeprecationWarning, stacklevel=stacklevel
+    )
+
+
+class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds an old path and loads it as the module of its new path."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in MOVED:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=False)
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        new = MOVED[spec.name]
+        warn_moved(spec.name, new, stacklevel=4)
+        return importlib.import_module(new)  # its own __name__ and __spec__ are kept
+
+    def exec_module(self, module: ModuleType) -> None:
+        pass  # already executed under its new name
+
+    def get_code(self, fullname: str) -> CodeType | None:
+        # ``python -m redline.mcp_server``: runpy runs the new module's code
+        spec = importlib.util.find_spec(MOVED[fullname])
+        loader = spec.loader if spec is not None else None
+        get_code = getattr(loader, "get_code", None)
+        return get_code(MOVED[fullname]) if get_code is not None else None
+
+
+def install() -> None:
+    if not any(isinstance(finder, _Alias) for finder in sys.meta_path):
+        sys.meta_path.append(_Alias())

@@ -1,0 +1,872 @@
+"""Decisions on the other side's redline: accept / reject tracked changes, reply to and resolve
+comments (issue 19, "Decide").
+
+Two steps, like the edits':
+
+* :func:`check` (after :func:`redline.match.verify.verify`) finds what each ``accept`` /
+  ``reject`` / ``reply`` / ``resolve`` entry names -- a tracked change by the document's own
+  ``w:id`` (``revision_id``), every change of one ``author``, a comment by its ``w:id`` --
+  and refuses what cannot be done, each with a code and a hint: an unknown id (``not_found``,
+  the ids that exist, nearest first), an id two elements carry (``ambiguous``: never a guess),
+  an author with no changes (``not_found``, the authors that have some), a count other than
+  ``expected_matches`` (``count_mismatch``), accepting your own change (``unsupported``: reject
+  it to withdraw it), a reply to a reply (``unsupported``, naming the thread's first comment),
+  a thread already resolved (``no_change``).  **Conflicts** (``overlap``): a decision and an
+  edit (or a ``comment``) of the same reply whose places touch, or two decisions on the same
+  change (or one inside the other): the later entry of the reply is refused, the earlier
+  stands.
+* :func:`write_decisions` (after the writer) changes the working copy's trees, untracked --
+  a decision is not itself a tracked change: accepting an insertion unwraps it, rejecting it
+  removes it; accepting a deletion removes it, rejecting it puts its text back (``w:delText``
+  becomes ``w:t``, ``w:delInstrText`` ``w:instrText``); a deleted paragraph mark accepted (an
+  inserted one rejected) joins its paragraph to the next, whose mark and properties survive;
+  a formatting change (``w:rPrChange``, ``w:pPrChange``, ``w:sectPrChange``,
+  ``w:tblPrChange``, ``w:trPrChange``, ``w:tcPrChange``, ``w:tblGridChange``...) accepted
+  drops its record, rejected restores the old properties; a table row inserted or deleted
+  keeps or loses its row; a move is decided as a whole (both sides, found by the ``w:name`` of
+  its range starts, and its range markers).  Every other element is left as it was.
+
+The comment threads themselves are written by :mod:`redline.write.comments`.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from shared_schema import Edit, EditResult, EditStatus, Refusal
+from shared_schema.models import DECISIONS, THREAD_ACTIONS
+
+from ..opc.namespaces import w
+from ..opc.package import Package
+from ..read.annotations import Annotations, DocComment, Revision, read_annotations
+from ..read.roles import RevisionKind
+from ..read.view import DocumentView
+from .locate import Locator
+from .verify import Planned
+from .verify import needs_annotations as needs_annotations  # (defined beside the verifier)
+
+__all__ = ["DecisionPlan", "Thread", "check", "needs_annotations", "write_decisions"]
+
+_ID, _AUTHOR, _NAME = w("id"), w("author"), w("name")
+_P, _PPR, _RPR, _TR, _T, _SECT_PR = w("p"), w("pPr"), w("rPr"), w("tr"), w("t"), w("sectPr")
+_INS, _DEL, _MOVE_FROM, _MOVE_TO = w("ins"), w("del"), w("moveFrom"), w("moveTo")
+_DEL_TEXT, _DEL_INSTR, _INSTR = w("delText"), w("delInstrText"), w("instrText")
+_MOVE_RANGES = {
+    w("moveFromRangeStart"): w("moveFromRangeEnd"),
+    w("moveToRangeStart"): w("moveToRangeEnd"),
+}
+# Property-change records the view does not list (they change no text) and what each restores
+_CHANGES = {
+    w("rPrChange"), w("pPrChange"), w("sectPrChange"), w("tblPrChange"), w("trPrChange"),
+    w("tcPrChange"), w("tblGridChange"), w("tblPrExChange"),
+}  # fmt: skip
+_EXTRA_TAGS = (*_CHANGES, w("cellIns"), w("cellDel"), w("numberingChange"))
+# children of a property element a restore keeps (other revisions; what the change's old
+# properties never hold), before or after the old properties (ECMA-376 Part 1 element order)
+_KEEP_FRONT = {
+    w("rPr"): (_INS, _DEL, _MOVE_FROM, _MOVE_TO),
+    w("sectPr"): (w("headerReference"), w("footerReference")),
+}
+_KEEP_BACK = {
+    w("pPr"): (_RPR, _SECT_PR),
+    w("trPr"): (_INS, _DEL),
+    w("tcPr"): (w("cellIns"), w("cellDel"), w("cellMerge")),
+}
+_ACCEPTED, _REJECTED = "accept", "reject"
+_SHOWN = re.compile(r"[rRcC]\s*([0-9]{1,18})")
+_GONE_KINDS = (RevisionKind.DELETE, RevisionKind.MOVE_FROM, RevisionKind.PARAGRAPH_DELETE)
+_WORD = {
+    RevisionKind.INSERT: "insertion", RevisionKind.DELETE: "deletion", RevisionKind.MOVE_FROM: "move",
+    RevisionKind.MOVE_TO: "move", RevisionKind.PARAGRAPH_INSERT: "inserted paragraph mark",
+    RevisionKind.PARAGRAPH_DELETE: "deleted paragraph mark", RevisionKind.FORMAT: "formatting change",
+    RevisionKind.PARAGRAPH_FORMAT: "paragraph formatting change",
+    RevisionKind.ROW_INSERT: "inserted table row", RevisionKind.ROW_DELETE: "deleted table row",
+}  # fmt: skip
+
+
+@dataclass
+class Thread:
+    """A reply to (``text``) or the resolution of (``text`` None) a comment."""
+
+    edit_index: int
+    comment: DocComment
+    text: str | None
+    root: DocComment  # the thread's first comment (itself, for a first comment)
+    replies: list[DocComment] = field(default_factory=list)  # the thread's other comments
+
+
+@dataclass
+class _Decision:
+    edit_index: int
+    accept: bool
+    targets: list[Revision]  # everything decided (a move: both sides)
+
+
+@dataclass
+class DecisionPlan:
+    """What :func:`check` let through: decisions and thread entries, in reply order, and the
+    view ranges and parts writing them changes (for the splice)."""
+
+    decisions: list[_Decision] = field(default_factory=list)
+    threads: list[Thread] = field(default_factory=list)
+    ranges: list[tuple[int, int]] = field(default_factory=list)
+    whole_parts: set[str] = field(default_factory=set)  # parts changed outside any paragraph
+    parts: set[str] = field(default_factory=set)
+
+    def __bool__(self) -> bool:
+        return bool(self.decisions or self.threads)
+
+
+# -------------------------------------------------------------------------------------------
+# Check
+
+
+def check(
+    locator: Locator,
+    package: Package,
+    edits: list[Edit],
+    results: list[EditResult],
+    planned: list[Planned],
+    own_author: str,
+) -> tuple[DecisionPlan, list[Planned]]:
+    """Check every decision and thread entry of ``edits`` (``results`` their results, in the
+    same order, changed in place); returns the plan and the planned edits still to write (an
+    edit refused for a conflict with an earlier decision dropped)."""
+    plan = DecisionPlan()
+    view = locator.view
+    wanted = [i for i, e in enumerate(edits) if e.action in DECISIONS or e.action in THREAD_ACTIONS]
+    if not wanted:
+        return plan, planned
+    live = [i for i in wanted if results[i].error is None]
+    if not live:
+        return plan, planned
+    if view.working is None:
+        for i in live:
+            _refuse(
+                results[i],
+                EditStatus.UNSUPPORTED,
+                "A verify-only streamed view holds no tracked changes or comments to decide.",
+                "Run without --stream to check decisions.",
+            )
+        return plan, planned
+    annotations = read_annotations(package, view)
+    extras = _extra_revisions(view, package)
+    everything = [*annotations.revisions, *extras]
+    claimed: dict[etree._Element, int] = {}  # element -> the entry that decides it
+    edit_ranges = [(p.start, p.end, p.edit_index) for p in planned]
+    dropped: set[int] = set()
+    resolved: set[str] = set()
+    for i in live:
+        edit, result = edits[i], results[i]
+        if edit.action in THREAD_ACTIONS:
+            thread = _thread(locator, annotations, edit, result, resolved)
+            if thread is not None:
+                thread.edit_index = result.index
+                plan.threads.append(thread)
+                anchor = thread.root
+                if thread.text is not None and anchor.part is not None:  # a reply: marks in the text
+                    plan.parts.add(anchor.part)
+                    spans = _mark_spans(view, anchor)
+                    if spans is None:
+                        plan.whole_parts.add(anchor.part)
+                    else:
+                        plan.ranges.extend(spans)
+            continue
+        targets = _targets(locator, everything, edit, result, own_author)
+        if targets is None:
+            continue
+        group = _with_moves(targets, everything)
+        # two decisions on one change (or one inside the other): the later refused
+        clash = _claimed_by(group, claimed)
+        if clash is not None:
+            _refuse(
+                result,
+                EditStatus.OVERLAP,
+                f"Edit {clash} of this reply already decides this tracked change (or one that "
+                "holds it or lies inside it); a change is decided once.",
+                "Drop this entry, or the earlier one.",
+                related=[clash],
+            )
+            continue
+        # a decision and an edit on touching text: the later entry of the reply is refused
+        spans = [(t.start, t.end) for t in group if t.paragraph is not None]
+        hit = sorted(
+            {k for s, e, k in edit_ranges for a, b in spans if s <= b and e >= a and k not in dropped}
+        )
+        earlier = [k for k in hit if k < result.index]
+        if earlier:
+            _refuse(
+                result,
+                EditStatus.OVERLAP,
+                f"Edit {earlier[0]} of this reply changes (or comments on) text this tracked change "
+                "covers or touches; the earlier entry stands.",
+                "Decide the change in a later call, once the edit is written, or drop the edit "
+                "and decide first.",
+                related=earlier,
+            )
+            continue
+        for k in hit:  # later edits on this text: refused
+            dropped.add(k)
+            later = next(r for r in results if r.index == k)
+            _refuse(
+                later,
+                EditStatus.OVERLAP,
+                f"Edit {result.index} of this reply decides a tracked change this passage touches; "
+                "the earlier entry stands.",
+                "Send this edit again in a later call, quoting the text as it reads after the decision.",
+                candidates=later.locations,
+                related=[result.index],
+            )
+        for t in group:
+            if t.element is not None:
+                claimed[t.element] = result.index
+        plan.decisions.append(_Decision(result.index, edit.action == _ACCEPTED, group))
+        for t in group:
+            plan.parts.add(t.part)
+            if t.paragraph is None or not _placed(view, t):
+                plan.whole_parts.add(t.part)  # (a paragraph the view dropped, a section's...)
+                continue
+            end = t.end
+            if t.kind in (RevisionKind.PARAGRAPH_INSERT, RevisionKind.PARAGRAPH_DELETE) or (
+                t.text == "\n" and t.kind in (RevisionKind.MOVE_FROM, RevisionKind.MOVE_TO)
+            ):
+                nxt = t.paragraph + 1
+                if nxt < len(view.paragraphs):
+                    end = max(end, view.paragraphs[nxt].start)
+            para = view.paragraphs[t.paragraph]
+            plan.ranges.append((min(t.start, para.start), max(end, para.end)))
+        result.locations = [locator.location(t.start, t.end) for t in group if t.paragraph is not None]
+        verb = "Accepted" if edit.action == _ACCEPTED else "Rejected"
+        if edit.author is not None:
+            result.notes.append(
+                f"{verb} {len(targets)} tracked change(s) by {targets[0].author}: "
+                + ", ".join(f"r{t.id}" for t in targets[:50])
+                + (" ..." if len(targets) > 50 else "")
+            )
+        else:
+            t = targets[0]
+            also = [
+                f"r{m.id}"
+                for m in group
+                if m is not t and m.kind in (RevisionKind.MOVE_FROM, RevisionKind.MOVE_TO)
+            ]
+            result.notes.append(
+                f"{verb} r{t.id} ({_describe(t)})"
+                + (f", with the other side of the move ({', '.join(also)})" if also else "")
+            )
+    for i in live:  # a decision carries no comment of its own: its rationale is said here
+        rationale = edits[i].rationale
+        if rationale and results[i].error is None:
+            results[i].notes.append(
+                f"Rationale (recorded here; a decision adds no comment): \u201c{rationale}\u201d"
+            )
+    kept = [p for p in planned if p.edit_index not in dropped]
+    return plan, kept
+
+
+_COMMENT_MARKS = (w("commentRangeStart"), w("commentRangeEnd"), w("commentReference"))
+
+
+def _mark_spans(view: DocumentView, c: DocComment) -> list[tuple[int, int]] | None:
+    """The view ranges of the paragraphs that hold comment ``c``'s range marks and reference
+    (a reply's marks go beside them), or None when one stands outside the view's paragraphs
+    (between paragraphs, say): the part is then serialised whole."""
+    if c.paragraph is None or c.part is None or view.working is None:
+        return None
+    root = view.working.xml(c.part)
+    holders = []
+    for el in root.iter(*_COMMENT_MARKS):
+        if el.get(_ID) == c.id:
+            holder = _ancestor(el, _P)
+            if holder is None:
+                return None
+            holders.append(holder)
+    paras = view.paragraphs
+    lo, hi = max(0, c.paragraph - 2), min(len(paras), view.paragraph_at(max(c.start, c.end)).index + 4)
+    index = {id(paras[k].element): k for k in range(lo, hi)}
+    spans = []
+    for holder in holders:
+        k = index.get(id(holder))
+        if k is None:
+            return None
+        spans.append((paras[k].start, paras[k].end))
+    return spans or None
+
+
+def _placed(view: DocumentView, t: Revision) -> bool:
+    """Whether writing ``t``'s decision changes only its view paragraph (and, joining, the
+    next one): its element lies in that paragraph's element, so the splice finds every change
+    there."""
+    el = t.element
+    if el is None or t.paragraph is None:
+        return False
+    paras = view.paragraphs
+    p_el = paras[t.paragraph].element
+    holder = el if el.tag == _P else _ancestor(el, _P)
+    if holder is None:
+        return False  # a row's (the splice places paragraphs, not rows)
+    if holder is not p_el:
+        return False
+    if _place(el) == "mark":  # a join moves its content into the next paragraph
+        nxt = holder.getnext()
+        k = t.paragraph + 1
+        return nxt is None or nxt.tag != _P or (k < len(paras) and paras[k].element is nxt)
+    return True
+
+
+def _refuse(result: EditResult, status: EditStatus, message: str, hint: str | None, **extra: object) -> None:
+    result.status = status
+    result.error = Refusal.model_validate({"code": status.code, "message": message, "hint": hint, **extra})
+
+
+def _describe(rev: Revision) -> str:
+    text = " ".join(rev.text.split())
+    shown = f": \u201c{text[:60]}{'…' if len(text) > 60 else ''}\u201d" if text and rev.text != "\n" else ""
+    who = f" by {rev.author}" if rev.author else ""
+    return f"{_WORD.get(rev.kind, rev.kind.value)}{who}{shown}"
+
+
+def _lookup(ident: str, ids: list[str]) -> tuple[str | None, str | None]:
+    """``ident`` as the document has it (as written; "r12" / "c4" as the marked-up text shows
+    them, read as "12" / "4"), and a note when read so; None when no such id."""
+    if ident in ids:
+        return ident, None
+    shown = _SHOWN.fullmatch(ident.strip())
+    if shown is not None and shown.group(1) in ids:
+        return shown.group(1), f"read the id {ident!r} as {shown.group(1)!r}, as the marked-up text shows it"
+    if ident.strip() in ids:
+        return ident.strip(), None
+    return None, None
+
+
+def _nearest_ids(ident: str, ids: list[str]) -> list[str]:
+    digits = _SHOWN.fullmatch(ident.strip())
+    number = digits.group(1) if digits else ident.strip()
+    if number.isdigit():
+        n = int(number)
+        return sorted(
+            dict.fromkeys(ids), key=lambda x: (not x.isdigit(), abs(int(x) - n) if x.isdigit() else 0, x)
+        )
+    return sorted(dict.fromkeys(ids), key=lambda x: (not x.startswith(number[:1]), x))
+
+
+def _targets(
+    locator: Locator, everything: list[Revision], edit: Edit, result: EditResult, own: str
+) -> list[Revision] | None:
+    """The tracked changes ``edit`` decides, or None (``result`` refused)."""
+    verb = edit.action or ""
+    if edit.revision_id is not None:
+        ids = [r.id for r in everything]
+        rid, note = _lookup(edit.revision_id, ids)
+        if rid is None:
+            near = _nearest_ids(edit.revision_id, ids)[:8]
+            listed = "; ".join(f"r{x} ({_describe(next(r for r in everything if r.id == x))})" for x in near)
+            _refuse(
+                result,
+                EditStatus.NOT_FOUND,
+                f"The document has no tracked change with id {edit.revision_id!r}.",
+                (
+                    f"Use an id the marked-up text shows ([r12 Name] is revision_id '12'); nearest: {listed}."
+                    if listed
+                    else "The document has no tracked changes: there is nothing to accept or reject."
+                ),
+            )
+            return None
+        if note:
+            result.notes.append(note)
+        found = [r for r in everything if r.id == rid]
+        if len(found) > 1:
+            _refuse(
+                result,
+                EditStatus.AMBIGUOUS,
+                f"{len(found)} tracked changes carry the id {rid!r} "
+                f"({'; '.join(_describe(r) for r in found[:5])}); which one is meant cannot be told.",
+                "Decide them by `author` (every change of that author), or in Word.",
+                candidates=[locator.location(r.start, r.end) for r in found if r.paragraph is not None],
+                actual_matches=len(found),
+            )
+            return None
+        rev = found[0]
+        if verb == _ACCEPTED and rev.author is not None and rev.author == own:
+            _refuse(
+                result,
+                EditStatus.UNSUPPORTED,
+                f"Tracked change r{rid} is your own ({own}): accepting it would make it part of the "
+                "text without the other side seeing it as a change.",
+                f'To withdraw it, reject it ({{"action": "reject", "revision_id": "{rid}"}}); '
+                "to keep proposing it, leave it.",
+            )
+            return None
+        if _cell_removal(rev, verb == _ACCEPTED):
+            _refuse(
+                result,
+                EditStatus.UNSUPPORTED,
+                f"Tracked change r{rid} inserts or deletes a table cell (or changes old-style numbering); "
+                "that decision is left to Word.",
+                "Decide it in Word, or decide the table's other changes here.",
+            )
+            return None
+        return [rev]
+    assert edit.author is not None
+    name = edit.author
+    mine = [r for r in everything if r.author == name]
+    if not mine:
+        folded = " ".join(name.split()).casefold()
+        mine = [
+            r for r in everything if r.author is not None and " ".join(r.author.split()).casefold() == folded
+        ]
+        if mine:
+            result.notes.append(f"read the author {name!r} as {mine[0].author!r}")
+    if not mine:
+        counts: dict[str, int] = {}
+        for r in everything:
+            counts[r.author or "(no author)"] = counts.get(r.author or "(no author)", 0) + 1
+        listed = ", ".join(f"{a} ({n})" for a, n in sorted(counts.items(), key=lambda kv: -kv[1])[:10])
+        _refuse(
+            result,
+            EditStatus.NOT_FOUND,
+            f"No tracked change in the document is by {name!r}.",
+            f"Name an author as the marked-up text shows them; the authors with changes: {listed}."
+            if listed
+            else "The document has no tracked changes.",
+        )
+        return None
+    if verb == _ACCEPTED and mine[0].author == own:
+        _refuse(
+            result,
+            EditStatus.UNSUPPORTED,
+            f"The changes by {own} are your own: accepting them would make them part of the text "
+            "without the other side seeing them as changes.",
+            "Reject them to withdraw them, or leave them.",
+        )
+        return None
+    cells = [r for r in mine if _cell_removal(r, verb == _ACCEPTED)]
+    if cells:
+        _refuse(
+            result,
+            EditStatus.UNSUPPORTED,
+            f"{len(cells)} of the changes by {name} insert or delete a table cell ("
+            + ", ".join(f"r{r.id}" for r in cells[:5])
+            + "); removing a cell is left to Word.",
+            "Decide the other changes one by one, by revision_id.",
+        )
+        return None
+    count = len(mine)
+    if edit.expected_matches is not None and count != edit.expected_matches:
+        _refuse(
+            result,
+            EditStatus.COUNT_MISMATCH,
+            f"You expected {edit.expected_matches} tracked change(s) by {name}, but the document "
+            f"has {count}.",
+            f"Set expected_matches to {count} to {verb} all of them, or decide them one by one "
+            "by revision_id.",
+            candidates=[locator.location(r.start, r.end) for r in mine if r.paragraph is not None][:50],
+            actual_matches=count,
+        )
+        return None
+    return mine
+
+
+def _cell_removal(rev: Revision, accept: bool) -> bool:
+    el = rev.element
+    if el is None:
+        return False
+    return (
+        (el.tag == w("cellIns") and not accept)
+        or (el.tag == w("cellDel") and accept)
+        or (el.tag == w("numberingChange") and not accept)
+    )
+
+
+def _with_moves(targets: list[Revision], everything: list[Revision]) -> list[Revision]:
+    """``targets`` with the other side of each named move they hold (a move is decided whole)."""
+    names = {
+        (t.part, t.move)
+        for t in targets
+        if t.move and t.kind in (RevisionKind.MOVE_FROM, RevisionKind.MOVE_TO)
+    }
+    out = list({id(t): t for t in targets}.values())
+    if names:
+        seen = {id(t) for t in out}
+        moved = (RevisionKind.MOVE_FROM, RevisionKind.MOVE_TO)
+        wanted = {name for _, name in names}
+        for r in everything:
+            if id(r) not in seen and r.move in wanted and r.kind in moved:
+                out.append(r)
+                seen.add(id(r))
+    return out
+
+
+def _claimed_by(group: list[Revision], claimed: dict[etree._Element, int]) -> int | None:
+    if not claimed:
+        return None
+    for t in group:
+        el = t.element
+        if el is None:
+            continue
+        node: etree._Element | None = el
+        while node is not None:
+            if node in claimed:
+                return claimed[node]
+            node = node.getparent()
+        for inner in el.iter():
+            if inner in claimed:
+                return claimed[inner]
+    return None
+
+
+def _thread(
+    locator: Locator, annotations: Annotations, edit: Edit, result: EditResult, resolved: set[str]
+) -> Thread | None:
+    assert edit.comment_id is not None
+    comments = annotations.comments
+    ids = [c.id for c in comments]
+    cid, note = _lookup(edit.comment_id, ids)
+    if cid is None:
+        near = _nearest_ids(edit.comment_id, ids)[:8]
+        listed = "; ".join(_comment_said(next(c for c in comments if c.id == x)) for x in near)
+        _refuse(
+            result,
+            EditStatus.NOT_FOUND,
+            f"The document has no comment with id {edit.comment_id!r}.",
+            f"Use an id the marked-up text shows ([c4 Name] is comment_id '4'); nearest: {listed}."
+            if listed
+            else "The document has no comments: to start one, use the action 'comment' with an anchor.",
+        )
+        return None
+    if note:
+        result.notes.append(note)
+    found = [c for c in comments if c.id == cid]
+    if len(found) > 1:
+        _refuse(
+            result,
+            EditStatus.AMBIGUOUS,
+            f"{len(found)} comments carry the id {cid!r} ({'; '.join(_comment_said(c) for c in found[:4])}); "
+            "which one is meant cannot be told.",
+            "Start a new comment on the passage instead (the action 'comment' with an anchor).",
+            candidates=[locator.location(c.start, c.end) for c in found if c.paragraph is not None],
+            actual_matches=len(found),
+        )
+        return None
+    comment = found[0]
+    by_id = {c.id: c for c in comments}
+    root = comment
+    seen = {root.id}
+    while root.parent is not None and root.parent in by_id and root.parent not in seen:
+        seen.add(root.parent)
+        root = by_id[root.parent]
+    if comment.paragraph is not None:
+        result.locations = [locator.location(comment.start, comment.end)]
+    replies = [c for c in comments if c is not root and _root_of(c, by_id) is root]
+    if edit.action == "reply":
+        if comment is not root:
+            _refuse(
+                result,
+                EditStatus.UNSUPPORTED,
+                f"Comment c{cid} is itself a reply (to c{root.id}); Word threads replies under the "
+                "thread's first comment only.",
+                f'Reply to its parent instead: {{"action": "reply", "comment_id": "{root.id}", ...}}.',
+            )
+            return None
+        if root.paragraph is None or root.part is None:
+            _refuse(
+                result,
+                EditStatus.UNSUPPORTED,
+                f"Comment c{cid} is anchored nowhere in the text, so a reply has no place.",
+                "Start a new comment on the passage instead (the action 'comment' with an anchor).",
+            )
+            return None
+        return Thread(result.index, comment, edit.text or "", root, replies)
+    if root.resolved or root.id in resolved:
+        _refuse(
+            result,
+            EditStatus.NO_CHANGE,
+            f"The thread of comment c{root.id} is already resolved"
+            + (" (by an earlier entry of this reply)." if root.id in resolved else "."),
+            "Drop this entry.",
+        )
+        return None
+    resolved.add(root.id)
+    if comment is not root:
+        result.notes.append(f"c{cid} is a reply: its whole thread (c{root.id}) is resolved")
+    return Thread(result.index, comment, None, root, replies)
+
+
+def _root_of(c: DocComment, by_id: dict[str, DocComment]) -> DocComment:
+    seen = {c.id}
+    while c.parent is not None and c.parent in by_id and c.parent not in seen:
+        seen.add(c.parent)
+        c = by_id[c.parent]
+    return c
+
+
+def _comment_said(c: DocComment) -> str:
+    quote = " ".join(c.quote.split())
+    text = " ".join(c.text.split())
+    on = f" on \u201c{quote[:40]}{'…' if len(quote) > 40 else ''}\u201d" if quote else ""
+    return f"c{c.id} ({c.author or 'no author'}{on}: \u201c{text[:40]}{'…' if len(text) > 40 else ''}\u201d)"
+
+
+# -------------------------------------------------------------------------------------------
+# Revision records the view does not list (formatting of sections, tables, rows, cells)
+
+
+def _extra_revisions(view: DocumentView, package: Package) -> list[Revision]:
+    from ..read.view import stories_of
+
+    assert view.working is not None
+    out: list[Revision] = []
+    seen: set[etree._Element] = set()
+    for story in stories_of(package, view.working):
+        root = story.root
+        if root is None:
+            continue
+        for el in root.iter(*_EXTRA_TAGS):
+            if el in seen:
+                continue
+            seen.add(el)
+            parent = el.getparent()
+            if (
+                el.tag in (w("rPrChange"), w("pPrChange"))
+                and parent is not None
+                and parent.tag in (_RPR, _PPR)
+            ):
+                continue  # listed by the view (redline.read.annotations)
+            out.append(
+                Revision(
+                    el.get(_ID) or "", RevisionKind.FORMAT, el.get(_AUTHOR), el.get(w("date")),
+                    "", None, story.part, 0, 0, None, el,
+                )
+            )  # fmt: skip
+    return out
+
+
+# -------------------------------------------------------------------------------------------
+# Write
+
+
+def write_decisions(plan: DecisionPlan, roots: dict[str, etree._Element]) -> bool:
+    """Carry out ``plan``'s decisions on the working copy's trees (untracked); ``roots``: the
+    story parts' roots, for a move's range markers.  Returns whether a paragraph or a table
+    row may have gone (a paragraph mark or a row decided): the paragraphs after it are then
+    numbered otherwise than the writer counted."""
+    restructured = False
+    for decision in plan.decisions:
+        names = {t.move for t in decision.targets if t.move}
+        # paragraph marks last: joining paragraphs moves what the other decisions hold
+        ordered = sorted(decision.targets, key=lambda t: _is_mark(t))
+        for t in ordered:
+            if t.element is not None:
+                restructured = restructured or _place(t.element) in ("mark", "row", "cell")
+                _decide(t.element, decision.accept)
+        if names:
+            for part in {t.part for t in decision.targets}:
+                root = roots.get(part)
+                if root is not None:
+                    _remove_move_ranges(root, names)
+    return restructured
+
+
+def _is_mark(t: Revision) -> bool:
+    el = t.element
+    return el is not None and _place(el) == "mark"
+
+
+def _place(el: etree._Element) -> str:
+    parent = el.getparent()
+    if parent is None:
+        return "gone"
+    if parent.tag == _RPR:
+        grand = parent.getparent()
+        return "mark" if grand is not None and grand.tag == _PPR else "run"
+    if parent.tag == w("trPr"):
+        return "row"
+    if parent.tag == w("tcPr"):
+        return "cell"
+    return "content"
+
+
+def _decide(el: etree._Element, accept: bool) -> None:
+    if el.getparent() is None or _detached(el):
+        return  # went with an earlier decision (inside what it removed)
+    tag = el.tag
+    if tag in _CHANGES:
+        if not accept:
+            _restore(el)
+        _remove(el)
+        return
+    if tag == w("numberingChange"):
+        _remove(el)  # (accepting keeps the numbering as it is; a rejection is refused earlier)
+        return
+    place = _place(el)
+    inserted = tag in (_INS, _MOVE_TO, w("cellIns"))
+    if place == "mark":
+        p = _ancestor(el, _P)
+        _remove(el)
+        if p is not None and accept != inserted:
+            _join_next(p)
+        return
+    if place == "row":
+        row = _ancestor(el, _TR)
+        if accept == inserted or row is None:
+            _remove(el)
+        else:
+            _remove_row(row)
+        return
+    if place == "cell":
+        _remove(el)
+        return
+    if inserted:
+        _unwrap(el) if accept else _remove(el)
+    elif accept:
+        _remove(el)
+    else:
+        _unwrap(el, restore=True)
+    return
+
+
+_PART_ROOTS = frozenset(w(t) for t in ("document", "hdr", "ftr", "footnotes", "endnotes"))
+
+
+def _detached(el: etree._Element) -> bool:
+    """Whether ``el`` went with an element an earlier decision removed."""
+    node = el
+    parent = node.getparent()
+    while parent is not None:
+        node, parent = parent, parent.getparent()
+    return node.tag not in _PART_ROOTS
+
+
+def _remove(el: etree._Element) -> None:
+    parent = el.getparent()
+    if parent is None:
+        return
+    tail = el.tail
+    if tail and tail.strip() == "":
+        tail = None
+    prev = el.getprevious()
+    if tail:
+        if prev is not None:
+            prev.tail = (prev.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+    parent.remove(el)
+
+
+def _unwrap(el: etree._Element, restore: bool = False) -> None:
+    """``el``'s children in its place (deleted text restored: w:delText -> w:t)."""
+    parent = el.getparent()
+    if parent is None:
+        return
+    if restore:
+        for node in el.iter(_DEL_TEXT, _DEL_INSTR):
+            node.tag = _T if node.tag == _DEL_TEXT else _INSTR
+    at = parent.index(el)
+    for k, child in enumerate(list(el)):
+        parent.insert(at + k, child)
+    _remove(el)
+
+
+def _ancestor(el: etree._Element, tag: str) -> etree._Element | None:
+    node = el.getparent()
+    while node is not None and node.tag != tag:
+        node = node.getparent()
+    return node
+
+
+def _join_next(p: etree._Element) -> None:
+    """``p``'s mark is gone: its content joins the start of the next paragraph, whose mark
+    and properties survive (as the writer joins paragraphs); a paragraph with no paragraph
+    after it among its siblings (the last of a cell, before a table) keeps its mark."""
+    between: list[etree._Element] = []
+    nxt = p.getnext()
+    while nxt is not None and nxt.tag != _P and not _is_block(nxt):
+        between.append(nxt)  # range markup between the two paragraphs
+        nxt = nxt.getnext()
+    if nxt is None or nxt.tag != _P:
+        return
+    ppr2 = nxt.find(_PPR)
+    at = 1 if ppr2 is not None and nxt.index(ppr2) == 0 else 0
+    moved = [c for c in p if c.tag != _PPR] + between
+    for k, child in enumerate(moved):
+        nxt.insert(at + k, child)
+    ppr = p.find(_PPR)
+    sect = ppr.find(_SECT_PR) if ppr is not None else None
+    if sect is not None:  # the section break the joined mark carried goes to the one left
+        if ppr2 is None:
+            ppr2 = etree.Element(_PPR)
+            nxt.insert(0, ppr2)
+        if ppr2.find(_SECT_PR) is None:
+            keep_after = [c for c in ppr2 if c.tag == w("pPrChange")]
+            if keep_after:
+                keep_after[0].addprevious(sect)
+            else:
+                ppr2.append(sect)
+    _remove(p)
+
+
+def _is_block(el: etree._Element) -> bool:
+    return el.tag in (w("tbl"), w("sdt"), w("customXml"), _SECT_PR, w("altChunk"))
+
+
+def _remove_row(row: etree._Element) -> None:
+    table = row.getparent()
+    _remove(row)
+    if table is not None and table.find(_TR) is None:
+        holder = table.getparent()
+        _remove(table)
+        if holder is not None and holder.tag == w("tc") and holder.find(_P) is None:
+            holder.append(etree.Element(_P))  # a cell ends with a paragraph
+
+
+def _restore(change: etree._Element) -> None:
+    """Reject a property change: its parent's properties become the old ones it recorded
+    (the parent's other revision records kept)."""
+    parent = change.getparent()
+    if parent is None:
+        return
+    old = next((c for c in change if isinstance(c.tag, str)), None)
+    if change.tag == w("tblGridChange"):
+        old_children = [copy.deepcopy(c) for c in old] if old is not None else []
+        for c in list(parent):
+            if c is not change:
+                parent.remove(c)
+        for c in old_children:
+            change.addprevious(c)
+        return
+    front_tags = _KEEP_FRONT.get(parent.tag, ())
+    back_tags = _KEEP_BACK.get(parent.tag, ())
+    front = [c for c in parent if c.tag in front_tags]
+    back = [c for c in parent if c.tag in back_tags]
+    restored = [copy.deepcopy(c) for c in old] if old is not None else []
+    for c in list(parent):
+        if c is not change:
+            parent.remove(c)
+    for c in [*front, *restored, *back]:
+        change.addprevious(c)
+
+
+def _remove_move_ranges(root: etree._Element, names: set[str]) -> None:
+    starts = [el for el in root.iter(*_MOVE_RANGES) if el.get(_NAME) in names]
+    for start in starts:
+        end_tag = _MOVE_RANGES[start.tag]
+        rid = start.get(_ID)
+        for end in list(root.iter(end_tag)):
+            if end.get(_ID) == rid:
+                _remove(end)
+        _remove(start)
+
+
+def story_roots(package: Package, view: DocumentView) -> dict[str, etree._Element]:
+    from ..read.view import stories_of
+
+    assert view.working is not None
+    roots: dict[str, etree._Element] = {}
+    for story in stories_of(package, view.working):
+        if story.part not in roots:
+            roots[story.part] = view.working.xml(story.part)
+    return roots

@@ -1,0 +1,725 @@
+"""Find a quoted passage in a document's view: exact, or tolerant of typography only; never a pick.
+
+:class:`Locator` answers "where does this quote occur?" for anchors and summary quotes alike.
+The document is normalised once per view (:class:`NormalizedText`) and, once a few quotes have
+been asked for, indexed once: every space-separated token of the normalised text with the
+offsets where it occurs.  A quote is then found by checking, at C speed, only the places where
+its rarest inner token occurs, so every occurrence in the whole document is counted without
+scanning the whole text per quote.
+
+A quote that is not found gets the nearest passage: the quote's rarest tokens propose where it
+may start (a shingle prefilter), every proposal is scored against the whole quote with
+rapidfuzz, and the best few windows are aligned word by word; the result says what differs.
+A hint is only ever shown, never applied.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from bisect import bisect_left, bisect_right
+from collections import Counter, defaultdict, deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from itertools import accumulate, compress, repeat
+from operator import add
+from typing import cast
+
+from shared_schema import Code, Location, MatchKind, Refusal, Tolerance
+
+from ..errors import PackageError
+from ..opc.namespaces import w
+from ..read.roles import Role, tags
+from ..read.sections import label_key, place, split_label, typed_number
+from ..read.view import DocumentView
+from ..text.normalize import ELLIPSIS, INVISIBLE, NormalizedText, normalize, tolerances_needed
+
+MAX_MATCHES = 1000  # occurrences counted before a quote is called hopelessly ambiguous
+CONTEXT = 30  # characters of context either side in a location
+_WORD = re.compile(r"\w+|[^\w\s]")
+_SPACED = re.compile(r"\S+")
+_EDGE_PUNCTUATION = "\"'.,;:!?()[]"
+_HINT_MIN_SCORE = 60.0
+_SCANS_BEFORE_INDEX = 8  # full-text scans answered before the token index is built
+_NEAR_CANDIDATES = 4  # windows aligned with rapidfuzz per near-miss
+_NEAR_MIN_VOTERS = 2  # the rarest tokens of a near miss that always propose starts
+_NEAR_MAX_PROPOSALS = 100  # starts proposed per near miss, more tokens proposing while fewer
+_NEAR_MAX_SCORED = 3_000  # starts scored at most (quotes of nothing but common words)
+_NEAR_SAME = 32  # characters between two proposals that are one place
+_NEAR_SLACK = 24  # characters either side of a proposed start that its window includes
+_NEAR_PAD = 4  # tokens of slack either side of a candidate window
+# Someone's deletion (and a move's source), read from the one table; the text in them.
+_DELETIONS = tags(Role.DELETED)
+_TEXTS = (*tags(Role.TEXT), w("delText"))
+_AUTHOR, _DATE, _MOVE_FROM = w("author"), w("date"), w("moveFrom")
+_LABELLED_MIN = 3  # characters a quote must hold besides its labels to be found by them
+# Location(**fields), validated the same, without keyword-argument handling (half the cost).
+_new_location: Callable[[dict[str, object]], Location] = Location.__pydantic_validator__.validate_python
+
+
+@dataclass(frozen=True)
+class Found:
+    """Every occurrence of a quote: view ranges, and how they matched."""
+
+    ranges: list[tuple[int, int]]
+    kind: MatchKind | None
+    tolerances: list[str] = field(default_factory=list)
+    truncated: bool = False  # more than MAX_MATCHES occurrences
+    # The label tolerance: the displayed labels left out of the quote, one per line ("" where
+    # a line began with none); a replacement that repeats them does not write them as text.
+    labels: tuple[str, ...] = ()
+    wrong_label: WrongLabel | None = None  # not found: the quote began with another label
+
+
+@dataclass(frozen=True)
+class WrongLabel:
+    """A quote whose text, after the label it begins with, begins a paragraph numbered
+    otherwise: found nowhere, and the hint names the paragraph's real label."""
+
+    quoted: str  # the label the quote began with
+    actual: str | None  # the displayed label of the paragraph the rest begins (None: unnumbered)
+    start: int  # where that paragraph's text begins
+
+
+@dataclass(frozen=True)
+class NearMiss:
+    """The passage closest to a quote that was not found, and what differs."""
+
+    text: str
+    start: int
+    end: int
+    score: float
+    differences: list[str]
+
+
+_SLICE = 1 << 13  # characters of the normalised text split at a time while indexing
+_OTHER_LINE_BREAKS = "\x1c\x1d\x1e"  # what splitlines() breaks at besides whitespace
+
+
+def _keys(text: str) -> Iterator[tuple[int, list[str]]]:
+    """The text's tokens, each followed by ``"\\n"`` (its space, or the end of the text), a slice
+    at a time: (offset of the slice, its keys).
+
+    ``piece.replace(" ", "\\n").splitlines(True)`` keeps each token's separator, so the lengths
+    of the keys add up to the offsets directly; the text has been normalised, so its only line
+    breaks are those spaces (else the tokens are split on spaces and given their "\\n").
+    Splitting a few kilobytes at a time keeps the pieces and their tokens in the cache while
+    they are indexed, and allocates no copy of the whole text.
+    """
+    if any(c in text for c in _OTHER_LINE_BREAKS):
+        yield 0, list(map(add, text.split(" "), repeat("\n")))
+        return
+    base, size = 0, len(text)
+    while base < size:
+        cut = text.find(" ", base + _SLICE) + 1 or size  # just past a space, or the end
+        keys = text[base:cut].replace(" ", "\n").splitlines(True)
+        if cut == size and not text.endswith(" "):
+            keys[-1] += "\n"  # the last token
+        yield base, keys
+        base = cut
+
+
+class _TokenIndex:
+    """Every space-separated token of the normalised text and the offsets where it occurs.
+
+    The normalised text has single spaces only, so its tokens are what ``text.split(" ")``
+    gives, and a token of a quote with a space on both sides is a whole token wherever the quote
+    occurs: every occurrence of a quote lies at one of the places where its rarest inner token
+    does.  The postings are keyed by the token with a line break after it (see :func:`_keys`)
+    and hold offsets rather than ordinals, so that a quote's candidates are checked, and a
+    near miss's proposed, without converting them.  The index is built by C-level iterators, a
+    slice of the text at a time, with no Python loop over the tokens.
+    """
+
+    def __init__(self, text: str) -> None:
+        postings: defaultdict[str, list[int]] = defaultdict(list)
+        get = postings.__getitem__
+        for base, keys in _keys(text):
+            # postings[key].append(offset) for every token of the slice, in C
+            deque(map(list.append, map(get, keys), accumulate(map(len, keys), initial=base)), maxlen=0)
+        self.postings: dict[str, list[int]] = postings  # read with .get only: no insertions
+        self.scan_limit = max(64, len(text) // 1000)  # candidates worth checking rather than a scan
+
+    def get(self, token: str) -> list[int] | None:
+        """The offsets where ``token`` occurs (None: nowhere)."""
+        return self.postings.get(token + "\n")
+
+    def occurrences(self, needle: str, hay: str, limit: int) -> list[int] | None:
+        """Offsets of the first ``limit`` occurrences of ``needle`` in ``hay``, ascending; None
+        when the needle has no inner token or its rarest is so common that a scan is cheaper.
+
+        Every candidate is checked at C speed: where the rarest inner token occurs, the needle
+        from that token on must follow (``startswith``); only those few are checked in full.
+        """
+        tokens = needle.split(" ")
+        if len(tokens) < 3:
+            return None
+        lists = list(map(self.postings.get, map(add, tokens[1:-1], repeat("\n"))))
+        if None in lists:
+            return []  # an inner token the document does not have
+        sizes = list(map(len, lists))  # type: ignore[arg-type]
+        fewest = min(sizes)
+        if fewest > self.scan_limit:
+            return None
+        j = sizes.index(fewest) + 1  # the rarest inner token is tokens[j]
+        places = cast(list[int], lists[j - 1])  # where tokens[j] starts
+        offset = sum(map(len, tokens[:j])) + j  # of tokens[j] in the needle
+        tail = needle[offset:]
+        found = hay.startswith
+        out = [
+            p - offset
+            for p in compress(places, map(found, repeat(tail), places))
+            if p >= offset and found(needle, p - offset)
+        ]
+        return out if len(out) <= limit else out[:limit]
+
+
+class Locator:
+    """Answers where quotes occur in one view; build once per view, ask many times."""
+
+    def __init__(self, view: DocumentView) -> None:
+        self.view = view
+        self._norm: NormalizedText | None = None
+        self._tokens: _TokenIndex | None = None
+        self._scans = 0
+        self._found: dict[str, Found] = {}
+        self._labels: set[str] | None = None
+        self._deletions: list[tuple[int, str, str | None, str | None, bool]] | None = None
+
+    @property
+    def normalized(self) -> NormalizedText:
+        if self._norm is None:
+            self._norm = NormalizedText.build(self.view.text)
+        return self._norm
+
+    def prepare(self) -> None:
+        """Normalise and index the document now rather than on demand (one pass each)."""
+        self._token_index()
+
+    def _token_index(self) -> _TokenIndex:
+        if self._tokens is None:
+            self._tokens = _TokenIndex(self.normalized.text)
+        return self._tokens
+
+    # -- finding --------------------------------------------------------------------------
+    def find(self, quote: str) -> Found:
+        """Every occurrence of ``quote`` (overlapping ones included), exact or tolerant; a
+        quote that is found nowhere but begins with a paragraph's displayed label ("2.2 Standard
+        of Care...", as a reader of the page copies it) is found there, with the label left out
+        (the ``label`` tolerance)."""
+        cached = self._found.get(quote)
+        if cached is not None:
+            return cached
+        found = self._find(quote)
+        if not found.ranges:
+            found = self._find_labelled(quote) or found
+        self._found[quote] = found
+        return found
+
+    def _find(self, quote: str) -> Found:
+        needle = normalize(quote)
+        if not needle.strip():
+            return Found([], None)
+        norm = self.normalized
+        starts = self._occurrences(needle, MAX_MATCHES + 1)
+        truncated = len(starts) > MAX_MATCHES
+        del starts[MAX_MATCHES:]
+        text = self.view.text
+        size = len(needle)
+        if size == len(quote) and ELLIPSIS not in quote and not (quote[0].isspace() or quote[-1].isspace()):
+            # A quote whose normalisation only substitutes characters one for one (nothing
+            # collapsed, dropped or expanded), with no edge whitespace, found verbatim where its
+            # normalised occurrence begins: that is the whole range -- the map is the identity
+            # across it and there is no edge whitespace to give back.
+            at = list(map(norm.orig_start, starts))
+            if all(map(text.startswith, repeat(quote), at)):
+                kind = MatchKind.EXACT if at else None
+                return Found([(s, s + size) for s in at], kind, truncated=truncated)
+        ranges = [_tighten(text, quote, *norm.orig_span(p, p + size)) for p in starts]
+        return self._classify(quote, ranges, truncated)
+
+    # -- the label tolerance ----------------------------------------------------------------
+    def _label_keys(self) -> set[str]:
+        if self._labels is None:
+            self._labels = {label_key(p.label) for p in self.view.paragraphs if p.label}
+        return self._labels
+
+    def _label_prefix(self, line: str) -> tuple[str, str] | None:
+        """(the label ``line`` begins with, the rest of the line), or None: a displayed label
+        of the document, else anything numbered like a clause ("7.9", "(c)", "Clause 4")."""
+        found = split_label(line, self._label_keys())
+        if found is not None:
+            return found
+        typed = typed_number(line)
+        if typed is not None:
+            end = line.index(typed) + len(typed)
+            if end < len(line) and line[end].isspace():
+                return typed, line[end:].lstrip()
+        return None
+
+    def _find_labelled(self, quote: str) -> Found | None:
+        lines = quote.split("\n")
+        split = [self._label_prefix(line) for line in lines]
+        if not any(split):
+            return None
+        labels = tuple(p[0] if p else "" for p in split)
+        rest = "\n".join(p[1] if p else line for p, line in zip(split, lines, strict=True))
+        if len(normalize(rest).strip()) < _LABELLED_MIN:
+            return None
+        base = self._find(rest)
+        view = self.view
+        good: list[tuple[int, int]] = []
+        wrong: WrongLabel | None = None
+        for s, e in base.ranges:
+            paras = view.paragraphs_between(s, e)
+            first = paras[0]
+            if view.text[first.start : s].strip():
+                continue  # not where a paragraph (and so its label) begins
+            numbered = [first, *(p for p in paras[1:] if p.start < e)]
+            pairs = list(zip(labels, numbered, strict=False)) if len(numbered) == len(labels) else []
+            if pairs:
+                bad = [(q, p) for q, p in pairs if q and label_key(q) != label_key(p.label or "")]
+            else:  # the lines do not line up with paragraphs (a line break inside one)
+                have = {label_key(p.label or "") for p in numbered}
+                bad = [(q, first) for q in labels if q and label_key(q) not in have]
+            if not bad:
+                good.append((s, e))
+            elif wrong is None:
+                q, p = bad[0]
+                wrong = WrongLabel(q, p.label, p.start)
+        if good:
+            tolerances = [*base.tolerances, Tolerance.LABEL.value]
+            return Found(good, MatchKind.NORMALIZED, tolerances, base.truncated, labels=labels)
+        return Found([], None, wrong_label=wrong) if wrong is not None else None
+
+    def count(self, quote: str, limit: int = MAX_MATCHES) -> int:
+        """How many times ``quote`` occurs (tolerantly), counting at most ``limit + 1``."""
+        needle = normalize(quote)
+        if not needle.strip():
+            return 0
+        return len(self._occurrences(needle, limit + 1))
+
+    def _occurrences(self, needle: str, limit: int) -> list[int]:
+        """Normalised start offsets of the first ``limit`` occurrences of ``needle``."""
+        norm = self.normalized
+        hay = norm.text
+        out: list[int] = []
+        if self._tokens is None and self._scans >= _SCANS_BEFORE_INDEX:
+            self._token_index()
+        found = None if self._tokens is None else self._tokens.occurrences(needle, hay, limit)
+        if found is not None:
+            out = found
+        else:
+            self._scans += 1
+            pos = hay.find(needle)
+            while pos >= 0 and len(out) < limit:
+                out.append(pos)
+                pos = hay.find(needle, pos + 1)
+        if "." in needle and norm.expands:  # a match must not begin or end inside an expanded ellipsis
+            size = len(needle)
+            out = [p for p in out if not (norm.splits_expansion(p) or norm.splits_expansion(p + size))]
+        return out
+
+    def _classify(self, quote: str, ranges: list[tuple[int, int]], truncated: bool) -> Found:
+        if not ranges:
+            return Found([], None)
+        text = self.view.text
+        inexact = [(s, e) for s, e in ranges if text[s:e] != quote]
+        if not inexact:
+            return Found(ranges, MatchKind.EXACT, truncated=truncated)
+        tolerances: list[str] = []
+        for s, e in inexact[:5]:
+            for tol in tolerances_needed(quote, text[s:e]):
+                if tol not in tolerances:
+                    tolerances.append(tol)
+        return Found(ranges, MatchKind.NORMALIZED, tolerances, truncated)
+
+    # -- reporting ------------------------------------------------------------------------
+    def location(self, start: int, end: int) -> Location:
+        """Where view range [start, end) lies, with a short context around it."""
+        para = self.view.paragraph_at(start)
+        text = self.view.text
+        lo, hi = max(0, start - CONTEXT), min(len(text), end + CONTEXT)
+        context = ("…" if lo > 0 else "") + " ".join(text[lo:hi].split()) + ("…" if hi < len(text) else "")
+        return _new_location(
+            {
+                "part": para.part,
+                "paragraph": para.index,
+                "start": start,
+                "end": end,
+                "label": para.label,
+                "section": para.section,
+                "context": context,
+            }
+        )
+
+    def where(self, start: int) -> str:
+        """A short phrase saying where an offset lies: 'section “4.2 Rent”, paragraph 57'."""
+        para = self.view.paragraph_at(start)
+        return place(para.section, para.index, para.story, para.part)
+
+    def in_deletion(self, quote: str) -> Refusal | None:
+        """The ``deleted_text`` refusal when ``quote`` is not in the document as it reads but
+        is in a paragraph's text with its tracked deletions put back: someone deleted it."""
+        needle = " ".join(normalize(quote).split())
+        if len(needle) < 3:
+            return None
+        for index, text, author, date, moved in self._deleted_texts():
+            if needle in text:
+                para = self.view.paragraphs[index]
+                who = author or "another author"
+                when = f" on {date[:10]}" if date else ""
+                did, what = ("moved away", "move") if moved else ("deleted", "deletion")
+                return Refusal(
+                    code=Code.DELETED_TEXT,
+                    message=f"The anchor is text that {who} {did}{when} (a tracked {what}) in "
+                    f"{self.where(para.start)}: it is not in the document as it now reads.",
+                    hint="Quote the passage as it now reads (without the deleted words), or have "
+                    f"{who}'s {what} rejected first and quote it then.",
+                    nearest_location=self.location(para.start, para.end),
+                )
+        return None
+
+    def _deleted_texts(self) -> list[tuple[int, str, str | None, str | None, bool]]:
+        """Per paragraph holding a tracked deletion: its text with the deletions put back
+        (normalised, spaces collapsed), the first deletion's author and date, and whether it
+        is the source of a move (``w:moveFrom``)."""
+        if self._deletions is None:
+            out: list[tuple[int, str, str | None, str | None, bool]] = []
+            working = self.view.working
+            # Only the parts that hold a deletion are looked into (a scanned view parses a
+            # part for it): a verify-only view, or a part the parser refuses, has none to show.
+            parts: set[str] = set()
+            if working is not None:
+                for part in {p.part for p in self.view.paragraphs}:
+                    data = working.package.read(part)
+                    if b"delText" in data or b"moveFrom" in data:
+                        parts.add(part)
+            for para in self.view.paragraphs:
+                if para.part not in parts:
+                    continue
+                try:
+                    p = para.element
+                except (TypeError, PackageError):
+                    parts.discard(para.part)
+                    continue
+                first = next(p.iter(*_DELETIONS), None)
+                if first is None:
+                    continue
+                pieces = [el.text or "" for el in p.iter(*_TEXTS)]
+                text = " ".join(normalize("".join(pieces)).split())
+                moved = first.tag == _MOVE_FROM
+                out.append((para.index, text, first.get(_AUTHOR), first.get(_DATE), moved))
+            self._deletions = out
+        return self._deletions
+
+    def not_found(self, quote: str, *, noun: str, hint: str, search: bool = True) -> Refusal:
+        """The refusal for a ``noun`` ("anchor", "quote") that does not occur: with the nearest
+        passage and what differs when one is close (and ``search`` allows looking), else ``hint``."""
+        wrong = self._found[quote].wrong_label if quote in self._found else None
+        if wrong is not None:
+            actual = f"labelled \u201c{wrong.actual}\u201d" if wrong.actual else "unnumbered"
+            return Refusal(
+                code=Code.NOT_FOUND,
+                message=f"The {noun} begins with the clause label \u201c{wrong.quoted}\u201d, but the "
+                f"text after it begins a paragraph {actual}: {self.where(wrong.start)}.",
+                hint=(
+                    f"Quote it without the label, or with its own label \u201c{wrong.actual}\u201d."
+                    if wrong.actual
+                    else "Quote it without the label."
+                ),
+                nearest_location=self.location(wrong.start, wrong.start),
+            )
+        near = self.nearest(quote) if search else None
+        if near is None:
+            return Refusal(
+                code=Code.NOT_FOUND,
+                message=f"The {noun} does not occur in the document, not even allowing for "
+                "differences in spacing, quotes and dashes.",
+                hint=hint,
+            )
+        diff = "; ".join(near.differences) or "the wording differs"
+        return Refusal(
+            code=Code.NOT_FOUND,
+            message=f"The {noun} does not occur in the document. The closest passage is in "
+            f"{self.where(near.start)}: \u201c{near.text}\u201d ({diff}).",
+            hint=f"If you meant that passage, quote it exactly: \u201c{near.text}\u201d.",
+            nearest=near.text,
+            nearest_location=self.location(near.start, near.end),
+        )
+
+    # -- hints ----------------------------------------------------------------------------
+    def unique_extension(self, quote: str, start: int, end: int, max_words: int = 12) -> str | None:
+        """The shortest extension of the occurrence at [start, end) that occurs only once.
+
+        The extension is the document's own text around the occurrence, grown by whole words
+        (whitespace-delimited) to the right, the left or both; it contains the occurrence and,
+        quoted back, matches exactly one place (tolerantly, as every quote is matched).  None
+        when no extension of up to ``max_words`` words either side is unique.
+        """
+        text = self.view.text
+        lefts = [start, *_boundaries(text, start, -1, max_words)]
+        rights = [end, *_boundaries(text, end, +1, max_words)]
+
+        def unique(i: int, j: int) -> bool:
+            return (i, j) != (0, 0) and self.count(text[lefts[i] : rights[j]], 1) == 1
+
+        # Extending never makes a quote less unique, so the fewest words to the right that
+        # suffice only shrinks as words are added on the left: a staircase walk finds every
+        # minimal extension with one count per step.  (An i whose pair is not unique is
+        # skipped: any pair with more words to the right is longer than one already found.)
+        best: tuple[int, int, int] | None = None  # (length, start, end)
+        j = len(rights) - 1
+        for i in range(len(lefts)):
+            if not unique(i, j):
+                continue
+            while j > 0 and unique(i, j - 1):
+                j -= 1
+            s, e = lefts[i], rights[j]
+            if best is None or e - s < best[0]:
+                best = (e - s, s, e)
+            if j == 0:
+                break
+        return None if best is None else text[best[1] : best[2]]
+
+    def nearest(self, quote: str) -> NearMiss | None:
+        """The passage most like ``quote``, or None when nothing is close."""
+        from rapidfuzz import fuzz  # a near miss alone needs it: imported when the first comes
+
+        needle = normalize(quote).strip()
+        if not needle:
+            return None
+        qtokens = needle.split(" ")
+        hay = self.normalized.text
+        best: tuple[float, int, int] | None = None
+        for first in _candidates(self._token_index(), hay, needle, qtokens, _NEAR_CANDIDATES):
+            span = _passage(hay, qtokens, first)
+            if span is not None:
+                score = fuzz.ratio(needle, hay[span[0] : span[1]])
+                if best is None or score > best[0]:
+                    best = (score, *span)
+        if best is None or best[0] < _HINT_MIN_SCORE:
+            return None
+        score, ns, ne = best
+        vs, ve = self.normalized.orig_span(ns, ne)
+        vs, ve = _strip(self.view.text, vs, ve)
+        found = self.view.text[vs:ve]
+        return NearMiss(found, vs, ve, score, describe_difference(quote, found))
+
+
+def _candidates(index: _TokenIndex, hay: str, needle: str, qtokens: list[str], n: int) -> list[int]:
+    """Up to ``n`` separate places where the quote may have come from: normalised offsets of
+    token starts, the likeliest first.
+
+    The quote's rarest tokens propose a start each place they occur (a shingle prefilter: the
+    three rarest always, more while few places are proposed, so the work does not grow with
+    the document's common words); every proposed start is then scored against the whole quote
+    at C speed (rapidfuzz, over the text around it), so every token of the quote counts without
+    casting the common tokens' postings.  A word added or dropped before a token only shifts
+    its proposal; the others still propose the true start.
+    """
+    # token j of the quote starts at qoffs[j] + j
+    qoffs = accumulate(map(len, qtokens), initial=0)
+    usable = [
+        (offsets, q + j)
+        for j, (t, q) in enumerate(zip(qtokens, qoffs, strict=False))
+        if (offsets := index.get(t)) is not None
+    ]
+    usable.sort(key=lambda oq: len(oq[0]))
+    votes: Counter[int] = Counter()
+    for k, (offsets, q) in enumerate(usable):
+        if k >= _NEAR_MIN_VOTERS and len(votes) + len(offsets) > _NEAR_MAX_PROPOSALS:
+            break
+        votes.update(map((-q).__add__, offsets))
+        if len(votes) > _NEAR_MAX_SCORED:
+            break
+    if not votes:
+        return []
+    starts = sorted(votes)
+    # How much of the quote a window holds (the longest common subsequence) does not depend on
+    # where in the window the passage lies, nor on the window's length, so a window with slack
+    # either side scores a start proposed a word off as well as the true one; the start is then
+    # the one most tokens proposed around there.
+    size, slack = len(needle), _NEAR_SLACK
+    lows = map(max, repeat(0), map(add, starts, repeat(-slack)))
+    windows = list(map(hay.__getitem__, map(slice, lows, map(add, starts, repeat(size + slack)))))
+    from rapidfuzz import process  # imported by the first near miss (see Locator.nearest)
+    from rapidfuzz.distance import LCSseq
+
+    scored = process.extract(needle, windows, scorer=LCSseq.similarity, limit=8 * n)
+    out: list[int] = []
+    for _, _, i in scored:
+        near = starts[bisect_left(starts, starts[i] - slack) : bisect_right(starts, starts[i] + slack)]
+        start = max(near, key=votes.__getitem__)
+        start = hay.rfind(" ", 0, max(0, start) + 1) + 1  # the start of the token it falls in
+        if all(abs(start - o) > _NEAR_SAME for o in out):
+            out.append(start)
+            if len(out) == n:
+                break
+    return out
+
+
+def _passage(hay: str, qtokens: list[str], first: int) -> tuple[int, int] | None:
+    """The tokens around the one at ``first`` that line up with the quote, as a normalised
+    range (the window: _NEAR_PAD tokens before it, the quote's length and _NEAR_PAD after)."""
+    lo = first
+    for _ in range(_NEAR_PAD):
+        if lo <= 0:
+            break
+        lo = hay.rfind(" ", 0, lo - 1) + 1
+    hi = first
+    for _ in range(len(qtokens) + _NEAR_PAD):
+        hi = hay.find(" ", hi) + 1
+        if hi <= 0:
+            hi = len(hay) + 1
+            break
+    window = hay[lo : hi - 1].split(" ")
+    span = _aligned_span(qtokens, window)
+    if span is None:
+        return None
+    first_token, last_token = window[span[0]], window[span[1] - 1]
+    offsets = list(accumulate(map(len, window[: span[1]]), initial=0))
+    ns, ne = lo + offsets[span[0]] + span[0], lo + offsets[span[1] - 1] + span[1] - 1 + len(last_token)
+    # Where the quote's edge token is part of the document's ("month" of "month,"), the
+    # passage ends (begins) where the quote does.
+    if len(qtokens[0]) < len(first_token) and first_token.endswith(qtokens[0]):
+        ns += len(first_token) - len(qtokens[0])
+    if len(qtokens[-1]) < len(last_token) and last_token.startswith(qtokens[-1]):
+        ne -= len(last_token) - len(qtokens[-1])
+    return ns, ne
+
+
+def _aligned_span(qtokens: list[str], window: list[str]) -> tuple[int, int] | None:
+    """The tokens of ``window`` that line up with the quote: [first, last) window indexes.
+
+    Tokens are compared without case and edge punctuation ("statement." lines up with
+    "statement").  Window tokens before the first and after the last aligned token are dropped;
+    where the quote's first (last) tokens were replaced, as many window tokens are kept.
+    """
+    a, b = [_key(t) for t in qtokens], [_key(t) for t in window]
+    ops = difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
+    if not any(op == "equal" for op, *_ in ops):
+        return None
+    op, i1, i2, j1, j2 = ops[0]
+    lo = j2 if op == "insert" else max(j1, j2 - (i2 - i1)) if op == "replace" else j1
+    op, i1, i2, j1, j2 = ops[-1]
+    hi = j1 if op == "insert" else min(j2, j1 + (i2 - i1)) if op == "replace" else j2
+    return (lo, hi) if lo < hi else None
+
+
+def _tighten(text: str, quote: str, start: int, end: int) -> tuple[int, int]:
+    """Give back the edge whitespace of a tolerant match that the quote did not ask for.
+
+    A quote's leading or trailing space matches a whole whitespace run of the document, which
+    may be (or end in) a paragraph mark: "rent. " against "rent.\\n" would take the mark, and the
+    writer would delete it, joining two paragraphs. Keep at most as many edge characters as the
+    quote has, and never a line break the quote's own edge whitespace does not contain.
+
+    Invisible characters (a soft hyphen, a zero-width space) belong to the edge runs, the
+    quote's and the document's: normalisation drops them into the character next to them, so
+    "b\u00ad\n rent" matched by "\n rent" would otherwise start at the soft hyphen and read
+    as a tolerant match where the quote is there verbatim.
+    """
+    # invisible characters the quote itself begins or ends with have no normalised character
+    # to be found by: take them in where the document has them next to the match
+    own_lead = quote[: len(quote) - len(quote.lstrip(INVISIBLE))]
+    if own_lead and text.endswith(own_lead, 0, start):
+        start -= len(own_lead)
+    own_trail = quote[len(quote.rstrip(INVISIBLE)) :]
+    if own_trail and text.startswith(own_trail, end):
+        end += len(own_trail)
+    span = text[start:end]
+    # Edge runs, of the quote and of the document, invisible characters in them included:
+    # "\n  \u00ad \n" is one run that the quote's edge whitespace matched whole.
+    q_lead = quote[: len(quote) - len(quote.lstrip(_BLANK))]
+    q_trail = quote[len(quote.rstrip(_BLANK)) :]
+    lead = span[: len(span) - len(span.lstrip(_BLANK))]
+    trail = span[len(span.rstrip(_BLANK)) :]
+    # the quote's own run where the document has it verbatim, else as many spaces
+    keep_lead = q_lead if lead.endswith(q_lead) else _as_many(lead[::-1], _spaces(q_lead))[::-1]
+    if "\n" in keep_lead and "\n" not in q_lead:
+        keep_lead = keep_lead[keep_lead.rindex("\n") + 1 :]
+    keep_trail = q_trail if trail.startswith(q_trail) else _as_many(trail, _spaces(q_trail))
+    if "\n" in keep_trail and "\n" not in q_trail:
+        keep_trail = keep_trail[: keep_trail.index("\n")]
+    return start + len(lead) - len(keep_lead), end - (len(trail) - len(keep_trail))
+
+
+_BLANK = "".join(chr(c) for c in range(0x3001) if chr(c).isspace()) + INVISIBLE  # (U+3000 the last)
+
+
+def _spaces(run: str) -> int:
+    return sum(1 for c in run if c.isspace())
+
+
+def _as_many(run: str, spaces: int) -> str:
+    """The start of ``run`` (whitespace and invisible characters) that holds ``spaces``
+    whitespace characters, ending with the last of them (no invisible character after it)."""
+    if spaces <= 0:
+        return ""
+    seen = 0
+    for i, c in enumerate(run):
+        if c.isspace():
+            seen += 1
+            if seen == spaces:
+                return run[: i + 1]
+    return run.rstrip(INVISIBLE)
+
+
+def _key(token: str) -> str:
+    return token.strip(_EDGE_PUNCTUATION).lower() or token
+
+
+def _boundaries(text: str, pos: int, step: int, max_words: int) -> list[int]:
+    """Offsets of the next ``max_words`` word ends after pos (step +1) or starts before (−1).
+
+    Words are whitespace-delimited and looked for within 200 characters.
+    """
+    if step > 0:
+        hi = min(len(text), pos + 200)
+        ends = [pos + m.end() for m in _SPACED.finditer(text[pos:hi])]
+        if ends and ends[-1] == hi < len(text):
+            ends.pop()  # a word cut by the window
+        return ends[:max_words]
+    lo = max(0, pos - 200)
+    starts = [lo + m.start() for m in _SPACED.finditer(text[lo:pos])]
+    if starts and starts[0] == lo > 0:
+        starts.pop(0)
+    return starts[::-1][:max_words]
+
+
+def _strip(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def describe_difference(quote: str, found: str) -> list[str]:
+    """Sentences saying how ``quote`` differs from the document's ``found`` passage."""
+    a = [m.group() for m in _WORD.finditer(normalize(quote))]
+    b = [m.group() for m in _WORD.finditer(normalize(found))]
+    out: list[str] = []
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        mine, theirs = _join(a[i1:i2]), _join(b[j1:j2])
+        if op == "insert":
+            out.append(f"your quote is missing '{theirs}'")
+        elif op == "delete":
+            out.append(f"your quote adds '{mine}'")
+        elif op == "replace":
+            if mine.lower() == theirs.lower():
+                out.append(f"your quote has '{mine}' where the document has '{theirs}' (case differs)")
+            else:
+                out.append(f"your quote has '{mine}' where the document has '{theirs}'")
+    return out[:6]
+
+
+def _join(tokens: list[str]) -> str:
+    out = ""
+    for t in tokens:
+        if out and (t[0].isalnum() or t[0] in "(\"'“‘") and not out.endswith(("(", "“", "‘")):
+            out += " "
+        out += t
+    return out

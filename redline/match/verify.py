@@ -1,0 +1,592 @@
+"""Decide, for every edit of a batch, where it lands -- or why it is refused.
+
+The checks run against the original document and do not depend on the order of the edits:
+revision (stale), location (not_found / ambiguous / count_mismatch), scope (out_of_scope),
+content (no_change, unsupported), then overlaps between the edits that survived.  Every edit
+leaves with an :class:`EditResult`; the located ones also with :class:`Planned` ranges for the
+writer.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from lxml import etree
+
+from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, MatchKind, Refusal
+from shared_schema.models import NO_ANCHOR_ACTIONS
+
+from ..collector import paused
+from ..read.sections import Head, label_key, split_label
+from ..read.view import DocumentView, Paragraph, SpanFlag, SpanKind
+from ..text.normalize import normalize
+from ..text.worddiff import word_diff
+from .crossref import CrossRef, ref_note, retarget
+from .fields import code_runs, open_at_end
+from .hints import HintBudget
+from .locate import Found, Locator
+from .moves import move_note, movers
+
+HINTED_CANDIDATES = 20  # candidates of an ambiguous anchor that get a unique extension in the hint
+# EditResult(**fields) and Refusal(**fields), validated the same, without keyword-argument handling.
+_new_result: Callable[[dict[str, object]], EditResult] = EditResult.__pydantic_validator__.validate_python
+_new_refusal: Callable[[dict[str, object]], Refusal] = Refusal.__pydantic_validator__.validate_python
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One range the writer will change: view [start, end) becomes ``replacement``.
+    ``edit_index`` is the edit's index in the reply (its result's ``index``)."""
+
+    edit_index: int
+    start: int
+    end: int
+    replacement: str
+    exact: bool
+    rationale: str | None = None
+    insert: bool = False  # whole new paragraphs at a paragraph's edge (insert_after / _before)
+    level: int = 0  # their list level, relative to that paragraph's (+1: a sub-clause)
+    # The code runs of fields whose result the new text types over: deleted with it, as Word
+    # deletes a field you type over (the typed text stays, as plain text).
+    fields: tuple[etree._Element, ...] = ()
+    comment: bool = False  # a comment (``rationale`` its text) on the range; the text unchanged
+    # New REF fields the replacement holds as marks (redline.match.crossref): the typed-over field's
+    # new text names another numbered clause.
+    refs: tuple[CrossRef, ...] = ()
+
+
+@dataclass
+class Verification:
+    results: list[EditResult]
+    planned: list[Planned]
+
+
+def needs_annotations(edits: list[Edit]) -> bool:
+    """Does the batch act on the document's annotations (accept, reject, reply, resolve: the
+    entries this verifier leaves to :mod:`redline.match.decisions`, which a run imports only then)?"""
+    return any(e.action in NO_ANCHOR_ACTIONS for e in edits)
+
+
+def verify(
+    locator: Locator,
+    batch: EditBatch | list[Edit],
+    *,
+    dry_run: bool = False,
+    hints: bool = True,
+) -> Verification:
+    """Check every edit of ``batch`` against the locator's view.
+
+    With ``hints=False`` the refusals carry no near-miss passage and no unique extensions (the
+    statuses, candidates and counts are the same): for callers that only need the verdicts.
+    """
+    with paused():
+        return _verify(locator, batch, dry_run, hints)
+
+
+def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hints: bool) -> Verification:
+    edits = batch.edits if isinstance(batch, EditBatch) else batch
+    revision = batch.revision if isinstance(batch, EditBatch) else None
+    view = locator.view
+    ok_status = EditStatus.VERIFIED if dry_run else EditStatus.APPLIED
+    results: list[EditResult] = []
+    found_of: dict[int, Found] = {}
+    replacement_of: dict[int, str] = {}
+    fields_of: dict[tuple[int, int], tuple[etree._Element, ...]] = {}  # (edit, range start)
+    refs_of: dict[tuple[int, int], tuple[str, tuple[CrossRef, ...]]] = {}  # (edit, range start)
+    stale = revision is not None and revision != view.revision
+    if len(edits) > 8 and not stale:
+        locator.prepare()  # index once now rather than after a few full scans
+    budget = HintBudget()  # hints bounded per edit and per call (redline.match.hints)
+
+    for i, edit in enumerate(edits):
+        index = edit.index
+        if index is None:  # an edit made in code: its place in the batch
+            index = i
+        if stale:
+            result = _result(index, edit, ok_status)
+            results.append(result)
+            _refuse(
+                result,
+                EditStatus.STALE,
+                f"These edits were written against revision {revision}, but the document is now "
+                f"at {view.revision}.",
+                "Re-read the document and quote its current text.",
+            )
+            continue
+        if edit.action in NO_ANCHOR_ACTIONS:
+            # accept / reject / reply / resolve quote no text: redline.match.decisions checks them
+            results.append(_result(index, edit, ok_status))
+            continue
+        found = locator.find(edit.anchor)
+        result = _result(index, edit, ok_status, locator, found)
+        results.append(result)
+        if not found.ranges:
+            _not_found(locator, edit, result, hints and budget.allows(edit.anchor))
+            continue
+        count = len(found.ranges)
+        if edit.expected_matches is not None:
+            if count != edit.expected_matches or found.truncated:
+                _refuse(
+                    result,
+                    EditStatus.COUNT_MISMATCH,
+                    f"You expected {edit.expected_matches} occurrence(s) of the anchor, but the "
+                    f"document has {count}{'+' if found.truncated else ''}.",
+                    f"Set expected_matches to {count} if every occurrence should change, or quote "
+                    "more surrounding text to pick the ones you mean.",
+                    candidates=result.locations,
+                    actual_matches=count,
+                )
+                continue
+        elif count > 1:
+            _ambiguous(locator, edit, result, found, hints and budget.allows(edit.anchor))
+            continue
+        if edit.section is not None and not _in_scope(locator, edit, result, found):
+            continue
+        if edit.action == "comment":
+            if any(view.paragraph_at(s).story in ("header", "footer") for s, _ in found.ranges):
+                _refuse(
+                    result,
+                    EditStatus.UNSUPPORTED,
+                    "The passage is in a header or footer, where Word keeps no comments.",
+                    "Comment on a passage of the body (or a footnote) instead.",
+                    candidates=result.locations,
+                )
+                continue
+            found_of[i] = found
+            replacement_of[i] = edit.text or ""
+            continue
+        if edit.action in ("insert_after", "insert_before"):
+            point = _insertion(locator, edit, result, found)
+            if point is not None:
+                found_of[i] = point
+                replacement_of[i] = edit.text or ""
+            continue
+        replacement = unlabel(edit.replacement, found.labels) if found.labels else edit.replacement
+        if _same_text(replacement, _unlabelled(locator, found) if found.labels else edit.anchor):
+            _refuse(
+                result,
+                EditStatus.NO_CHANGE,
+                "The replacement is the same text as the anchor (at most spacing, quotes or "
+                "dashes differ), so the edit would change nothing.",
+                "Send the text as it should read after the change, or drop the edit.",
+            )
+            continue
+        typed_over: list[tuple[str, list[etree._Element], int, int]] = []
+        reason = _unsupported(locator, found, replacement, found.kind is MatchKind.EXACT, typed_over)
+        if reason:
+            _refuse(
+                result,
+                EditStatus.UNSUPPORTED,
+                reason,
+                "Quote only ordinary text of one story; leave field results alone.",
+            )
+            continue
+        found_of[i] = found
+        replacement_of[i] = replacement
+        moved = [who for s, e in found.ranges for who in movers(view, s, e) or ()]
+        if moved:
+            result.notes.append(move_note(list(dict.fromkeys(moved))))
+        if typed_over:
+            retargeted: set[str] = set()
+            for s, e in found.ranges:
+                mine = [(fs, fe, runs) for _, runs, fs, fe in typed_over if s <= fs and fe <= e]
+                fields_of[(i, s)] = tuple(run for _, _, runs in mine for run in runs)
+                marked, refs = retarget(view, s, e, replacement, found.kind is MatchKind.EXACT, mine)
+                if refs:
+                    refs_of[(i, s)] = (marked, tuple(refs))
+                    for ref in refs:
+                        if ref.old not in retargeted:
+                            retargeted.add(ref.old)
+                            result.notes.append(ref_note(view, ref))
+            for text, _, _, _ in typed_over:
+                if text not in retargeted:
+                    result.notes.append(
+                        f"The field showing \u201c{text}\u201d is deleted with the text typed over it, "
+                        "as Word does: the new text is plain text and no longer updates."
+                    )
+
+    _refuse_overlaps(results, found_of)
+    planned = [
+        _planned(locator, results[i].index, edits[i], s, e, replacement_of[i], fields_of.get((i, s), ()),
+                 refs_of.get((i, s)))
+        for i, found in found_of.items()
+        if results[i].error is None
+        for s, e in found.ranges
+    ]  # fmt: skip
+    planned.sort(key=lambda p: p.start)
+    return Verification(results, planned)
+
+
+def _result(
+    index: int, edit: Edit, status: EditStatus, locator: Locator | None = None, found: Found | None = None
+) -> EditResult:
+    """The result of a located edit, built in one go (no per-field assignments)."""
+    if locator is None or found is None or not found.ranges:
+        return EditResult(index=index, id=edit.id, anchor=edit.anchor, replacement=edit.replacement,
+                          status=status)  # fmt: skip
+    return _new_result(
+        {
+            "index": index,
+            "id": edit.id,
+            "anchor": edit.anchor,
+            "replacement": edit.replacement,
+            "status": status,
+            "match": found.kind,
+            "tolerances": list(found.tolerances),
+            "locations": [locator.location(s, e) for s, e in found.ranges],
+        }
+    )
+
+
+def _refuse(
+    result: EditResult,
+    status: EditStatus,
+    message: str,
+    hint: str | None,
+    *,
+    candidates: list[Location] | None = None,
+    **extra: object,
+) -> None:
+    result.status = status
+    result.error = _new_refusal(
+        {
+            "code": status.code,
+            "message": message,
+            "hint": hint,
+            "candidates": candidates or [],
+            "tolerances": list(result.tolerances),
+            **extra,
+        }
+    )
+
+
+def _not_found(locator: Locator, edit: Edit, result: EditResult, hints: bool) -> None:
+    result.status = EditStatus.NOT_FOUND
+    result.error = locator.in_deletion(edit.anchor) or locator.not_found(
+        edit.anchor,
+        noun="anchor",
+        hint="Copy the anchor character for character from the document text you were shown.",
+        search=hints,
+    )
+
+
+def _same_text(a: str, b: str) -> bool:
+    """Equal up to the tolerated typography -- but a paragraph break is a change."""
+    if a == b:
+        return True
+    pa, pb = a.split("\n"), b.split("\n")
+    return len(pa) == len(pb) and all(normalize(x) == normalize(y) for x, y in zip(pa, pb, strict=True))
+
+
+def _ambiguous(locator: Locator, edit: Edit, result: EditResult, found: Found, hints: bool) -> None:
+    count = len(found.ranges)
+    more = "+" if found.truncated else ""
+    hint = f"Set expected_matches to {count} to change every occurrence."
+    if hints:
+        parts = []
+        for n, (s, e) in enumerate(found.ranges[:HINTED_CANDIDATES]):
+            ext = locator.unique_extension(edit.anchor, s, e)
+            result.locations[n].unique_quote = ext
+            where = locator.where(s)
+            parts.append(f"for {where} quote \u201c{ext}\u201d" if ext else f"{where}: no short unique quote")
+        if count > HINTED_CANDIDATES:
+            parts.append(f"and {count - HINTED_CANDIDATES}{more} more")
+        hint = (
+            "Quote enough text to make the anchor unique (" + "; ".join(parts) + "), or set "
+            f"expected_matches to {count} to change every occurrence."
+        )
+    _refuse(
+        result,
+        EditStatus.AMBIGUOUS,
+        f"The anchor occurs {count}{more} times in the document; an edit must name one place.",
+        hint,
+        candidates=result.locations,
+        actual_matches=count,
+    )
+
+
+def _in_scope(locator: Locator, edit: Edit, result: EditResult, found: Found) -> bool:
+    """Whether every occurrence lies in the one section ``edit.section`` names; else refused
+    ``out_of_scope``, with the sections involved by their full names."""
+    assert edit.section is not None
+    view = locator.view
+    heads = view.outline.named(edit.section)
+    landed = [view.paragraph_at(s).node for s, _ in found.ranges]
+    there = landed[0] if len(set(map(id, landed))) == 1 else None
+    where = ", ".join(locator.where(s) for s, _ in found.ranges[:5])
+    if there is not None:
+        retry = f"If you meant the passage in {where}, set `section` to \u201c{_full_cite(there)}\u201d"
+    else:
+        retry = f"The anchor is in {where}, which no numbered clause or heading governs: leave out `section`"
+    near = view.outline.near(there)
+    listed = ", ".join(f"\u201c{h.title}\u201d" for h in near)
+    if not heads:
+        _refuse(
+            result,
+            EditStatus.OUT_OF_SCOPE,
+            f"The document has no section named \u201c{edit.section}\u201d.",
+            f"{retry}. Sections near the anchor: {listed}." if listed else f"{retry}.",
+            candidates=result.locations,
+        )
+        return False
+    if len(heads) > 1:
+        both = "; ".join(
+            f"\u201c{h.title}\u201d ({locator.where(view.paragraphs[h.index].start)})" for h in heads[:5]
+        )
+        _refuse(
+            result,
+            EditStatus.OUT_OF_SCOPE,
+            f"The section name \u201c{edit.section}\u201d names {len(heads)} sections: {both}.",
+            "Name one of them in full, with the schedule or part it is in (e.g. "
+            f"\u201c{_full_cite(heads[-1])}\u201d).",
+            candidates=result.locations,
+        )
+        return False
+    head = heads[0]
+    start, end = view.paragraphs[head.index].start, view.section_end(head)
+    if all(start <= s and e <= end for s, e in found.ranges):
+        return True
+    _refuse(
+        result,
+        EditStatus.OUT_OF_SCOPE,
+        f"The anchor is not in section \u201c{head.title}\u201d (paragraphs {head.index}-{head.last}): "
+        f"it occurs in {where}.",
+        f"{retry}; otherwise quote text from within \u201c{head.title}\u201d. Sections near the "
+        f"anchor: {listed}.",
+        candidates=result.locations,
+    )
+    return False
+
+
+def _planned(
+    locator: Locator,
+    index: int,
+    edit: Edit,
+    s: int,
+    e: int,
+    replacement: str,
+    fields: tuple[etree._Element, ...] = (),
+    refs: tuple[str, tuple[CrossRef, ...]] | None = None,
+) -> Planned:
+    if edit.action == "comment":
+        return Planned(index, s, e, "", False, replacement, comment=True)
+    if edit.action == "insert_after":
+        return Planned(index, s, e, "\n" + replacement, False, edit.rationale, True, edit.level or 0)
+    if edit.action == "insert_before":
+        return Planned(index, s, e, replacement + "\n", False, edit.rationale, True, edit.level or 0)
+    exact = locator.view.text[s:e] == edit.anchor
+    if refs is not None:  # new cross-reference fields stand as marks in the replacement
+        return Planned(index, s, e, refs[0], exact, edit.rationale, fields=fields, refs=refs[1])
+    return Planned(index, s, e, replacement, exact, edit.rationale, fields=fields)
+
+
+def _insertion(locator: Locator, edit: Edit, result: EditResult, found: Found) -> Found | None:
+    """Where an insert action's paragraphs go: the end (start) of each paragraph holding the
+    anchor, as an empty range; None when refused."""
+    view = locator.view
+    points: list[tuple[int, int]] = []
+    for s, e in found.ranges:
+        para = view.paragraph_at(max(s, e - 1)) if edit.action == "insert_after" else view.paragraph_at(s)
+        para = _as_read(view, para, edit.action == "insert_after")
+        after = view.paragraphs[para.index + 1] if para.index + 1 < len(view.paragraphs) else None
+        if para.field_code or (
+            # a field that begins in it and runs on: a paragraph after it would be inside too
+            edit.action == "insert_after"
+            and ((after is not None and after.story_no == para.story_no and after.field_code)
+                 or _field_runs_on(para))
+        ):  # fmt: skip
+            _refuse(
+                result,
+                EditStatus.UNSUPPORTED,
+                "The paragraph holding the anchor lies inside a field's instructions, or a field "
+                "begun in it runs on past its end (a field whose code runs across paragraphs): no "
+                "paragraph can be added beside it.",
+                "Quote text from a neighbouring paragraph.",
+            )
+            return None
+        at = para.end if edit.action == "insert_after" else para.start
+        if (at, at) not in points:
+            points.append((at, at))
+    return Found(points, found.kind, list(found.tolerances), found.truncated)
+
+
+def _field_runs_on(para: Paragraph) -> bool:
+    """Does a field begun in ``para`` run on past its end (see :func:`redline.match.fields.open_at_end`)?"""
+    try:
+        return open_at_end(para.element)
+    except TypeError:  # a verify-only view holds no trees
+        return False
+
+
+def _as_read(view: DocumentView, para: Paragraph, forward: bool) -> Paragraph:
+    """The last (``forward``) or first view paragraph of the paragraph ``para`` is part of as
+    the document reads: paragraphs another author's deleted mark joined (no separator between
+    them in the view) are one."""
+    paragraphs = view.paragraphs
+    while True:
+        k = para.index + (1 if forward else -1)
+        if not 0 <= k < len(paragraphs) or paragraphs[k].story_no != para.story_no:
+            return para
+        other = paragraphs[k]
+        if (other.start != para.end) if forward else (other.end != para.start):
+            return para
+        para = other
+
+
+def _full_cite(head: Head) -> str:
+    """A citation that names ``head`` alone: inside a schedule (annex, ...), with it."""
+    if head.namespace is not None and head.namespace is not head:
+        return f"{head.namespace.cite}, {head.cite}"
+    return head.cite
+
+
+def _unlabelled(locator: Locator, found: Found) -> str:
+    s, e = found.ranges[0]
+    return locator.view.text[s:e]
+
+
+def unlabel(replacement: str, labels: tuple[str, ...]) -> str:
+    """``replacement`` without the displayed labels its lines repeat from the anchor's (a
+    label is the document's numbering, never text to write)."""
+    wanted = {label_key(q) for q in labels if q}
+    lines = replacement.split("\n")
+    for i, line in enumerate(lines):
+        mine = {label_key(labels[i])} if i < len(labels) and labels[i] else wanted
+        found = split_label(line, mine)
+        if found is not None:
+            lines[i] = found[1]
+    return "\n".join(lines)
+
+
+def _fields_touched(
+    view: DocumentView, lo: int, s: int, e: int, replacement: str, exact: bool
+) -> list[tuple[int, int]]:
+    """The results of fields inside view range [s, e) (view offsets) that replacing it with
+    ``replacement`` would change (word by word, as the writer writes it); none when every
+    change lies outside every field's result -- new words after "(see Section 27.9)" leave
+    the field whole and working."""
+    starts, flags = view.span_starts, view.span_flags
+    fields: list[tuple[int, int]] = []  # field results, relative to s, adjacent ones merged
+    j = lo
+    while j < len(starts) and starts[j] < e:
+        if flags[j] & SpanFlag.FIELD_RESULT:
+            fs = max(starts[j], s) - s
+            fe = min(starts[j + 1] if j + 1 < len(starts) else len(view.text), e) - s
+            if fields and fields[-1][1] >= fs:
+                fields[-1] = (fields[-1][0], max(fields[-1][1], fe))
+            elif fe > fs:
+                fields.append((fs, fe))
+        j += 1
+    touched: list[tuple[int, int]] = []
+    for kind, a, b, _ in word_diff(view.text[s:e], replacement, old_breaks=exact or "\n" in replacement):
+        for fs, fe in fields:
+            # a change inside the result, or new text against its edge (it could land inside)
+            hit = (kind != "insert" and a < fe and b > fs) or (kind == "insert" and fs <= a <= fe)
+            if hit and (s + fs, s + fe) not in touched:
+                touched.append((s + fs, s + fe))
+    return touched
+
+
+def _code_of(view: DocumentView, fs: int, fe: int) -> list[etree._Element] | None:
+    """The code runs of the one complex field whose result is view range [fs, fe), or None."""
+    found: list[etree._Element] | None = None
+    try:
+        for piece in view.pieces(fs, fe):
+            if piece.kind is not SpanKind.TEXT:
+                continue
+            runs = code_runs(piece.node)
+            if runs is None or (found is not None and runs != found):
+                return None
+            found = runs
+    except TypeError:  # a verify-only view holds no trees
+        return None
+    return found
+
+
+def _unsupported(
+    locator: Locator,
+    found: Found,
+    replacement: str,
+    exact: bool = False,
+    typed_over: list[tuple[str, list[etree._Element], int, int]] | None = None,
+) -> str | None:
+    view = locator.view
+    starts, flags, para_starts = view.span_starts, view.span_flags, view.para_starts
+    for s, e in found.ranges:
+        if replacement and any(
+            p.field_code and p.start == p.end and s <= p.start <= e for p in view.paragraphs_between(s, e + 1)
+        ):
+            # new text next to an empty paragraph goes into it, at its start: here, into the
+            # instructions of a field that runs on from an earlier paragraph, shown by no reader
+            return (
+                "The new text would land in an empty paragraph that lies inside a field's "
+                "instructions (a field whose code runs across paragraphs), where no reader shows it."
+            )
+        lo = max(0, bisect.bisect_right(starts, s) - 1)
+        covered = flags[lo : bisect.bisect_left(starts, e)]
+        if any(covered):  # noqa: SIM102 - (kept apart: other flags were checked here)
+            if any(flag & SpanFlag.FIELD_RESULT for flag in covered):
+                touched = None
+                for fs, fe in _fields_touched(view, lo, s, e, replacement, exact):
+                    runs = _code_of(view, fs, fe) if typed_over is not None else None
+                    text = " ".join(view.text[fs:fe].split())
+                    if runs is None:
+                        touched = text
+                        break
+                    assert typed_over is not None
+                    typed_over.append((text, runs, fs, fe))
+                if touched is not None:
+                    shown = f"\u201c{touched}\u201d: " if touched else ""
+                    return (
+                        f"The edit would change the result of a field ({shown}a value Word "
+                        "computes, such as a cross-reference, page or note number, a date or a "
+                        "form field), which is not text to type over; words around it may change."
+                    )
+        if bisect.bisect_right(para_starts, s) == bisect.bisect_right(para_starts, max(s, e - 1)):
+            continue  # within one paragraph
+        first, last = view.paragraph_at(s), view.paragraph_at(max(s, e - 1))
+        if first.story_no != last.story_no:  # another part, or another footnote or endnote
+            return (
+                "The anchor runs from one part of the document into another (e.g. body into "
+                "header, or one footnote into the next)."
+            )
+    return None
+
+
+def _refuse_overlaps(results: list[EditResult], found_of: dict[int, Found]) -> None:
+    spans = sorted((s, e, i) for i, found in found_of.items() for s, e in found.ranges)
+    clash: dict[int, set[int]] = {}
+    for k, (_s, e, i) in enumerate(spans):
+        for s2, _e2, j in spans[k + 1 :]:
+            if s2 >= e:
+                break
+            clash.setdefault(i, set()).add(j)
+            clash.setdefault(j, set()).add(i)
+    for i, involved in sorted(clash.items()):
+        others = sorted(involved - {i})
+        if others:
+            names = ", ".join(f"edit {j}" for j in others)
+            message = f"This edit overlaps {names}; overlapping edits would change the same text twice."
+            hint = "Merge the overlapping edits into one, or quote separate passages."
+        else:
+            message = (
+                "The occurrences of this anchor overlap one another (as \u201caa\u201d occurs "
+                "twice in \u201caaa\u201d), so changing all of them would change some text twice."
+            )
+            hint = "Quote a longer anchor whose occurrences do not overlap, one edit per place."
+        _refuse(
+            results[i],
+            EditStatus.OVERLAP,
+            message,
+            hint,
+            candidates=results[i].locations,
+            related=others,
+        )
+    if clash:
+        for i in clash:
+            found_of.pop(i, None)
+
+
+__all__ = ["MatchKind", "Planned", "Verification", "verify"]

@@ -1,0 +1,13 @@
+"""The reading layer: a :class:`~redline.opc.package.Package` to a :class:`~redline.read.view.DocumentView`.
+
+* :mod:`~redline.read.roles` -- the one table of element roles every reader consults
+* :mod:`~redline.read.paragraphs` -- the paragraph events readers emit, assembled into a story's text
+* :mod:`~redline.read.walk` -- the tree reader (the reference, and the fallback)
+* :mod:`~redline.read.scan` -- the fast reader: a part's XML text with no tree
+* :mod:`~redline.read.view` -- the document view: every story flattened, mapped back to the XML
+* :mod:`~redline.read.numbering` -- paragraph numbers as Word displays them
+* :mod:`~redline.read.sections` -- clauses as a lawyer cites them: numbers, sections, names
+* :mod:`~redline.read.annotations` -- other authors' tracked changes and comments, tied to the view
+* :mod:`~redline.read.markup` -- the text with revisions and comments inline (``view --markup``)
+* :mod:`~redline.read.load` -- the one load step: bytes (or a file) to package and view
+"""

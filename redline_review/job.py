@@ -1,0 +1,289 @@
+"""A batch of contracts: pairing documents with replies, and the pure per-document job.
+
+:func:`run_document` is a pure function of (document bytes, reply text, options) -> result; the
+local process pool and a Dask cluster both call it and nothing else differs.  Pairing looks at
+file names only: ``NAME.docx`` goes with ``NAME.reply.json`` (or ``.reply.txt`` / ``.reply.md``)
+and, for the summary flow, ``NAME.summary.json``; or with ``NAME.new.docx``, the version that
+came back, which is compared with it (``redline compare``: ``NAME.compared.docx`` and
+``NAME.compare.json``).  ``X.new.docx`` is a new version only beside ``X.docx``; alone it is a
+document like any other.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from redline.apply import ApplyOptions, apply_reply
+from redline.compare.diff import CompareOptions, compare
+from redline.exits import EXIT_REFUSED
+from redline.report import report_json
+from shared_schema import Code, EditBatch
+
+from .html_report import report_details
+
+REPLY_SUFFIXES = (".reply.json", ".reply.txt", ".reply.md")
+SUMMARY_SUFFIX = ".summary.json"
+NEW_SUFFIX = ".new.docx"  # NAME.new.docx beside NAME.docx: the version to compare it with
+OUTPUT_SUFFIXES = (".redlined.docx", ".compared.docx")  # a batch's own outputs, never inputs
+
+# outcome of one document in summary.json: a status, or (when the job could not run) a code
+OK = "applied"  # every edit applied
+COMPARED = "compared"  # compared with its new version, every change written as a tracked change
+UNAPPLIED = "unapplied"  # the run completed; some edits were refused
+REFUSED = "refused"  # the document or its reply was refused as a whole (the code: its report)
+MISSING_REPLY = Code.MISSING_REPLY
+MISSING_DOCUMENT = Code.MISSING_DOCUMENT
+FAILED = Code.FAILED  # the job itself failed (a bug, or a worker lost twice)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One document of a batch and the files that go with it (names relative to the batch).
+
+    ``problem``: why the job cannot run at all, found from the names alone -- a code
+    (``invalid_file_name``, ``duplicate_name``, ``ambiguous_reply``, ``ambiguous_version``) and a
+    message.  ``new``: the new version to compare the document with (instead of a reply)."""
+
+    name: str
+    document: str | None
+    reply: str | None
+    summary: str | None = None
+    problem: tuple[Code, str] | None = None
+    new: str | None = None
+
+
+def shown(name: str | None) -> str | None:
+    """A file name as a report can hold it: a name that is not valid UTF-8 (which the file
+    system hands over with surrogate escapes) with its odd bytes as ``\\xNN``."""
+    if name is None:
+        return None
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _valid_utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeError:
+        return False
+    return True
+
+
+@dataclass
+class JobResult:
+    """What one document produced; everything here is plain data (picklable).
+
+    The reports come back already encoded, the bytes their files hold, and with the
+    document's part of report.html: the worker that made a report encodes and renders it,
+    in parallel with the others, and the client that writes the files does neither.
+    """
+
+    name: str
+    outcome: str
+    exit_code: int
+    report_json: bytes | None = None  # NAME.report.json
+    output: bytes | None = None
+    summary_report_json: bytes | None = None  # NAME.summary-report.json
+    message: str | None = None
+    totals: dict[str, Any] = field(default_factory=dict)
+    summary_totals: dict[str, Any] | None = None
+    report_html: str = ""  # html_report.report_details of the report
+    written: tuple[str, ...] = ()  # the outputs written (by the client that writes them)
+    compared: bytes | None = None  # NAME.compared.docx
+    compare_json: bytes | None = None  # NAME.compare.json
+    compare_totals: dict[str, Any] | None = None
+
+
+def json_bytes(data: dict[str, Any]) -> bytes:
+    """A report file's bytes (:func:`redline.report.report_json`, UTF-8)."""
+    return report_json(data).encode("utf-8")
+
+
+def pair(names: list[str]) -> list[Job]:
+    """Pair document and reply file names; every input comes back in a job, and a job that
+    cannot run says why (:attr:`Job.problem`).
+
+    Names are matched ignoring case (on a case-insensitive disk ``Lease.docx`` and
+    ``lease.docx`` would write the same outputs, so both are refused ``duplicate_name``); a
+    document with two reply files is refused ``ambiguous_reply`` (which one the model meant
+    is not ours to guess); a name that is not valid UTF-8 is refused ``invalid_file_name``
+    (reported with its odd bytes escaped, never read); a reply without a document and a
+    document without a reply are jobs too (``missing_document``, ``missing_reply``)."""
+    docs: dict[str, list[str]] = {}
+    replies: dict[str, list[str]] = {}
+    summaries: dict[str, str] = {}
+    jobs: list[Job] = []
+    for name in sorted(names):
+        base = PurePosixPath(name).name
+        low = base.lower()
+        if low.startswith((".", "~$")):
+            continue  # hidden files and Word's lock files
+        if low.endswith(OUTPUT_SUFFIXES):
+            continue
+        kind: dict[str, list[str]] | None = None
+        stem = ""
+        if low.endswith(".docx"):
+            kind, stem = docs, base[: -len(".docx")]
+        else:
+            for suffix in REPLY_SUFFIXES:
+                if low.endswith(suffix):
+                    kind, stem = replies, base[: -len(suffix)]
+                    break
+            else:
+                if low.endswith(SUMMARY_SUFFIX):
+                    summaries[base[: -len(SUMMARY_SUFFIX)].casefold()] = name
+                continue
+        if not _valid_utf8(name):
+            message = f"the file name {shown(name)!r} is not valid UTF-8; rename it"
+            jobs.append(Job(str(shown(base)), None, None, problem=(Code.INVALID_FILE_NAME, message)))
+            continue
+        kind.setdefault(stem.casefold(), []).append(name)
+    versions: dict[str, str] = {}  # X.new.docx beside X.docx: X's new version, not a document
+    for key in list(docs):
+        if key.endswith(NEW_SUFFIX[: -len(".docx")]) and len(docs[key]) == 1:
+            base_key = key[: -len(".new")]
+            if base_key in docs:
+                versions[base_key] = docs.pop(key)[0]
+    for key in sorted(set(docs) | set(replies)):
+        found, answers = docs.get(key, []), replies.get(key, [])
+        summary = summaries.get(key)
+        new = versions.get(key)
+        if len(found) > 1:
+            listed = ", ".join(found)
+            for name in found:
+                stem = PurePosixPath(name).name[: -len(".docx")]
+                message = f"{listed}: names that differ only by case, whose outputs would collide"
+                jobs.append(Job(stem, name, None, problem=(Code.DUPLICATE_NAME, message)))
+            continue
+        stem = PurePosixPath(found[0]).name[: -len(".docx")] if found else _reply_stem(answers[0])
+        if found and len(answers) > 1:
+            message = f"{found[0]} has {len(answers)} reply files ({', '.join(answers)}); keep one"
+            jobs.append(Job(stem, found[0], None, summary, problem=(Code.AMBIGUOUS_REPLY, message)))
+            continue
+        if found and answers and new is not None:
+            message = (
+                f"{found[0]} has both a reply ({answers[0]}) and a new version ({new}): redline it or "
+                "compare it, not both; move one of them out"
+            )
+            jobs.append(
+                Job(stem, found[0], None, summary, problem=(Code.AMBIGUOUS_VERSION, message), new=new)
+            )
+            continue
+        jobs.append(Job(stem, found[0] if found else None, answers[0] if answers else None, summary, new=new))
+    return sorted(jobs, key=lambda j: (j.name.casefold(), j.name))
+
+
+def _reply_stem(name: str) -> str:
+    base = PurePosixPath(name).name
+    low = base.lower()
+    for suffix in REPLY_SUFFIXES:
+        if low.endswith(suffix):
+            return base[: -len(suffix)]
+    return base
+
+
+def _rationales(batch: EditBatch | None) -> dict[int, str]:
+    """Each edit's rationale by its index in the reply (the page shows it; the report does not
+    repeat the reply)."""
+    if batch is None:
+        return {}
+    return {e.index: e.rationale for e in batch.edits if e.index is not None and e.rationale}
+
+
+def run_document(
+    document: bytes | None,
+    reply: bytes | None,
+    summary: bytes | None,
+    options: ApplyOptions,
+    name: str,
+    new: bytes | None = None,
+) -> JobResult:
+    """The per-document job: apply the reply, check the summary -- or, given the document's
+    ``new`` version, compare the two; never raises.
+
+    The batch's boundary: the pipeline returns refusals as values, so an exception here is a bug
+    of ours -- the document is reported ``failed`` (never with a code about its file), and the
+    traceback goes to stderr (the worker's log)."""
+    try:
+        if new is not None and document is not None:
+            return _compare(document, new, options, name)
+        return _run(document, reply, summary, options, name)
+    except Exception as exc:  # a bug must not stop the batch; it is reported as one
+        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        trace = "".join(traceback.format_exception(exc))
+        print(f"redline: {name}.docx failed ({Code.INTERNAL_ERROR}):\n{trace}", file=sys.stderr, end="")
+        return JobResult(name, FAILED, EXIT_REFUSED, message=f"internal error: {detail}")
+
+
+def _run(
+    document: bytes | None,
+    reply: bytes | None,
+    summary: bytes | None,
+    options: ApplyOptions,
+    name: str,
+) -> JobResult:
+    if document is None:
+        message = f"a reply for {name}.docx, but no such document"
+        return JobResult(name, MISSING_DOCUMENT, EXIT_REFUSED, message=message)
+    if reply is None:
+        message = f"{name}.docx has no reply file ({name}.reply.json) nor new version ({name}.new.docx)"
+        return JobResult(name, MISSING_REPLY, EXIT_REFUSED, message=message)
+    outcome = apply_reply(
+        document,
+        reply,
+        options,
+        document_name=f"{name}.docx",
+        output_name=None if options.dry_run else f"{name}.redlined.docx",
+    )
+    report = outcome.report
+    summary_report = None
+    if summary is not None:
+        from summarize.check import check_reply
+
+        summary_report = check_reply(document, summary, document_name=f"{name}.docx").to_dict()
+    report_dict = report.to_dict()
+    result = JobResult(
+        name,
+        REFUSED,
+        EXIT_REFUSED,
+        report_json=json_bytes(report_dict),
+        summary_report_json=None if summary_report is None else json_bytes(summary_report),
+        totals=report.totals.model_dump(),
+        summary_totals=None if summary_report is None else summary_report.get("totals"),
+        report_html=report_details(report_dict, _rationales(outcome.batch), summary_report),
+    )
+    if report.error is not None:
+        result.message = f"{report.error.message} [{report.error.code}]"
+        return result
+    result.exit_code = outcome.exit_code
+    result.outcome = OK if outcome.exit_code == 0 else UNAPPLIED
+    result.output = outcome.output
+    return result
+
+
+def _compare(document: bytes, new: bytes, options: ApplyOptions, name: str) -> JobResult:
+    """The document compared with its new version: ``NAME.compared.docx`` (the document with
+    the new version's differences as tracked changes) and ``NAME.compare.json``."""
+    from .html_report import compare_details
+
+    outcome = compare(
+        document, new, CompareOptions(options.author, options.date),
+        old_name=f"{name}.docx", new_name=f"{name}{NEW_SUFFIX}", output_name=f"{name}.compared.docx",
+    )  # fmt: skip
+    data = outcome.report.to_dict()
+    result = JobResult(
+        name, REFUSED, EXIT_REFUSED, compare_json=json_bytes(data), compare_totals=data["totals"],
+        report_html=compare_details(data),
+    )  # fmt: skip
+    error = outcome.report.error
+    if error is not None:
+        result.message = f"{error.message} [{error.code}]"
+        return result
+    result.exit_code = outcome.exit_code
+    result.outcome = COMPARED if outcome.exit_code == 0 else UNAPPLIED
+    if not options.dry_run:
+        result.compared = outcome.output
+    return result
