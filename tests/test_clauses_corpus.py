@@ -146,10 +146,12 @@ def test_libreoffice_numbers_a_struck_or_inserted_clause_as_if_it_had_been_typed
                 name.write_bytes(out.output or b"")
             tracked[names[0]] = names[1]
     assert len(tracked) >= 20, "most numbered corpus documents give a strike and an insertion"
-    plain, accepted = text_exports(list(tracked.values()), list(tracked), tmp_path / "lo", soffice)
-    compared = [t for t in tracked if t in accepted and tracked[t] in plain]
+    # both accepted: a corpus document's own pending revisions (HC031 has some) are accepted in
+    # the untracked twin too, so only our edit's tracking can make the two read differently
+    _, accepted = text_exports([], [*tracked.values(), *tracked], tmp_path / "lo", soffice)
+    compared = [t for t in tracked if t in accepted and tracked[t] in accepted]
     assert len(compared) >= len(tracked) - 3, "LibreOffice reads nearly all of them"
     for t in compared:
-        want = [line.rstrip() for line in plain[tracked[t]].lstrip("\ufeff").splitlines()]
+        want = [line.rstrip() for line in accepted[tracked[t]].lstrip("\ufeff").splitlines()]
         got = [line.rstrip() for line in accepted[t].lstrip("\ufeff").splitlines()]
         assert got == want, t.name
