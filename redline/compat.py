@@ -14,11 +14,10 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.machinery
-import importlib.util
 import sys
 import warnings
 from collections.abc import Sequence
-from types import CodeType, ModuleType
+from types import ModuleType
 
 MOVED: dict[str, str] = {
     "redline.boundary": "redline.errors",
@@ -65,10 +64,21 @@ _REVIEW = ("cluster", "html_report", "job", "runner", "storage")
 MOVED.update({f"review.{name}": f"redline_review.{name}" for name in _REVIEW})
 
 
-def warn_moved(old: str, new: str, stacklevel: int = 3) -> None:
-    warnings.warn(
-        f"{old} is now {new}; the old path works for one release", DeprecationWarning, stacklevel=stacklevel
-    )
+def warn_moved(old: str, new: str) -> None:
+    """Warn, attributed to the line that imported the old path (``warnings`` itself skips the
+    import system's frames when it counts the stack level; this module's and the ``review``
+    shim's frames are skipped here)."""
+    frame, level = sys._getframe(1), 2
+    while frame.f_back is not None and (
+        frame.f_code.co_filename.startswith("<frozen importlib")
+        or frame.f_code.co_filename == __file__
+        or frame.f_globals.get("__name__") == "review"
+    ):
+        if not frame.f_code.co_filename.startswith("<frozen importlib"):
+            level += 1
+        frame = frame.f_back
+    message = f"{old} is now {new}; the old path works for one release"
+    warnings.warn(message, DeprecationWarning, stacklevel=level)
 
 
 class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -83,18 +93,11 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
         new = MOVED[spec.name]
-        warn_moved(spec.name, new, stacklevel=4)
+        warn_moved(spec.name, new)
         return importlib.import_module(new)  # its own __name__ and __spec__ are kept
 
     def exec_module(self, module: ModuleType) -> None:
         pass  # already executed under its new name
-
-    def get_code(self, fullname: str) -> CodeType | None:
-        # ``python -m redline.mcp_server``: runpy runs the new module's code
-        spec = importlib.util.find_spec(MOVED[fullname])
-        loader = spec.loader if spec is not None else None
-        get_code = getattr(loader, "get_code", None)
-        return get_code(MOVED[fullname]) if get_code is not None else None
 
 
 def install() -> None:
