@@ -131,8 +131,9 @@ def _arguments(parser: argparse.ArgumentParser) -> Iterator[argparse.Action]:
         yield action
 
 
-def _help(action: argparse.Action) -> str:
-    text = action.help or ""
+def _help(action: argparse.Action, shared: dict[str, str]) -> str:
+    # an option with no help of its own means what the same option of a sibling command means
+    text = action.help or next((shared[o] for o in action.option_strings if o in shared), "")
     if "%(" in text:
         text = text % {"default": action.default, "prog": "", "dest": action.dest}
     default = action.default
@@ -161,8 +162,14 @@ def _program(prog: str, parser: argparse.ArgumentParser) -> list[str]:
     if top:
         out.append("| argument | meaning |")
         out.append("|---|---|")
-        out += [f"| `{_cell(_spelled(action))}` | {_cell(_help(action))} |" for action in top]
+        out += [f"| `{_cell(_spelled(action))}` | {_cell(_help(action, {}))} |" for action in top]
         out.append("")
+    shared: dict[str, str] = {}
+    for _, _, sub in _commands(parser):
+        for action in _arguments(sub):
+            for option in action.option_strings:
+                if action.help:
+                    shared.setdefault(option, action.help)
     for name, summary, sub in _commands(parser):
         out.append(f"### `{prog} {name}`\n")
         out.append(f"{summary[0].upper()}{summary[1:]}.\n" if summary else "")
@@ -170,7 +177,7 @@ def _program(prog: str, parser: argparse.ArgumentParser) -> list[str]:
         out.append("| argument | meaning |")
         out.append("|---|---|")
         for action in _arguments(sub):
-            out.append(f"| `{_cell(_spelled(action))}` | {_cell(_help(action))} |")
+            out.append(f"| `{_cell(_spelled(action))}` | {_cell(_help(action, shared))} |")
         out.append("")
     return out
 
