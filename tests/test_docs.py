@@ -112,3 +112,30 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
         timeout=300,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def _documented_paths() -> list[str]:
+    """The first column of python-api.md's "Module paths" table: ``redline.compare.compare``, ..."""
+    text = (DOCS / "python-api.md").read_text(encoding="utf-8")
+    table = text.split("## Module paths", 1)[1].split("###", 1)[0]
+    return re.findall(r"^\| `([a-z_]+(?:\.[A-Za-z_]+)*)", table, re.MULTILINE)
+
+
+@pytest.mark.parametrize("path", _documented_paths())
+def test_every_documented_module_path_resolves(path: str) -> None:
+    parts = path.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            value: object = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        for name in parts[cut:]:
+            value = getattr(value, name)
+        return
+    pytest.fail(f"{path} names no module")
+
+
+def test_the_module_paths_table_is_read() -> None:
+    assert {"redline.compare.compare", "redline.opc.inputs.read_regular", "redline.read.scan.Check"} <= set(
+        _documented_paths()
+    )
