@@ -1,4 +1,4 @@
-"""The process exit codes of every command (INTERFACE.md), in one place.
+"""The process exit codes of every command (docs/cli.md), in one place.
 
 A leaf module of the command-line layer: :attr:`redline.apply.Outcome.exit_code`, the summary
 report's ``exit_code``, a batch's per-document ``exit`` and both command lines return these.

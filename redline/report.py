@@ -1,6 +1,6 @@
 """The redline report: every edit of a reply, applied or refused with its reason.
 
-Shape documented in INTERFACE.md ("The redline report").  Like mammoth's ``Result``, the report
+Shape documented in docs/report.md ("The redline report").  Like mammoth's ``Result``, the report
 travels with the output: nothing is logged instead of reported.
 """
 
@@ -43,7 +43,7 @@ class Totals(BaseModel):
 class Report(BaseModel):
     """One reply applied to one document: every edit with its status (applied, or refused with
     its code, message and hint), the reply's parse notes, the totals; ``error`` when the
-    document or the reply was refused whole (INTERFACE.md, "The redline report")."""
+    document or the reply was refused whole (docs/report.md, "The redline report")."""
 
     model_config = ConfigDict(extra="forbid")
     document: str

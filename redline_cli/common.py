@@ -2,7 +2,7 @@
 boundary between a command and the process (:func:`run_command`), reading a reply, the checks on
 output targets, and the options ``apply`` and ``review`` take alike.
 
-Exit codes (INTERFACE.md, :mod:`redline.exits`): 0 every edit applied; 1 the run completed with
+Exit codes (docs/cli.md, :mod:`redline.exits`): 0 every edit applied; 1 the run completed with
 unapplied edits; 2 usage error; 3 an input was refused (no output document written); 70 a bug of
 ours (``internal_error``, the traceback on stderr).
 """

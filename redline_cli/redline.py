@@ -1,6 +1,6 @@
 """`redline` command line: wires the pipeline's steps together, nothing more.
 
-Exit codes (INTERFACE.md, :mod:`redline.exits`): 0 every edit applied; 1 the run completed with
+Exit codes (docs/cli.md, :mod:`redline.exits`): 0 every edit applied; 1 the run completed with
 unapplied edits; 2 usage error; 3 an input was refused (no output document written); 70 a bug of
 ours.  What a command raises becomes a code in :func:`redline_cli.common.run_command` alone.
 """

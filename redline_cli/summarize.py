@@ -1,6 +1,6 @@
 """`summarize` command line.
 
-Exit codes (INTERFACE.md, :mod:`redline.exits`): 0 every quote verified; 1 at least one quote
+Exit codes (docs/cli.md, :mod:`redline.exits`): 0 every quote verified; 1 at least one quote
 unverified (or a point without a quote); 2 usage error; 3 an input was refused; 70 a bug of
 ours.  The boundary between the command and the process is :func:`.common.run_command`.
 """

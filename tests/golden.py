@@ -13,7 +13,7 @@ order, SHA-256).
     python -m tests.golden check    # compare; prints every run that differs (exit 1)
     python -m tests.golden check --dump DIR   # also write every output, to diff by hand
 
-Only the public interface is driven (INTERFACE.md's commands and tools), so internals may move
+Only the public interface is driven (docs/cli.md, docs/review-and-mcp.md), so internals may move
 freely under it.  A change that is meant to alter behaviour re-records the file and says why.
 """
 

@@ -161,7 +161,7 @@ def _find_all(hay: str, needle: str) -> Iterator[int]:
 
 
 # --------------------------------------------------------------------------------------------
-# Replies as a model sends them, read with the legacy names of INTERFACE.md
+# Replies as a model sends them, read with the legacy names of docs/replies.md
 # --------------------------------------------------------------------------------------------
 
 _ANCHOR_KEYS = (
