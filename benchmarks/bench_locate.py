@@ -42,7 +42,8 @@ from lxml import etree
 from redline.match.locate import Found, Locator
 from redline.match.verify import verify
 from redline.opc.package import Package
-from redline.read.view import DocumentView, build_view
+from redline.read.build import build_view
+from redline.read.view import DocumentView
 from shared_schema import Edit, EditResult, EditStatus
 
 _TYPO = str.maketrans(

@@ -42,7 +42,9 @@ from redline.match.locate import Locator
 from redline.match.verify import Planned, verify
 from redline.opc.package import Package
 from redline.opc.zipwrite import LEVEL as WRITE_LEVEL
-from redline.read.view import DocumentView, build_view, flatten, numbering_of, stories_of, verify_only_view
+from redline.read.build import build_view, flatten, stories_of, verify_only_view
+from redline.read.labels import numbering_of
+from redline.read.view import DocumentView
 from redline.write.writer import WriteOptions, Writer
 from redline_review.runner import run_review
 from redline_review.storage import LocalStorage
@@ -397,12 +399,12 @@ if mode == "bare":
     root = etree.fromstring(xml)
 elif mode == "stream":
     from redline.opc.package import Package
-    from redline.read.view import verify_only_view
+    from redline.read.build import verify_only_view
     reset_peak(); before = status("VmRSS")
     view = verify_only_view(Package.from_bytes(data, stream_main=True))
 else:
     from redline.opc.package import Package
-    from redline.read.view import build_view
+    from redline.read.build import build_view
     reset_peak(); before = status("VmRSS")
     view = build_view(Package.from_bytes(data))
 print(status("VmHWM") - before)

@@ -149,7 +149,7 @@ def check_reply(
 ) -> SummaryReport:
     """The whole summary flow on bytes: load, view, parse, verify. Never raises on bad input.
 
-    ``stream``: read the document with :func:`redline.read.view.verify_only_view` (the main part
+    ``stream``: read the document with :func:`redline.read.build.verify_only_view` (the main part
     streamed, never held whole: for very large documents on small machines; slower).
     """
     loaded = load_view(document, stream=stream)

@@ -26,7 +26,8 @@ from redline.match.locate import MAX_MATCHES, Locator, describe_difference
 from redline.match.verify import verify
 from redline.opc.namespaces import W_NS
 from redline.opc.package import Package, PackageError
-from redline.read.view import DocumentView, Story, build_view, flatten
+from redline.read.build import build_view, flatten
+from redline.read.view import DocumentView, Story
 from redline.text.normalize import normalize
 from shared_schema import Edit, EditStatus, MatchKind
 

@@ -23,7 +23,8 @@ from redline.apply import ApplyOptions, apply_reply
 from redline.match.locate import Locator
 from redline.match.verify import Verification, verify
 from redline.opc.package import Package
-from redline.read.view import DocumentView, build_view
+from redline.read.build import build_view
+from redline.read.view import DocumentView
 from redline.text.normalize import normalize
 from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, MatchKind, parse_edit_reply
 
