@@ -39,6 +39,7 @@ from typing import cast
 
 from lxml import etree
 
+from redline.match.hints import nearest
 from redline.match.locate import Found, Locator
 from redline.match.verify import verify
 from redline.opc.package import Package
@@ -257,7 +258,7 @@ def run(
         traced = 0
         for anchor in absent:
             start = time.perf_counter()
-            near = locator.nearest(anchor.text)
+            near = nearest(locator, anchor.text)
             per_miss.append(time.perf_counter() - start)
             traced += near is not None and near.start < anchor.end and anchor.start < near.end
     miss_ms = statistics.median(per_miss) * 1000

@@ -38,6 +38,7 @@ import docx
 from lxml import etree
 
 from redline.apply import ApplyOptions, apply_reply, make_writer
+from redline.match.hints import nearest
 from redline.match.locate import Locator
 from redline.match.verify import Planned, verify
 from redline.opc.package import Package
@@ -467,7 +468,7 @@ def measure_steps(data: bytes, work: Workload, repeats: int) -> Steps:
         near = None
         for _ in range(max(1, repeats // 2)):
             t0 = time.perf_counter()
-            near = locator.nearest(anchor)
+            near = nearest(locator, anchor)
             per.append(time.perf_counter() - t0)
         hint_times.append(statistics.median(per))
         if near is not None and near.start < source + len(anchor) and source < near.end:

@@ -25,7 +25,7 @@ from ..text.normalize import normalize
 from ..text.worddiff import word_diff
 from .crossref import CrossRef, ref_note, retarget
 from .fields import code_runs, open_at_end
-from .hints import HintBudget
+from .hints import HintBudget, not_found, unique_extension
 from .locate import Found, Locator
 from .moves import move_note, movers
 
@@ -264,7 +264,8 @@ def _refuse(
 
 def _not_found(locator: Locator, edit: Edit, result: EditResult, hints: bool) -> None:
     result.status = EditStatus.NOT_FOUND
-    result.error = locator.in_deletion(edit.anchor) or locator.not_found(
+    result.error = locator.in_deletion(edit.anchor) or not_found(
+        locator,
         edit.anchor,
         noun="anchor",
         hint="Copy the anchor character for character from the document text you were shown.",
@@ -287,7 +288,7 @@ def _ambiguous(locator: Locator, edit: Edit, result: EditResult, found: Found, h
     if hints:
         parts = []
         for n, (s, e) in enumerate(found.ranges[:HINTED_CANDIDATES]):
-            ext = locator.unique_extension(edit.anchor, s, e)
+            ext = unique_extension(locator, edit.anchor, s, e)
             result.locations[n].unique_quote = ext
             where = locator.where(s)
             parts.append(f"for {where} quote \u201c{ext}\u201d" if ext else f"{where}: no short unique quote")
