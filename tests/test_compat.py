@@ -54,6 +54,16 @@ def test_the_view_module_forwards_every_name_that_moved_out_of_it() -> None:
         view.no_such_name  # noqa: B018
 
 
+def test_the_sections_module_forwards_the_outline_that_moved_out_of_it() -> None:
+    import redline.read.outline
+    import redline.read.sections as sections
+
+    for name in ("Entry", "Head", "Outline", "build_outline"):
+        assert getattr(sections, name) is getattr(redline.read.outline, name), name
+    with pytest.raises(AttributeError, match="no_such_name"):
+        sections.no_such_name  # noqa: B018
+
+
 @pytest.mark.parametrize(
     ("old", "new", "name"),
     [

@@ -22,7 +22,8 @@ from redline.match.locate import Locator
 from redline.match.verify import verify
 from redline.opc.package import Package, PackageError
 from redline.read.build import build_view
-from redline.read.sections import Head, Kind
+from redline.read.outline import Head
+from redline.read.sections import Kind
 from redline.read.view import DocumentView
 from shared_schema import Edit, EditBatch, EditStatus
 

@@ -19,7 +19,8 @@ from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, Mat
 from shared_schema.models import NO_ANCHOR_ACTIONS
 
 from ..collector import paused
-from ..read.sections import Head, label_key, split_label
+from ..read.outline import Head
+from ..read.sections import label_key, split_label
 from ..read.view import DocumentView, Paragraph, SpanFlag, SpanKind
 from ..text.normalize import normalize
 from ..text.worddiff import word_diff

@@ -20,8 +20,9 @@ from shared_schema import Code
 from ..opc.namespaces import REL_NUMBERING, REL_STYLES, w
 from ..opc.xmlparse import PackageError, syntax_refusal
 from .numbering import Numbering
+from .outline import Entry, build_outline
 from .roles import ParagraphProps
-from .sections import TYPED_SPAN, Entry, build_outline, is_number
+from .sections import TYPED_SPAN, is_number
 
 if TYPE_CHECKING:
     from ..opc.package import Package

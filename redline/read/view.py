@@ -40,7 +40,6 @@ into it is :mod:`redline.read.build`, the labels and sections :mod:`redline.read
 from __future__ import annotations
 
 import bisect
-import importlib
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -50,15 +49,16 @@ from lxml import etree
 
 from shared_schema import Code
 
+from ..compat import forwarded
 from ..opc.working import WorkingCopy
 from ..opc.xmlparse import PackageError
 from . import scan
 from .labels import _label
 from .numbering import Numbering
+from .outline import Head, Outline
 from .roles import NODE_TAGS, ParagraphProps
 from .roles import SpanFlag as SpanFlag  # re-exported: the view's spans carry them
 from .roles import SpanKind as SpanKind
-from .sections import Head, Outline
 
 if TYPE_CHECKING:  # the names that moved (see __getattr__ at the end), for the type checker
     from .build import MAX_PARAGRAPHS as MAX_PARAGRAPHS
@@ -381,7 +381,4 @@ def __getattr__(name: str) -> Any:
     """``from redline.read.view import build_view`` (and the old ``redline.view``) keeps working:
     a name that moved is fetched from its module when first asked for -- lazily, so that the
     builder, which imports this module, is no import cycle and no import cost here."""
-    home = _MOVED.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(home), name)
+    return forwarded(__name__, name, _MOVED)
