@@ -64,6 +64,16 @@ def test_the_sections_module_forwards_the_outline_that_moved_out_of_it() -> None
         sections.no_such_name  # noqa: B018
 
 
+def test_the_locate_module_forwards_the_hints_that_moved_out_of_it() -> None:
+    import redline.match.hints
+    import redline.match.locate as locate
+
+    assert locate.NearMiss is redline.match.hints.NearMiss
+    assert locate.describe_difference is redline.match.hints.describe_difference
+    with pytest.raises(AttributeError, match="no_such_name"):
+        locate.no_such_name  # noqa: B018
+
+
 @pytest.mark.parametrize(
     ("old", "new", "name"),
     [

@@ -18,16 +18,21 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate, compress, repeat
 from operator import add
-from typing import cast
+from typing import TYPE_CHECKING, Any, cast
 
 from shared_schema import Code, Location, MatchKind, Refusal, Tolerance
 
+from ..compat import forwarded
 from ..errors import PackageError
 from ..opc.namespaces import w
 from ..read.roles import Role, tags
 from ..read.sections import label_key, place, split_label, typed_number
 from ..read.view import DocumentView
 from ..text.normalize import ELLIPSIS, INVISIBLE, NormalizedText, normalize, tolerances_needed
+
+if TYPE_CHECKING:  # the names that moved to the hints (see __getattr__ at the end)
+    from .hints import NearMiss as NearMiss
+    from .hints import describe_difference as describe_difference
 
 MAX_MATCHES = 1000  # occurrences counted before a quote is called hopelessly ambiguous
 CONTEXT = 30  # characters of context either side in a location
@@ -444,3 +449,12 @@ def _as_many(run: str, spaces: int) -> str:
             if seen == spaces:
                 return run[: i + 1]
     return run.rstrip(INVISIBLE)
+
+
+_MOVED = dict.fromkeys(("NearMiss", "describe_difference"), "redline.match.hints")
+
+
+def __getattr__(name: str) -> Any:
+    """The hints' names, which lived here: fetched from :mod:`redline.match.hints` when first
+    asked for (it imports this module)."""
+    return forwarded(__name__, name, _MOVED)
