@@ -39,10 +39,12 @@ from typing import cast
 
 from lxml import etree
 
+from redline.match.hints import nearest
 from redline.match.locate import Found, Locator
 from redline.match.verify import verify
 from redline.opc.package import Package
-from redline.read.view import DocumentView, build_view
+from redline.read.build import build_view
+from redline.read.view import DocumentView
 from shared_schema import Edit, EditResult, EditStatus
 
 _TYPO = str.maketrans(
@@ -256,7 +258,7 @@ def run(
         traced = 0
         for anchor in absent:
             start = time.perf_counter()
-            near = locator.nearest(anchor.text)
+            near = nearest(locator, anchor.text)
             per_miss.append(time.perf_counter() - start)
             traced += near is not None and near.start < anchor.end and anchor.start < near.end
     miss_ms = statistics.median(per_miss) * 1000

@@ -59,7 +59,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from redline.opc.package import CODES, Package, PackageError
-from redline.read.view import build_view
+from redline.read.build import build_view
 from shared_schema import EditBatch, parse_edit_reply
 from tests import test_hostile as th  # the strategies live with the bounded tests
 from tests import test_hostile2 as th2

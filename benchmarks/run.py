@@ -38,11 +38,14 @@ import docx
 from lxml import etree
 
 from redline.apply import ApplyOptions, apply_reply, make_writer
+from redline.match.hints import nearest
 from redline.match.locate import Locator
 from redline.match.verify import Planned, verify
 from redline.opc.package import Package
 from redline.opc.zipwrite import LEVEL as WRITE_LEVEL
-from redline.read.view import DocumentView, build_view, flatten, numbering_of, stories_of, verify_only_view
+from redline.read.build import build_view, flatten, stories_of, verify_only_view
+from redline.read.labels import numbering_of
+from redline.read.view import DocumentView
 from redline.write.writer import WriteOptions, Writer
 from redline_review.runner import run_review
 from redline_review.storage import LocalStorage
@@ -397,12 +400,12 @@ if mode == "bare":
     root = etree.fromstring(xml)
 elif mode == "stream":
     from redline.opc.package import Package
-    from redline.read.view import verify_only_view
+    from redline.read.build import verify_only_view
     reset_peak(); before = status("VmRSS")
     view = verify_only_view(Package.from_bytes(data, stream_main=True))
 else:
     from redline.opc.package import Package
-    from redline.read.view import build_view
+    from redline.read.build import build_view
     reset_peak(); before = status("VmRSS")
     view = build_view(Package.from_bytes(data))
 print(status("VmHWM") - before)
@@ -465,7 +468,7 @@ def measure_steps(data: bytes, work: Workload, repeats: int) -> Steps:
         near = None
         for _ in range(max(1, repeats // 2)):
             t0 = time.perf_counter()
-            near = locator.nearest(anchor)
+            near = nearest(locator, anchor)
             per.append(time.perf_counter() - t0)
         hint_times.append(statistics.median(per))
         if near is not None and near.start < source + len(anchor) and source < near.end:

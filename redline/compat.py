@@ -18,6 +18,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 from types import ModuleType
+from typing import Any
 
 MOVED: dict[str, str] = {
     "redline.boundary": "redline.errors",
@@ -62,6 +63,16 @@ MOVED: dict[str, str] = {
 }
 _REVIEW = ("cluster", "html_report", "job", "runner", "storage")
 MOVED.update({f"review.{name}": f"redline_review.{name}" for name in _REVIEW})
+
+
+def forwarded(module: str, name: str, moved: dict[str, str]) -> Any:
+    """A module's ``__getattr__`` for the names that moved out of it to a module that imports it
+    (``moved``: name -> its module now): the name from there, imported when first asked for --
+    so no import cycle, and no import cost until then."""
+    home = moved.get(name)
+    if home is None:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)
 
 
 def warn_moved(old: str, new: str) -> None:

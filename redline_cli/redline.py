@@ -227,8 +227,8 @@ def _view(args: argparse.Namespace) -> int:
 
 def _unread(package: Package) -> list[str]:
     """One line per kind of element the view does not read, with where and how often."""
+    from redline.read.build import unread
     from redline.read.roles import describe
-    from redline.read.view import unread
 
     lines = []
     for part, counts in unread(package).items():

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from redline.exits import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
+from redline.match.hints import not_found
 from redline.match.locate import Locator
 from redline.read.load import load_view
 from redline.read.view import DocumentView
@@ -85,7 +86,7 @@ def check_quote(locator: Locator, quote: str) -> QuoteCheck:
             tolerances=list(found.tolerances),
             locations=[locator.location(s, e) for s, e in found.ranges],
         )
-    error = locator.not_found(quote, noun="quote", hint="Quote the document verbatim, or drop the claim.")
+    error = not_found(locator, quote, noun="quote", hint="Quote the document verbatim, or drop the claim.")
     return QuoteCheck(quote=quote, status=QuoteStatus.NOT_FOUND, error=error)
 
 
@@ -149,7 +150,7 @@ def check_reply(
 ) -> SummaryReport:
     """The whole summary flow on bytes: load, view, parse, verify. Never raises on bad input.
 
-    ``stream``: read the document with :func:`redline.read.view.verify_only_view` (the main part
+    ``stream``: read the document with :func:`redline.read.build.verify_only_view` (the main part
     streamed, never held whole: for very large documents on small machines; slower).
     """
     loaded = load_view(document, stream=stream)

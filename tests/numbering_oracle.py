@@ -3,7 +3,7 @@
 ``soffice --headless --convert-to "txt:Text (encoded):UTF8"`` writes each paragraph on a line,
 with the label LibreOffice computed for it first (``"4.1<TAB>Providing Services…"``,
 ``"(a) …"``, a bullet character for a bullet). This module lines those lines up with the body
-paragraphs of :func:`redline.read.view.build_view` by their text (the label left out), and compares
+paragraphs of :func:`redline.read.build.build_view` by their text (the label left out), and compares
 the prefix LibreOffice wrote with redline's label, over every *numbered* paragraph: one that
 redline labels, or that LibreOffice writes a (non-bullet) label before.
 
@@ -39,7 +39,8 @@ from pathlib import Path
 from lxml import etree
 
 from redline.opc.package import Package, PackageError
-from redline.read.view import build_view, numbering_of
+from redline.read.build import build_view
+from redline.read.labels import numbering_of
 from tests import libreoffice
 
 THRESHOLD = 0.995

@@ -13,7 +13,7 @@ pytest.importorskip("distributed")
 from redline.apply import ApplyOptions
 from redline.match.locate import Locator
 from redline.opc.package import Package
-from redline.read.view import build_view
+from redline.read.build import build_view
 from redline_review.cluster import DaskExecutor
 from redline_review.job import FAILED
 from redline_review.runner import InProcess, LocalPool, run_review

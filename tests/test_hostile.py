@@ -53,8 +53,8 @@ from lxml import etree
 from redline.apply import ApplyOptions, Outcome, apply_reply
 from redline.opc.namespaces import MC_NS, R_NS, REL_COMMENTS, REL_HEADER, REL_NUMBERING, W_NS, W_STRICT_NS, w
 from redline.opc.package import CODES, Package, PackageError
+from redline.read.build import build_view
 from redline.read.roles import RANGE_MARKUP
-from redline.read.view import build_view
 from redline_cli.redline import main as redline_main
 from shared_schema import EditStatus
 from testing import hostile_docs as h

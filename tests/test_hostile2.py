@@ -47,7 +47,7 @@ from hypothesis import strategies as st
 
 from redline.apply import ApplyOptions
 from redline.opc.package import Package
-from redline.read.view import build_view
+from redline.read.build import build_view
 from redline.tools.session import DocumentTools
 from redline_cli.redline import main as redline_main
 from redline_review.runner import InProcess, run_review

@@ -22,11 +22,13 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from redline.match.locate import MAX_MATCHES, Locator, describe_difference
+from redline.match.hints import describe_difference, nearest, unique_extension
+from redline.match.locate import MAX_MATCHES, Locator
 from redline.match.verify import verify
 from redline.opc.namespaces import W_NS
 from redline.opc.package import Package, PackageError
-from redline.read.view import DocumentView, Story, build_view, flatten
+from redline.read.build import build_view, flatten
+from redline.read.view import DocumentView, Story
 from redline.text.normalize import normalize
 from shared_schema import Edit, EditStatus, MatchKind
 
@@ -199,7 +201,7 @@ def test_the_nearest_passage_is_the_one_the_quote_came_from_and_says_what_differ
 ) -> None:
     loc = Locator(view_of(*LEASE))
     assert loc.find(quote).ranges == []
-    near = loc.nearest(quote)
+    near = nearest(loc, quote)
     assert near is not None
     assert near.text == passage
     assert loc.view.text[near.start : near.end] == passage
@@ -208,8 +210,8 @@ def test_the_nearest_passage_is_the_one_the_quote_came_from_and_says_what_differ
 
 def test_nothing_close_gives_no_nearest_passage() -> None:
     loc = Locator(view_of(*LEASE))
-    assert loc.nearest("Purchaser indemnifies Vendor against third-party claims") is None
-    assert loc.nearest("   ") is None
+    assert nearest(loc, "Purchaser indemnifies Vendor against third-party claims") is None
+    assert nearest(loc, "   ") is None
 
 
 def test_differences_are_described_word_by_word() -> None:
@@ -226,14 +228,14 @@ def test_no_unique_extension_when_the_passage_repeats_verbatim() -> None:
     loc = Locator(view_of(clause, clause))
     first, second = loc.find("good repair").ranges
     # the paragraph repeats, so the shortest unique extension reaches into the next one
-    assert loc.unique_extension("good repair", *first) == "good repair at its own cost and expense.\nTenant"
+    assert unique_extension(loc, "good repair", *first) == "good repair at its own cost and expense.\nTenant"
     assert (
-        loc.unique_extension("good repair", *second)
+        unique_extension(loc, "good repair", *second)
         == "expense.\nTenant shall keep the Premises in good repair"
     )
     loc = Locator(view_of("x " + clause, "y " + clause, "y " + clause))
     third = loc.find("good repair").ranges[2]
-    assert loc.unique_extension("good repair", *third, max_words=12) is None
+    assert unique_extension(loc, "good repair", *third, max_words=12) is None
 
 
 # -- property tests: an oracle from the words themselves ------------------------------------------

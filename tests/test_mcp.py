@@ -25,7 +25,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from redline.opc.package import Package
-from redline.read.view import build_view
+from redline.read.build import build_view
 from redline.tools.session import DocumentTools
 from shared_schema import Edit
 from testing.contractgen import generate_contract

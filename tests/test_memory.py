@@ -24,7 +24,8 @@ from redline.apply import ApplyOptions
 from redline.match.locate import Locator
 from redline.match.verify import verify
 from redline.opc.package import Package
-from redline.read.view import DocumentView, Paragraph, build_view
+from redline.read.build import build_view
+from redline.read.view import DocumentView, Paragraph
 from redline_review.job import run_document
 from shared_schema import Edit, EditBatch
 from testing.contractgen import generate_contract

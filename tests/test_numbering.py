@@ -15,8 +15,9 @@ from lxml import etree
 
 from redline.opc.namespaces import MC_NS, W_NS, W_STRICT_NS
 from redline.opc.package import Package
-from redline.read.numbering import ListNumber, Numbering, format_number
-from redline.read.view import build_view
+from redline.read.build import build_view
+from redline.read.numbering import ListNumber, Numbering
+from redline.read.numformat import format_number
 from tests import numbering_cases, numbering_oracle
 from tests.numbering_cases import abstract, num, start_override
 

@@ -922,7 +922,7 @@ def test_the_package_codes_are_the_catalogues() -> None:
 
 def _write_twice(pkg: Package, reply: str) -> tuple[Outcome, Outcome]:
     from redline.apply import ApplyOptions, apply_batch
-    from redline.read.view import build_view
+    from redline.read.build import build_view
 
     options = ApplyOptions(date="2026-01-01T00:00:00Z")
     outcomes = []
@@ -937,10 +937,10 @@ def _write_twice(pkg: Package, reply: str) -> tuple[Outcome, Outcome]:
 def test_a_write_changes_only_its_working_copy_and_a_second_write_starts_from_the_original(
     monkeypatch: pytest.MonkeyPatch, reader: str
 ) -> None:
-    import redline.read.view as view_module
+    import redline.read.build as build_module
 
     if reader == "tree walk":
-        monkeypatch.setattr(view_module, "scanned_view", lambda package, working=None, **_: None)
+        monkeypatch.setattr(build_module, "scanned_view", lambda package, working=None, **_: None)
     data = h.docx()
     pkg = Package.from_bytes(data)
     parts = {name: pkg.read(name) for name in pkg.names}
@@ -966,7 +966,7 @@ def test_a_write_changes_only_its_working_copy_and_a_second_write_starts_from_th
 def test_the_view_writes_into_its_working_copy_not_into_the_package() -> None:
     from redline.apply import make_writer
     from redline.match.verify import Planned
-    from redline.read.view import build_view
+    from redline.read.build import build_view
     from redline.write.writer import WriteOptions
 
     pkg = Package.from_bytes(h.docx())

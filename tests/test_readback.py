@@ -23,8 +23,9 @@ from hypothesis import strategies as st
 from redline.apply import ApplyOptions, Outcome, apply_reply
 from redline.opc.package import Limits, Package
 from redline.read.annotations import read_annotations
+from redline.read.build import build_view
 from redline.read.load import load_view
-from redline.read.view import DocumentView, NodeMap, build_view
+from redline.read.view import DocumentView, NodeMap
 from redline.write import readback
 from shared_schema import Code, Refusal
 from testing.contractgen import generate_contract

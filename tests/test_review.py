@@ -285,7 +285,7 @@ def test_a_batch_over_the_real_corpus_with_generated_replies(tmp_path: Path) -> 
 
     from redline.match.locate import Locator
     from redline.opc.package import Package, PackageError
-    from redline.read.view import build_view
+    from redline.read.build import build_view
 
     folder = os.environ.get("REDLINE_CORPUS")
     if not folder:

@@ -20,15 +20,9 @@ from redline.apply import ApplyOptions, apply_reply
 from redline.opc.package import Package, PackageError
 from redline.opc.working import WorkingCopy
 from redline.read import scan
-from redline.read.view import (
-    DocumentView,
-    build_view,
-    flatten,
-    numbering_of,
-    scanned_view,
-    stories_of,
-    verify_only_view,
-)
+from redline.read.build import build_view, flatten, scanned_view, stories_of, verify_only_view
+from redline.read.labels import numbering_of
+from redline.read.view import DocumentView
 from testing.contractgen import generate_contract
 from testing.docbuild import P, Raw, docx
 from testing.hostile_docs import Entry, document, docx_parts, raw_zip
@@ -566,7 +560,7 @@ def test_the_styles_and_numbering_read_ahead_on_the_checks_thread_read_and_fail_
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # The check's thread parses the styles and numbering parts while the body is scanned
-    # (view._read_ahead): the labels are the same, and a part that fails there fails again,
+    # (build._read_ahead): the labels are the same, and a part that fails there fails again,
     # with its own code, where it is needed.
     numbered = docx(P("one"), P("two"), numbering="<w:abstractNum>")  # not well-formed
     data = generate_contract("msa", seed=6, pages=4)

@@ -16,7 +16,8 @@ from redline.apply import ApplyOptions, apply_reply
 from redline.match.locate import Locator
 from redline.match.verify import verify
 from redline.read.load import load_view
-from redline.read.sections import Entry, Kind, build_outline, parse_reference, read_number, typed_number
+from redline.read.outline import Entry, build_outline
+from redline.read.sections import Kind, parse_reference, read_number, typed_number
 from redline.read.view import DocumentView
 from shared_schema import Code, Edit, EditBatch, EditResult, EditStatus, Refusal, parse_edit_reply
 from testing.docbuild import P, docx

@@ -21,8 +21,10 @@ from redline.apply import ApplyOptions, apply_reply
 from redline.match.locate import Locator
 from redline.match.verify import verify
 from redline.opc.package import Package, PackageError
-from redline.read.sections import Head, Kind
-from redline.read.view import DocumentView, build_view
+from redline.read.build import build_view
+from redline.read.outline import Head
+from redline.read.sections import Kind
+from redline.read.view import DocumentView
 from shared_schema import Edit, EditBatch, EditStatus
 
 CORPUS = os.environ.get("REDLINE_CORPUS")

@@ -22,7 +22,7 @@ from redline.apply import make_writer
 from redline.match.verify import Planned
 from redline.opc.package import Package
 from redline.opc.xmlparse import serialize
-from redline.read.view import build_view
+from redline.read.build import build_view
 from redline.write.writer import WriteOptions
 from testing.contractgen import generate_contract
 from testing.docbuild import B, BlockSdt, BmEnd, BmStart, Ins, Link, P, Raw, Table, docx

@@ -17,7 +17,8 @@ import pytest
 from redline.apply import ApplyOptions, apply_reply
 from redline.opc.package import Package
 from redline.read import scan
-from redline.read.view import DocumentView, build_view
+from redline.read.build import build_view
+from redline.read.view import DocumentView
 from testing.contractgen import generate_contract
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,7 +12,7 @@ import redline.match.verify
 import summarize.check
 from redline.match.locate import Locator
 from redline.opc.package import Package
-from redline.read.view import build_view
+from redline.read.build import build_view
 from redline_cli.summarize import main as summarize_main
 from shared_schema import EditResult, Location, QuoteCheck, Refusal
 from summarize.check import check, check_reply

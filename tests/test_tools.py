@@ -23,7 +23,8 @@ import docx
 import pytest
 
 from redline.opc.package import Package
-from redline.read.view import DocumentView, build_view
+from redline.read.build import build_view
+from redline.read.view import DocumentView
 from redline.stats import collect
 from redline.tools.session import DocumentTools, arguments_digest, tool_definitions
 from shared_schema import Edit, json_schema

@@ -24,7 +24,8 @@ import pytest
 
 from redline.apply import ApplyOptions, apply_reply
 from redline.opc.package import Package
-from redline.read.view import DocumentView, build_view
+from redline.read.build import build_view
+from redline.read.view import DocumentView
 from shared_schema import Edit, EditBatch, EditResult
 from testing.docbuild import Ins, P, Table, docx
 

@@ -20,10 +20,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from redline.apply import ApplyOptions, apply_reply
+from redline.match.hints import unique_extension
 from redline.match.locate import Locator
 from redline.match.verify import Verification, verify
 from redline.opc.package import Package
-from redline.read.view import DocumentView, build_view
+from redline.read.build import build_view
+from redline.read.view import DocumentView
 from redline.text.normalize import normalize
 from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, MatchKind, parse_edit_reply
 
@@ -381,7 +383,7 @@ def test_an_ambiguous_anchor_lists_every_candidate_and_a_unique_extension_for_ea
     assert error.hint is not None
     locator = Locator(view)
     for cand in error.candidates:
-        ext = locator.unique_extension("Tenant shall pay", cand.start, cand.end)
+        ext = unique_extension(locator, "Tenant shall pay", cand.start, cand.end)
         assert ext is not None and f"\u201c{ext}\u201d" in error.hint
         assert cand.unique_quote == ext  # also as structured data
         assert "Tenant shall pay" in ext
@@ -395,12 +397,13 @@ def test_unique_extensions_are_the_shortest_and_may_grow_either_way(view: Docume
     locator = Locator(view)
     text = view.text
     start = text.index("Tenant shall pay a late")
-    assert locator.unique_extension("Tenant shall pay", start, start + 16) == "Tenant shall pay a"
+    assert unique_extension(locator, "Tenant shall pay", start, start + 16) == "Tenant shall pay a"
     start = text.index("Tenant shall pay Tenant\u2019s")
-    assert locator.unique_extension("Tenant shall pay", start, start + 16) == "Tenant shall pay Tenant\u2019s"
+    ext = unique_extension(locator, "Tenant shall pay", start, start + 16)
+    assert ext == "Tenant shall pay Tenant\u2019s"
     start = text.index("Landlord\u2019s statement shall")
     # "Landlord’s statement" occurs twice; one word to the left is shorter than to the right
-    assert locator.unique_extension("Landlord\u2019s statement", start, start + 20) == (
+    assert unique_extension(locator, "Landlord\u2019s statement", start, start + 20) == (
         "Landlord\u2019s statement shall"
     )
 

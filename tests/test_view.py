@@ -16,7 +16,8 @@ from lxml import etree
 
 from redline.opc.namespaces import MC_NS, W_NS
 from redline.opc.package import Package, PackageError
-from redline.read.view import SpanKind, Story, build_view, flatten
+from redline.read.build import build_view, flatten
+from redline.read.view import SpanKind, Story
 
 W = f'xmlns:w="{W_NS}" xmlns:mc="{MC_NS}"'
 

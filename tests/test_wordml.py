@@ -16,8 +16,10 @@ from lxml import etree
 from redline.opc.namespaces import M_NS, W_NS
 from redline.opc.package import Package
 from redline.read import roles as wordml
+from redline.read.build import build_view, flatten, scanned_view, stories_of
+from redline.read.labels import numbering_of
 from redline.read.roles import RULES, Role, SpanFlag
-from redline.read.view import DocumentView, build_view, flatten, numbering_of, scanned_view, stories_of
+from redline.read.view import DocumentView
 from testing.docbuild import P, Raw, docx
 
 _W = f"{{{W_NS}}}"
@@ -173,7 +175,7 @@ def test_every_element_of_the_real_documents_has_a_rule(corpus_dir: Path) -> Non
     """The table is complete on reality: no main-namespace element of any corpus document is
     one no rule names (what Word shows and the view leaves out is named, and reported)."""
     from redline.opc.package import PackageError
-    from redline.read.view import unread
+    from redline.read.build import unread
 
     unnamed: dict[str, list[str]] = {}
     for path in sorted(corpus_dir.glob("*.docx")):

@@ -37,7 +37,8 @@ from lxml import etree
 
 from redline.apply import ApplyOptions, Outcome, apply_reply
 from redline.opc.package import Package, PackageError
-from redline.read.view import SpanFlag, build_view
+from redline.read.build import build_view
+from redline.read.view import SpanFlag
 from redline.text.normalize import normalize
 from redline.text.typography import quote_style
 from redline.write.writer import diff_opcodes, max_revision_id, word_diff

@@ -3,7 +3,7 @@
 Nothing here changes the document.
 
 * :mod:`~redline.match.locate` -- find a quoted passage: exact, or tolerant of typography only
-* :mod:`~redline.match.hints` -- near-miss hints for a refused anchor, and their budget
+* :mod:`~redline.match.hints` -- near-miss hints for a refused quote, and their budget
 * :mod:`~redline.match.verify` -- decide, for every entry of a batch, where it lands or why not
 * :mod:`~redline.match.fields` -- complex fields, for typing over a field's result
 * :mod:`~redline.match.crossref` -- a new clause number typed over a cross-reference

@@ -19,13 +19,14 @@ from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, Mat
 from shared_schema.models import NO_ANCHOR_ACTIONS
 
 from ..collector import paused
-from ..read.sections import Head, label_key, split_label
+from ..read.outline import Head
+from ..read.sections import label_key, split_label
 from ..read.view import DocumentView, Paragraph, SpanFlag, SpanKind
 from ..text.normalize import normalize
 from ..text.worddiff import word_diff
 from .crossref import CrossRef, ref_note, retarget
 from .fields import code_runs, open_at_end
-from .hints import HintBudget
+from .hints import HintBudget, not_found, unique_extension
 from .locate import Found, Locator
 from .moves import move_note, movers
 
@@ -264,7 +265,8 @@ def _refuse(
 
 def _not_found(locator: Locator, edit: Edit, result: EditResult, hints: bool) -> None:
     result.status = EditStatus.NOT_FOUND
-    result.error = locator.in_deletion(edit.anchor) or locator.not_found(
+    result.error = locator.in_deletion(edit.anchor) or not_found(
+        locator,
         edit.anchor,
         noun="anchor",
         hint="Copy the anchor character for character from the document text you were shown.",
@@ -287,7 +289,7 @@ def _ambiguous(locator: Locator, edit: Edit, result: EditResult, found: Found, h
     if hints:
         parts = []
         for n, (s, e) in enumerate(found.ranges[:HINTED_CANDIDATES]):
-            ext = locator.unique_extension(edit.anchor, s, e)
+            ext = unique_extension(locator, edit.anchor, s, e)
             result.locations[n].unique_quote = ext
             where = locator.where(s)
             parts.append(f"for {where} quote \u201c{ext}\u201d" if ext else f"{where}: no short unique quote")

@@ -5,7 +5,7 @@ the trees :meth:`Package.xml` caches are shared by readers that must not change 
 changes XML trees, so it changes the trees of a :class:`WorkingCopy`: each part parsed from the
 package's original bytes the first time it is asked for, then this copy's own, in place.
 
-Who uses it: :func:`redline.read.view.build_view` makes one per view that can be written from (the
+Who uses it: :func:`redline.read.build.build_view` makes one per view that can be written from (the
 view's spans point into its trees: the tree walk reads stories from it, and a scanned view's
 :class:`~redline.read.view.NodeMap` finds its elements in it); the writer changes those trees
 through the view; :mod:`redline.write.comments` adds to its comments part, relationships and content

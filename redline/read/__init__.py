@@ -5,8 +5,12 @@
 * :mod:`~redline.read.walk` -- the tree reader (the reference, and the fallback)
 * :mod:`~redline.read.scan` -- the fast reader: a part's XML text with no tree
 * :mod:`~redline.read.view` -- the document view: every story flattened, mapped back to the XML
+* :mod:`~redline.read.build` -- building the view: a package's stories read into it, scanned or walked
+* :mod:`~redline.read.labels` -- the numbers Word displays and the section each paragraph lies in
 * :mod:`~redline.read.numbering` -- paragraph numbers as Word displays them
+* :mod:`~redline.read.numformat` -- list number formats: a counter written as "iv", "D", "fourth"
 * :mod:`~redline.read.sections` -- clauses as a lawyer cites them: numbers, sections, names
+* :mod:`~redline.read.outline` -- the outline: the sections paragraphs head, nested, and their names
 * :mod:`~redline.read.annotations` -- other authors' tracked changes and comments, tied to the view
 * :mod:`~redline.read.markup` -- the text with revisions and comments inline (``view --markup``)
 * :mod:`~redline.read.load` -- the one load step: bytes (or a file) to package and view

@@ -40,9 +40,10 @@ from ..opc.namespaces import (
     w,
 )
 from ..opc.package import Package
+from .build import stories_of
 from .paragraphs import StoryText
 from .roles import CHAR_OF, RevisionKind, revision_kind, symbol, track_field
-from .view import DocumentView, SpanKind, stories_of
+from .view import DocumentView, SpanKind
 from .walk import read_story
 
 __all__ = ["Annotations", "DocComment", "Revision", "read_annotations"]
@@ -144,7 +145,7 @@ class Annotations:
 
 def read_annotations(package: Package, view: DocumentView) -> Annotations:
     """Every revision and comment of ``package``, placed in ``view`` (built by
-    :func:`redline.read.view.build_view`: its working copy's trees are read)."""
+    :func:`redline.read.build.build_view`: its working copy's trees are read)."""
     if view.working is None:
         raise TypeError("the view has no working copy: build it with build_view()")
     found = Annotations()

@@ -12,7 +12,8 @@ import os
 from typing import TYPE_CHECKING
 
 from ..opc.package import Limits, Package, PackageError
-from .view import DocumentView, build_view, verify_only_view
+from .build import build_view, verify_only_view
+from .view import DocumentView
 
 if TYPE_CHECKING:  # the refusal's model is built when a document is refused, not to read one
     from shared_schema import Refusal
@@ -31,10 +32,10 @@ def load_view(
     """The package and view of ``source`` (the document's bytes, or a path to open), or the
     refusal that says why it cannot be read.
 
-    ``stream``: the streamed verify-only view (:func:`redline.read.view.verify_only_view`), which
+    ``stream``: the streamed verify-only view (:func:`redline.read.build.verify_only_view`), which
     never holds the main part whole -- for verifying alone (nothing can be written from it);
     ``source`` must then be bytes.  ``trees``: the view will be written from;
-    ``labels=False``: its labels are given later (both: see :func:`redline.read.view.build_view`).
+    ``labels=False``: its labels are given later (both: see :func:`redline.read.build.build_view`).
     """
     try:
         if isinstance(source, bytes):

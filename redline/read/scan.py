@@ -256,7 +256,7 @@ class Check:
     processing instruction -- reached without building a tree (a parser target that wants
     only those two events), on a thread of its own for a large part; ``then``, once the part
     has passed, on that same thread (its result and its errors are the caller's to find again:
-    a view to be written parses its tree there, see :func:`redline.read.view.build_view`).
+    a view to be written parses its tree there, see :func:`redline.read.build.build_view`).
 
     lxml lets go of the GIL while libxml2 parses, so the check of a 6 MB part (a quarter of a
     tree parse) runs on a second core while the scanner reads the same part on the first.

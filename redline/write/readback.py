@@ -70,20 +70,11 @@ from ..opc.working import WorkingCopy
 from ..opc.xmlparse import find_doctype, make_parser
 from ..opc.zipread import DEFAULT_LIMITS, Limits
 from ..read import scan
+from ..read.build import ViewBuilder, scan_story_part, story_parts
+from ..read.labels import numbering_of
 from ..read.numbering import Numbering
 from ..read.paragraphs import StoryText, text_limit
-from ..read.view import (
-    DocumentView,
-    NodeMap,
-    Paragraph,
-    Scanned,
-    SpanKind,
-    Story,
-    ViewBuilder,
-    numbering_of,
-    scan_story_part,
-    story_parts,
-)
+from ..read.view import DocumentView, NodeMap, Paragraph, Scanned, SpanKind, Story
 from .splice import ByteOffsets, Spliced
 
 __all__ = ["COUNTS", "Changes", "read_again"]
@@ -330,7 +321,7 @@ def _other_stories(
     totals: dict[str, int],
     layouts: dict[str, scan.Layout | None],
 ) -> None:
-    """The stories after the body, as :func:`redline.read.view._scan_other_stories` reads them: a
+    """The stories after the body, as :func:`redline.read.build._scan_other_stories` reads them: a
     part the write left alone from the input's view, any other scanned whole."""
     for part, kind in story_parts(package, refs):
         if part not in changed and part in old.totals:

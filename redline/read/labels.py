@@ -1,0 +1,119 @@
+"""Labels: the number Word displays before each paragraph, and the section each paragraph lies in.
+
+:func:`numbering_of` reads a package's numbering definitions (and its paragraph styles, which
+numbering follows); the labelling pass gives a built view's body paragraphs their labels and
+every paragraph its section (:mod:`redline.read.sections`).  A pure function of what the readers
+found: it refuses nothing but a circle of styles.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+from array import array
+from typing import TYPE_CHECKING
+
+from lxml import etree
+
+from shared_schema import Code
+
+from ..opc.namespaces import REL_NUMBERING, REL_STYLES, w
+from ..opc.xmlparse import PackageError, syntax_refusal
+from .numbering import Numbering
+from .outline import Entry, build_outline
+from .roles import ParagraphProps
+from .sections import TYPED_SPAN, is_number
+
+if TYPE_CHECKING:
+    from ..opc.package import Package
+    from .view import DocumentView
+
+
+def _label(view: DocumentView, numbering: Numbering, props: list[ParagraphProps]) -> None:
+    """Give each body paragraph its displayed label and every paragraph its section
+    (:mod:`redline.read.sections`), from the properties ``props`` the reader found for each."""
+    entries: list[Entry] = []
+    text = view.text
+    for para in view.paragraphs:
+        label = ilvl = outline = None
+        snippet = ""  # what a typed number needs (a head's title is read from the text when named)
+        if para.story == "body":
+            own = props[para.index]
+            number = numbering.number_of(own)
+            outline = numbering.outline_level_of(own)
+            if number is not None:
+                label, ilvl = number.label, number.ilvl
+            para.label, para.ilvl = label, ilvl
+            if not is_number(label):
+                start = para.start
+                snippet = text[start : min(para.end, start + TYPED_SPAN)]
+        entries.append(Entry(para.story, label, ilvl, outline, snippet))
+    paras = view.paragraphs
+    where = functools.partial(
+        _title_text, text, array("q", [p.start for p in paras]), array("q", [p.end for p in paras])
+    )
+    view.outline = build_outline(entries, where)
+    for para, node in zip(view.paragraphs, view.outline.head_of, strict=True):
+        para.node = node
+    for head in view.outline.heads:
+        view.paragraphs[head.index].level = head.depth
+
+
+def _title_text(text: str, starts: array[int], ends: array[int], i: int) -> str:
+    """The start of paragraph ``i``'s text, as its section's title is made from it (the view's
+    text and where its paragraphs are: no paragraph, so no cycle through the heads)."""
+    start = starts[i]
+    return text[start : min(ends[i], start + 240)]
+
+
+def numbering_of(package: Package, lean: bool = False) -> Numbering:
+    """The document's numbering definitions.  ``lean``: read ``styles.xml`` keeping only its
+    paragraph styles (a 350 KB styles part is a 3-4 MB tree, mostly latent styles), and keep
+    no tree in the package's cache."""
+    main = package.main_part
+    numbering = package.related(main, REL_NUMBERING)
+    styles = package.related(main, REL_STYLES)
+    if not lean:
+        found = Numbering.from_parts(
+            package.xml(numbering[0]) if numbering else None,
+            package.xml(styles[0]) if styles else None,
+        )
+    else:
+        found = Numbering.from_parts(
+            package.fresh_xml(numbering[0]) if numbering else None,
+            _paragraph_styles(package, styles[0]) if styles else None,
+        )
+    cycle = found.style_cycle()
+    if cycle is not None:
+        shown = " \u2192 ".join([*cycle[:6], cycle[0]] if len(cycle) <= 6 else [*cycle[:6], "\u2026"])
+        raise PackageError(
+            Code.TOO_COMPLEX,
+            f"The paragraph styles are based on each other in a circle ({shown}); no word "
+            "processor writes that, and their numbering cannot be read, so the document is refused.",
+            styles[0] if styles else main,
+        )
+    return found
+
+
+def _paragraph_styles(package: Package, part: str) -> etree._Element | None:
+    """``part``'s root with only its paragraph and numbering ``w:style`` children, read as a stream."""
+    wanted = w("style")
+    try:
+        events = etree.iterparse(
+            io.BytesIO(package.read(part)), events=("start", "end"), resolve_entities=False,
+            no_network=True, load_dtd=False, huge_tree=False,
+        )  # fmt: skip
+        root: etree._Element | None = None
+        for event, el in events:
+            if event == "start":
+                if root is None:
+                    root = el
+                continue
+            if root is None or el.getparent() is not root:
+                continue
+            if el.tag != wanted or el.get(w("type"), "paragraph") not in ("paragraph", "numbering"):
+                el.clear()
+                root.remove(el)
+        return root
+    except etree.XMLSyntaxError as exc:
+        raise syntax_refusal(exc, part) from None
