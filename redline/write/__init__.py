@@ -1,6 +1,8 @@
 """The writing layer: planned changes to changed parts to the output's bytes, read back.
 
-* :mod:`~redline.write.arguments` -- the author and date every revision mark carries, checked once
+* :mod:`~redline.write.options` -- what a write is told (the author and date every revision mark
+  carries, checked once) and what it reports
+* :mod:`~redline.write.arguments` -- the old path of the author and date checks
 * :mod:`~redline.write.writer` -- located edits written as native tracked changes
 * :mod:`~redline.write.splice` -- a changed part's bytes: changed paragraphs spliced into its text
 * :mod:`~redline.write.comments` -- rationale comments, replies and resolved threads

@@ -22,7 +22,7 @@ from ..opc.package import Package
 from ..opc.parts import rels_part_for
 from ..opc.working import WorkingCopy
 from ..opc.xmlparse import parse_xml, serialize
-from .writer import Comment, WriteOptions
+from .options import Comment, WriteOptions
 
 if TYPE_CHECKING:  # (a run with no thread to write never imports redline.match.decisions)
     from ..match.decisions import Thread
