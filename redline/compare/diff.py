@@ -59,9 +59,22 @@ _MIN_MOVE = 20  # a paragraph shorter than this is not called moved (a blank lin
 
 @dataclass(frozen=True)
 class CompareOptions:
+    """The revision author and date (an ``xsd:dateTime``; default: now), checked as every
+    write's are (:class:`redline.write.options.WriteOptions`: raises
+    :class:`redline.write.options.ArgumentError`), and the limits both documents are held to."""
+
     author: str = "redline"
-    date: str | None = None  # ISO 8601; default: now
+    date: str | None = None
     limits: Limits | None = None
+
+    def __post_init__(self) -> None:
+        checked = self.write_options()
+        object.__setattr__(self, "author", checked.author)
+        object.__setattr__(self, "date", checked.date)
+
+    def write_options(self) -> WriteOptions:
+        """Tracked, no comments, the other document's text written character for character."""
+        return WriteOptions(self.author, self.date, True, False, literal=True)
 
 
 @dataclass
@@ -509,7 +522,7 @@ def _write(
     if not plan.planned:
         data: bytes = package.to_bytes({})
         return data, set()
-    writer = make_writer(package, view, WriteOptions(options.author, options.date, True, False, literal=True))
+    writer = make_writer(package, view, options.write_options())
     sources = {m.key: [copy.deepcopy(view.paragraphs[i].element) for i in m.olds] for m in plan.moves}
     result = writer.write(plan.planned)
     if plan.moves:
