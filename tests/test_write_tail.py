@@ -1,26 +1,32 @@
-"""What reaches a revision mark is checked, and redline compare reads its inputs as apply does.
+"""The one write tail (redline.write.publish): apply and compare write, splice and read back alike.
 
 Every author and date that reaches ``w:author`` / ``w:date`` is checked when the write's options
 are made (:class:`redline.write.options.WriteOptions`), whoever made them; ``redline compare``
 reads its inputs as ``apply`` does (a FIFO is refused, never waited on) and checks its
-``--author`` and ``--date`` as ``apply`` does.
+``--author`` and ``--date`` as ``apply`` does; and a compare whose output the loader would
+refuse is refused ``unloadable_output`` with nothing written, as an apply is.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
 import warnings
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from redline.apply import ApplyOptions
-from redline.compare.diff import CompareOptions
+from redline.apply import ApplyOptions, apply_reply
+from redline.compare.diff import CompareOptions, compare
+from redline.opc.package import Limits
 from redline.write.options import MAX_AUTHOR_CHARS, ArgumentError, WriteOptions
+from redline.write.publish import Written, write_and_check
 from redline_cli.redline import main
+from shared_schema import Code, Refusal
 from testing.docbuild import P, docx
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -147,3 +153,90 @@ def test_compare_refuses_an_output_over_either_input(
     assert main(["compare", str(old), str(new), "-o", str(report), "--report", str(report)]) == 3
     assert "The report path is the output document" in capsys.readouterr().err
     assert (old.read_bytes(), new.read_bytes()) == (OLD, NEW) and not report.exists()
+
+
+# -------------------------------------------------------------------------------------------
+# The output read back before it is returned
+
+
+def _tags(data: bytes) -> int:
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        return sum(z.read(n).count(b"<") for n in z.namelist() if n.endswith((".xml", ".rels")))
+
+
+def test_a_compare_whose_output_the_loader_would_refuse_is_refused_with_nothing_written() -> None:
+    old = docx(*(P(f"Clause {i}: the tenant shall pay the rent on the first day.") for i in range(40)))
+    new = docx(*(P(f"Article {i}; a landlord may collect fees at any later hour.") for i in range(40)))
+    full = compare(old, new, CompareOptions(date=DATE))
+    assert full.output is not None and full.report.error is None
+    inputs = max(_tags(old), _tags(new))
+    assert _tags(full.output) > inputs + 1  # every word changed: more tags than either input
+    limits = Limits(max_markup=inputs + 1)  # both inputs load, the output would not
+    outcome = compare(old, new, CompareOptions(date=DATE, limits=limits))
+    error = outcome.report.error
+    assert error is not None and error.code == Code.UNLOADABLE_OUTPUT
+    assert "[too_complex]" in error.message and "tags" in error.message
+    assert outcome.output is None and outcome.exit_code == 3
+
+
+def _plant_a_defect(monkeypatch: Any) -> None:
+    """Every write's main part cut in half on its way to the package's bytes: a defect only a
+    read-back of the output finds."""
+    from redline.write import splice
+
+    changed = splice.Splice.changed
+
+    def cut(self: splice.Splice, parts: Any) -> dict[str, bytes]:
+        found = changed(self, parts)
+        return {
+            name: data[: len(data) // 2] if name == "word/document.xml" else data
+            for name, data in found.items()
+        }
+
+    monkeypatch.setattr(splice.Splice, "changed", cut)
+
+
+def test_a_defect_in_the_written_bytes_is_refused_by_the_read_back_for_apply_and_compare(
+    monkeypatch: Any,
+) -> None:
+    reply = '{"edits": [{"anchor": "ten dollars", "replacement": "twelve dollars"}]}'
+    assert apply_reply(OLD, reply, ApplyOptions(date=DATE)).output is not None
+    assert compare(OLD, NEW, CompareOptions(date=DATE)).output is not None
+    _plant_a_defect(monkeypatch)
+    applied = apply_reply(OLD, reply, ApplyOptions(date=DATE))
+    compared = compare(OLD, NEW, CompareOptions(date=DATE))
+    for error, output in ((applied.report.error, applied.output), (compared.report.error, compared.output)):
+        assert error is not None and error.code == Code.UNLOADABLE_OUTPUT
+        assert output is None
+
+
+def test_a_defect_planted_in_a_compare_refuses_it_on_the_command_line_with_nothing_written(
+    tmp_path: Path, monkeypatch: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new, out = tmp_path / "old.docx", tmp_path / "new.docx", tmp_path / "out.docx"
+    old.write_bytes(OLD)
+    new.write_bytes(NEW)
+    _plant_a_defect(monkeypatch)
+    assert main(["compare", str(old), str(new), "-o", str(out), "--date", DATE]) == 3
+    err = capsys.readouterr().err
+    assert "[unloadable_output]" in err and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_write_and_check_answers_one_value() -> None:
+    from redline.match.locate import Locator
+    from redline.match.verify import verify
+    from redline.read.load import load_view
+    from shared_schema import parse_edit_reply
+
+    loaded = load_view(OLD, trees=True)
+    assert not isinstance(loaded, Refusal)
+    package, view = loaded
+    batch = parse_edit_reply('{"edits": [{"anchor": "one year", "replacement": "two years"}]}')
+    assert batch is not None
+    planned = verify(Locator(view), batch).planned
+    done = write_and_check(package, view, planned, WriteOptions(date=DATE))
+    assert isinstance(done, Written)
+    assert "word/document.xml" in done.result.touched_parts and "word/document.xml" in done.changes.changed
+    assert done.view.text == "Rent is ten dollars a month.\nThe term is two years."
+    assert done.package.read("word/document.xml") == done.changes.changed["word/document.xml"]

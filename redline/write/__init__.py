@@ -7,4 +7,5 @@
 * :mod:`~redline.write.splice` -- a changed part's bytes: changed paragraphs spliced into its text
 * :mod:`~redline.write.comments` -- rationale comments, replies and resolved threads
 * :mod:`~redline.write.readback` -- the output read back by reading again only what changed
+* :mod:`~redline.write.publish` -- the one write tail: write, splice, bytes, read back (apply and compare)
 """
