@@ -17,11 +17,12 @@ from collections.abc import Callable
 from functools import partial
 
 from benchmarks.run import DATE, anchors_for, contract, make_workload, writes_reply
-from redline.apply import ApplyOptions, write_planned
+from redline.apply import ApplyOptions
 from redline.match.locate import Locator
 from redline.match.verify import verify
 from redline.read.load import load_view
 from redline.write import readback
+from redline.write.publish import Written, write_and_check
 from shared_schema import Refusal, parse_edit_reply
 
 
@@ -49,7 +50,9 @@ def main(argv: list[str] | None = None) -> None:
         batch = parse_edit_reply(writes_reply(writes[:n]))
         assert batch is not None
         planned = verify(Locator(view), batch).planned
-        output, _, changes = write_planned(package, view, planned, ApplyOptions(date=DATE))
+        done = write_and_check(package, view, planned, ApplyOptions(date=DATE).write_options(), labels=False)
+        assert isinstance(done, Written)
+        output, changes = done.output, done.changes
         again = readback.read_again(package, view, output, changes, labels=False)
         full = load_view(output, labels=False)
         assert again is not None and not isinstance(full, Refusal)

@@ -9,22 +9,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from lxml import etree
-
 from shared_schema import Code, Edit, EditBatch, EditResult, ParseLimits, Refusal, parse_edit_reply
 
 from .collector import paused
 from .exits import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
 from .match.locate import Locator
-from .match.verify import Planned, needs_annotations, verify
-from .opc.package import Limits, Package, PackageError
+from .match.verify import needs_annotations, verify
+from .opc.package import Limits, Package
 from .read.load import load_view
 from .read.view import DocumentView
 from .report import ReplyInfo, Report, invalid_results, totals
-from .write.arguments import check_author, check_date
-from .write.readback import Changes, read_again
-from .write.splice import Splice
-from .write.writer import WriteOptions, Writer, WriteResult, max_revision_id
+from .write.options import WriteOptions, WriteResult
+from .write.publish import check_output as check_output  # (its old place: the name still works)
+from .write.publish import make_writer as make_writer
+from .write.publish import write_and_check
 
 # Decisions on others' revisions, replies and resolved threads (redline.match.decisions, reading every
 # annotation) and rationale comments (redline.write.comments) are imported by the run that has them.
@@ -49,10 +47,11 @@ class ApplyOptions:
     parse_limits: ParseLimits | None = None
 
     def __post_init__(self) -> None:
-        # what reaches w:author / w:date: checked (raises ArgumentError) and kept as written
-        object.__setattr__(self, "author", check_author(self.author))
-        if self.date is not None:
-            object.__setattr__(self, "date", check_date(self.date))
+        # the write's options check what reaches w:author / w:date (raise ArgumentError) when
+        # they are made: made here, so a bad author or date is refused before anything is read
+        checked = self.write_options()
+        object.__setattr__(self, "author", checked.author)
+        object.__setattr__(self, "date", checked.date)
 
     def write_options(self) -> WriteOptions:
         return WriteOptions(self.author, self.date, self.track, self.comments)
@@ -71,8 +70,9 @@ class Outcome:
 
     @property
     def reloaded(self) -> tuple[Package, DocumentView] | None:
-        """``output`` as the loader read it back (:func:`check_output`): its package and view
-        (the view's labels given on first use: the check needs the output read, not labelled)."""
+        """``output`` as the loader read it back (:func:`redline.write.publish.write_and_check`):
+        its package and view (the view's labels given on first use: the check needs the output
+        read, not labelled)."""
         if self._reloaded is not None:
             self._reloaded[1].finish_labels()
         return self._reloaded
@@ -178,14 +178,13 @@ def _apply_batch(
     written: WriteResult | None = None
     reloaded: tuple[Package, DocumentView] | None = None
     if not options.dry_run:
-        try:
-            output, written, changes = write_planned(package, view, verification.planned, options, plan)
-        except PackageError as exc:
-            return refused(document_name, Refusal.from_error(exc), view.revision, True)
-        back = check_output(output, options.limits, labels=False, since=(package, view, changes))
-        if isinstance(back, Refusal):
-            return refused(document_name, back, view.revision, True)
-        reloaded = back
+        done = write_and_check(
+            package, view, verification.planned, options.write_options(), plan,
+            limits=options.limits, labels=False,
+        )  # fmt: skip
+        if isinstance(done, Refusal):
+            return refused(document_name, done, view.revision, True)
+        output, written, reloaded = done.output, done.result, (done.package, done.view)
     report = Report(
         document=document_name,
         revision=view.revision,
@@ -195,39 +194,6 @@ def _apply_batch(
         totals=totals(all_results),
     )
     return Outcome(report, output, written, view, batch, reloaded)
-
-
-def check_output(
-    output: bytes,
-    limits: Limits | None = None,
-    *,
-    labels: bool = True,
-    since: tuple[Package, DocumentView, Changes] | None = None,
-) -> tuple[Package, DocumentView] | Refusal:
-    """``output`` read back by the one load step (:func:`redline.read.load.load_view`, the same
-    limits): its package and view, or the refusal ``unloadable_output`` when the loader would
-    refuse it -- a document nothing may publish, since every later call would refuse it (a
-    replacement so long and repetitive that the compression-ratio guard trips, say).
-    ``labels=False``: the view's labels are given later (:meth:`DocumentView.finish_labels`).
-    ``since``: the package and view ``output`` was written from, and what the write changed:
-    what it left alone is not read again (:func:`redline.write.readback.read_again`: the same
-    checks, the same package and view, the same refusals)."""
-    if since is not None:
-        package, view, changes = since
-        again = read_again(package, view, output, changes, limits, labels=labels)
-        if again is not None:
-            return again
-    loaded = load_view(output, limits, labels=labels)
-    if not isinstance(loaded, Refusal):
-        return loaded
-    return Refusal(
-        code=Code.UNLOADABLE_OUTPUT,
-        message=(
-            "The edited document would be refused when read again "
-            f"({loaded.message.rstrip('.')} [{loaded.code}]), so it was not written."
-        ),
-        hint="Make the edits smaller (a shorter or less repetitive replacement), or fewer per call.",
-    )
 
 
 def _note_rationales_without_comments(
@@ -245,64 +211,3 @@ def _note_rationales_without_comments(
                 f"The rationale could not be attached as a comment: Word keeps no comments in "
                 f"a {' or '.join(where)}. It is recorded here instead: \u201c{edit.rationale}\u201d"
             )
-
-
-def write_planned(
-    package: Package,
-    view: DocumentView,
-    planned: list[Planned],
-    options: ApplyOptions,
-    plan: DecisionPlan | None = None,
-) -> tuple[bytes, WriteResult, Changes]:
-    view.check_tree()
-    if not planned and not plan:
-        return package.to_bytes({}), WriteResult(), Changes()
-    writer = make_writer(package, view, options.write_options())
-    result = writer.write(planned, also=plan.ranges if plan else ())
-    splice = writer.splice
-    assert splice is not None
-    touched = set(result.touched_parts)
-    roots: dict[str, etree._Element] = {}
-    if plan:  # decisions and threads change the trees after the writer (untracked)
-        from .match.decisions import story_roots, write_decisions
-
-        roots = story_roots(package, view)
-        if write_decisions(plan, roots):
-            # a paragraph joined or a row gone: the writer's count of the paragraphs each edit
-            # touched no longer holds for the written document; none is reported
-            result.touched_paragraphs = {}
-        for part in plan.whole_parts:
-            splice.whole(part)
-        touched |= plan.parts
-    c_changed: dict[str, bytes] = {}
-    added: list[tuple[str, bytes]] = []
-    if result.comments:
-        from .write.comments import add_comments
-
-        c_changed, c_added = add_comments(splice.working, result.comments, writer.options, writer.stamp)
-        added.extend(c_added)
-    if plan is not None and plan.threads:
-        from .write.comments import write_threads
-
-        write_threads(
-            splice.working, plan.threads, roots, writer.options, writer.stamp, writer.new_id, c_changed, added
-        )
-    changed = splice.changed(touched)
-    changed.update(c_changed)
-    spliced = {part: found for part, found in splice.spliced.items() if part not in c_changed}
-    return package.to_bytes(changed, added), result, Changes(changed, added, spliced)
-
-
-def make_writer(package: Package, view: DocumentView, options: WriteOptions) -> Writer:
-    """A writer for ``view`` (built by :func:`build_view`: its trees are its working copy's)
-    whose revision ids start above every id the package already uses, and whose changed parts
-    :attr:`Writer.splice` gives as bytes."""
-    if view.working is None:
-        raise TypeError("the view has no working copy to write into: build it with build_view()")
-    parts = (p for p in package.names if p.startswith("word/") and p.endswith(".xml") and _has_ids(p))
-    return Writer(view, options, max_revision_id(package.read(p) for p in parts), Splice(view.working, view))
-
-
-def _has_ids(part: str) -> bool:
-    name = part.rsplit("/", 1)[-1]
-    return name.startswith(("document", "header", "footer", "footnotes", "endnotes", "comments"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,6 +34,7 @@ __all__ = [
     "UsageError",
     "apply_options",
     "check_output",
+    "check_paths",
     "check_targets",
     "default_output",
     "parse_command",
@@ -196,22 +197,27 @@ def check_output(doc: Path, out: Path) -> None:
 def check_targets(args: argparse.Namespace, doc: Path, out: Path) -> None:
     """Before anything is written: no output or report over an input or over each other, and
     every folder written into exists (exit 3 promises that no output document was written)."""
-    from redline.errors import PackageError
-
     reply = None if args.reply == "-" else Path(args.reply)
     report = None if args.report in (None, "-") else Path(args.report)
-    if not args.dry_run:
-        check_output(doc, out)
-        if reply is not None and _same_file(out, reply):
-            raise PackageError(
-                Code.OUTPUT_IS_INPUT, "The output path is the reply; refusing to overwrite it."
-            )
+    check_paths([("input document", doc), ("reply", reply)], None if args.dry_run else out, report)
+
+
+def check_paths(inputs: Sequence[tuple[str, Path | None]], out: Path | None, report: Path | None) -> None:
+    """:func:`check_targets` for any command: ``inputs`` named as a message names them (``"input
+    document"``; None: standard input), ``out`` the output document (None: none is written),
+    ``report`` the report file (None: none, or standard output)."""
+    from redline.errors import PackageError
+
+    if out is not None:
+        for what, path in inputs:
+            if path is not None and _same_file(out, path):
+                raise PackageError(
+                    Code.OUTPUT_IS_INPUT, f"The output path is the {what}; refusing to overwrite it."
+                )
         if not out.parent.is_dir():
             raise PackageError(Code.IO_ERROR, f"The output folder {str(out.parent)!r} does not exist.")
     if report is not None:
-        targets = [("input document", doc), ("reply", reply)]
-        if not args.dry_run:
-            targets.append(("output document", out))
+        targets = [*inputs, *([("output document", out)] if out is not None else [])]
         for what, path in targets:
             if path is not None and _same_file(report, path):
                 raise PackageError(

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from redline import __version__
 from redline.prompt import APIS
-from shared_schema import DIALECTS, SCHEMA_NAMES, Code
+from shared_schema import DIALECTS, SCHEMA_NAMES
 
 # Each command imports the steps it runs when it runs (`--version` and `--help` import neither
 # lxml nor pydantic; `view` never builds the pydantic models).
@@ -32,7 +31,7 @@ from .common import (
     EXIT_USAGE,
     UsageError,
     apply_options,
-    check_output,
+    check_paths,
     check_targets,
     default_output,
     parse_command,
@@ -267,29 +266,19 @@ def _apply(args: argparse.Namespace) -> int:
 def _compare(args: argparse.Namespace) -> int:
     from redline.compare.diff import CompareOptions, compare
     from redline.opc.files import write_atomic
-    from redline.opc.package import PackageError
+    from redline.write.options import ArgumentError
 
     old, new = Path(args.old), Path(args.new)
     out = Path(args.output) if args.output else old.with_name(old.stem + ".compared.docx")
-    if args.date is not None and not _ISO_DATE.fullmatch(args.date):
-        raise UsageError(f"compare: --date {args.date!r} is not an ISO 8601 date-time (2026-01-02T03:04:05Z)")
+    try:  # what reaches w:author / w:date: checked before any file is opened
+        options = CompareOptions(args.author, args.date)
+    except ArgumentError as exc:
+        raise UsageError(f"--{exc.field}: {exc.message}") from None
     report_path = None if args.report in (None, "-") else Path(args.report)
-    for what, path in (("OLD", old), ("NEW", new)):
-        check_output(path, out)
-        if report_path is not None and _same(report_path, path):
-            raise PackageError(Code.OUTPUT_IS_INPUT, f"The report path is {what}; refusing to overwrite it.")
-    if report_path is not None and _same(report_path, out):
-        raise PackageError(Code.OUTPUT_IS_INPUT, "The report path is the output; refusing to overwrite it.")
-    if not out.parent.is_dir():
-        raise PackageError(Code.IO_ERROR, f"The output folder {str(out.parent)!r} does not exist.")
-    data = []
-    for path in (old, new):
-        try:
-            data.append(path.read_bytes())
-        except OSError as exc:
-            raise PackageError(Code.IO_ERROR, f"Cannot read {str(path)!r}: {exc.strerror}.") from exc
+    check_paths([("old document", old), ("new document", new)], out, report_path)
+    data = [read_document(old), read_document(new)]
     outcome = compare(
-        data[0], data[1], CompareOptions(args.author, args.date),
+        data[0], data[1], options,
         old_name=old.name, new_name=new.name, output_name=out.name,
     )  # fmt: skip
     report = outcome.report
@@ -314,16 +303,6 @@ def _compare(args: argparse.Namespace) -> int:
     elif report_path is not None:
         write_atomic(report_path, text.encode("utf-8"))
     return code
-
-
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?")
-
-
-def _same(a: Path, b: Path) -> bool:
-    try:
-        return a.resolve() == b.resolve()
-    except OSError:
-        return False
 
 
 def _write_report(target: str | None, report: Report) -> None:

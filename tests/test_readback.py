@@ -356,7 +356,7 @@ def test_fields_moves_joins_and_boxes_across_paragraphs_read_back_as_the_full_re
 
 def _spied(monkeypatch: Any) -> list[Any]:
     """The arguments of every incremental read-back the apply makes from now on."""
-    import redline.apply as apply_module
+    import redline.write.publish as publish_module
 
     seen: list[Any] = []
 
@@ -364,13 +364,13 @@ def _spied(monkeypatch: Any) -> list[Any]:
         seen.append(args)
         return readback.read_again(*args, **kw)
 
-    monkeypatch.setattr(apply_module, "read_again", spy)
+    monkeypatch.setattr(publish_module, "read_again", spy)
     return seen
 
 
 @pytest.mark.parametrize("which", ["ratio", "text"])
 def test_a_refused_output_gets_the_full_reads_refusal_word_for_word(which: str, monkeypatch: Any) -> None:
-    from redline.apply import check_output
+    from redline.write.publish import check_output
 
     seen = _spied(monkeypatch)
     data = docx(*(P(f"Paragraph number {i} of the agreement.") for i in range(40)))
@@ -436,7 +436,7 @@ _BAD_PUTS = [
 def test_what_was_put_in_is_well_formed_exactly_when_the_whole_part_is(bad: bytes, monkeypatch: Any) -> None:
     import dataclasses
 
-    import redline.apply as apply_module
+    import redline.write.publish as publish_module
     from redline.read.scan import Check
 
     data = docx(P("Alpha beta gamma."), Table([[P("cell one words"), P("cell two")]]), P("Delta epsilon."))
@@ -446,7 +446,7 @@ def test_what_was_put_in_is_well_formed_exactly_when_the_whole_part_is(bad: byte
         seen.append(args)
         return readback.read_again(*args, **kw)
 
-    monkeypatch.setattr(apply_module, "read_again", spy)
+    monkeypatch.setattr(publish_module, "read_again", spy)
     edits = [
         {"anchor": "beta gamma", "replacement": "beta GAMMA"},
         {"anchor": "one words", "replacement": "1"},

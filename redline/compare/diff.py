@@ -47,7 +47,9 @@ from ..read.load import load_view
 from ..read.roles import RANGE_MARKUP
 from ..read.sections import place
 from ..read.view import DocumentView, Paragraph, SpanFlag
-from ..write.writer import WriteOptions, diff_opcodes, word_diff
+from ..write.options import WriteOptions, WriteResult
+from ..write.publish import Written, write_and_check
+from ..write.writer import Writer, diff_opcodes, word_diff
 from .moves import Move, MoveWriter, find_moves, mark_deleted, movable
 
 __all__ = ["Change", "CompareOptions", "CompareOutcome", "CompareReport", "compare"]
@@ -59,9 +61,23 @@ _MIN_MOVE = 20  # a paragraph shorter than this is not called moved (a blank lin
 
 @dataclass(frozen=True)
 class CompareOptions:
+    """The revision author and date (an ``xsd:dateTime``; default: now), checked as every
+    write's are (:class:`redline.write.options.WriteOptions`: raises
+    :class:`redline.write.options.ArgumentError`), and the limits both documents -- and the
+    output, read back before it is returned -- are held to."""
+
     author: str = "redline"
-    date: str | None = None  # ISO 8601; default: now
+    date: str | None = None
     limits: Limits | None = None
+
+    def __post_init__(self) -> None:
+        checked = self.write_options()
+        object.__setattr__(self, "author", checked.author)
+        object.__setattr__(self, "date", checked.date)
+
+    def write_options(self) -> WriteOptions:
+        """Tracked, no comments, the other document's text written character for character."""
+        return WriteOptions(self.author, self.date, True, False, literal=True)
 
 
 @dataclass
@@ -173,21 +189,21 @@ def compare(
             report.old_revision, report.new_revision = old_view.revision, new_view.revision
             try:
                 plan = _plan(old_view, new_view, report, skip)
-                output, failed = _write(package, old_view, plan, options)
-                if not failed and plan.moves and not _reads_as(output, new_view, options.limits):
-                    failed = {m.key for m in plan.moves}  # (a safety net: never seen to fire)
+                written = _write(package, old_view, plan, options)
             except PackageError as exc:
                 report.error = Refusal.from_error(exc)
                 return CompareOutcome(report)
-            if not failed:
-                return CompareOutcome(report, output)
+            except _MovesFailed as exc:
+                failed = exc.moves
+            else:
+                if isinstance(written, Refusal):  # unloadable_output: nothing may be published
+                    report.error = written
+                    return CompareOutcome(report)
+                if not plan.moves or written.view.text == new_view.text:
+                    return CompareOutcome(report, written.output)
+                failed = {m.key for m in plan.moves}  # (a safety net: never seen to fire)
             skip |= failed if _attempt == 0 else {(-1, -1)}  # (-1, -1): no moves at all
         raise AssertionError("moves written as deletions and insertions cannot fail")  # pragma: no cover
-
-
-def _reads_as(output: bytes, new_view: DocumentView, limits: Limits | None) -> bool:
-    loaded = load_view(output, limits)
-    return isinstance(loaded, tuple) and loaded[1].text == new_view.text
 
 
 def _which(refusal: Refusal, name: str) -> Refusal:
@@ -499,28 +515,31 @@ def _touches_flagged(view: DocumentView, start: int, end: int) -> bool:
 # -------------------------------------------------------------------------------------------
 
 
-def _write(
-    package: Package, view: DocumentView, plan: _Plan, options: CompareOptions
-) -> tuple[bytes, set[tuple[int, int]]]:
-    """The output, and the moves that could not be written as moves (then nothing is)."""
-    from ..apply import make_writer
+class _MovesFailed(Exception):
+    """The moves whose marker is not where it must be: none is written as a move then."""
 
-    view.check_tree()
-    if not plan.planned:
-        data: bytes = package.to_bytes({})
-        return data, set()
-    writer = make_writer(package, view, WriteOptions(options.author, options.date, True, False, literal=True))
+    def __init__(self, moves: set[tuple[int, int]]) -> None:
+        super().__init__(f"{len(moves)} moves could not be written as moves")
+        self.moves = moves
+
+
+def _write(package: Package, view: DocumentView, plan: _Plan, options: CompareOptions) -> Written | Refusal:
+    """The output through the one write tail (:func:`redline.write.publish.write_and_check`:
+    read back against the limits OLD was read with), the moves written once the writer is done;
+    raises :class:`_MovesFailed` when a move cannot be written as one."""
     sources = {m.key: [copy.deepcopy(view.paragraphs[i].element) for i in m.olds] for m in plan.moves}
-    result = writer.write(plan.planned)
-    if plan.moves:
-        failed = _write_moves(view, plan, sources, writer.new_id, writer.stamp, options.author)
+
+    def moves(writer: Writer, result: WriteResult) -> set[str]:
+        if not plan.moves:
+            return set()
+        failed = _write_moves(view, plan, sources, writer.new_id, writer.stamp, writer.options.author)
         if failed:
-            return b"", failed
-        result.touched_parts.add(view.paragraphs[plan.moves[0].olds[0]].part)
-    splice = writer.splice
-    assert splice is not None
-    out: bytes = package.to_bytes(splice.changed(result.touched_parts))
-    return out, set()
+            raise _MovesFailed(failed)
+        return {view.paragraphs[plan.moves[0].olds[0]].part}
+
+    return write_and_check(
+        package, view, plan.planned, options.write_options(), limits=options.limits, labels=False, step=moves
+    )
 
 
 def _write_moves(

@@ -1,8 +1,11 @@
 """The writing layer: planned changes to changed parts to the output's bytes, read back.
 
-* :mod:`~redline.write.arguments` -- the author and date every revision mark carries, checked once
+* :mod:`~redline.write.options` -- what a write is told (the author and date every revision mark
+  carries, checked once) and what it reports
+* :mod:`~redline.write.arguments` -- the old path of the author and date checks
 * :mod:`~redline.write.writer` -- located edits written as native tracked changes
 * :mod:`~redline.write.splice` -- a changed part's bytes: changed paragraphs spliced into its text
 * :mod:`~redline.write.comments` -- rationale comments, replies and resolved threads
 * :mod:`~redline.write.readback` -- the output read back by reading again only what changed
+* :mod:`~redline.write.publish` -- the one write tail: write, splice, bytes, read back (apply and compare)
 """

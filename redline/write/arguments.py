@@ -1,86 +1,8 @@
-"""Arguments are input too: the author and date every revision mark carries, checked once.
-
-``--author``, ``--date`` (the command line), ``author`` (the tools) and
-:class:`redline.apply.ApplyOptions` reach the XML of the output as ``w:author`` / ``w:date``
-and the comments' initials; :func:`check_author` and :func:`check_date` decide what may, and
-raise :class:`ArgumentError` (a ``ValueError``: the caller's mistake) with a sentence that says
-why.  The command line turns it into a usage error (exit 2), the tools into
-``invalid_arguments``.
-"""
+"""The author and date checks, now in :mod:`redline.write.options` beside the options they guard
+(:class:`redline.write.options.WriteOptions` runs them when it is made); this path keeps working."""
 
 from __future__ import annotations
 
-import re
-from datetime import datetime
-from typing import Final
-
-from shared_schema import bidi_control, xml_unsafe_character
+from .options import MAX_AUTHOR_CHARS, ArgumentError, check_author, check_date
 
 __all__ = ["MAX_AUTHOR_CHARS", "ArgumentError", "check_author", "check_date"]
-
-MAX_AUTHOR_CHARS: Final = 255
-"""Word's own limit for a user name."""
-
-# xsd:dateTime (XML Schema 1.0, §3.2.7), the year four digits as Word writes it.
-_DATE_TIME: Final = re.compile(
-    r"(?P<date>\d{4}-\d{2}-\d{2})(?:T(?P<time>\d{2}:\d{2}:\d{2}(?:\.\d+)?)(?P<zone>Z|[+-]\d{2}:\d{2})?)?"
-)
-
-
-class ArgumentError(ValueError):
-    """An argument that cannot reach the document: ``message`` says why, for a person;
-    ``field`` names the argument (``"author"``, ``"date"``)."""
-
-    def __init__(self, message: str, field: str) -> None:
-        super().__init__(message)
-        self.field = field
-
-    @property
-    def message(self) -> str:
-        return str(self)
-
-
-def check_author(value: object) -> str:
-    """The author as it will be written (surrounding whitespace removed), or
-    :class:`ArgumentError`: not a string, empty, longer than :data:`MAX_AUTHOR_CHARS`, or
-    holding a character XML cannot carry or a bidirectional control."""
-    if not isinstance(value, str):
-        raise ArgumentError(f"the author must be text, not {type(value).__name__}", "author")
-    author = value.strip()
-    if not author:
-        raise ArgumentError("the author must not be empty", "author")
-    if len(author) > MAX_AUTHOR_CHARS:
-        raise ArgumentError(
-            f"the author is {len(author)} characters long, more than {MAX_AUTHOR_CHARS}", "author"
-        )
-    bad = xml_unsafe_character(author) or bidi_control(author)
-    if bad is not None:
-        raise ArgumentError(
-            f"the author holds the character U+{ord(bad):04X}, which may not be written", "author"
-        )
-    return author
-
-
-def check_date(value: object) -> str:
-    """The revision date as ``w:date`` will hold it, or :class:`ArgumentError`.
-
-    An ``xsd:dateTime`` (``2026-01-31T09:30:00Z``, a fraction and a ``+01:00`` zone allowed);
-    a bare date (``2026-01-31``) means its midnight, UTC (``2026-01-31T00:00:00Z``). Every
-    field must be in range (no 2026-02-30, no hour 24)."""
-    if not isinstance(value, str):
-        raise ArgumentError(f"the date must be text, not {type(value).__name__}", "date")
-    text = value.strip()
-    found = _DATE_TIME.fullmatch(text)
-    if found is None:
-        raise ArgumentError(
-            f"the date {text[:60]!r} is not an xsd:dateTime such as 2026-01-31T09:30:00Z", "date"
-        )
-    if found["time"] is None:
-        text = f"{found['date']}T00:00:00Z"
-    try:
-        datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise ArgumentError(
-            f"the date {text!r} names no real moment (a field is out of range)", "date"
-        ) from None
-    return text

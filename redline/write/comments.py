@@ -22,7 +22,7 @@ from ..opc.package import Package
 from ..opc.parts import rels_part_for
 from ..opc.working import WorkingCopy
 from ..opc.xmlparse import parse_xml, serialize
-from .writer import Comment, WriteOptions
+from .options import Comment, WriteOptions
 
 if TYPE_CHECKING:  # (a run with no thread to write never imports redline.match.decisions)
     from ..match.decisions import Thread
@@ -254,13 +254,14 @@ def write_threads(
     options: WriteOptions,
     stamp: str,
     new_id: Callable[[], str],
-    changed: dict[str, bytes],
-    added: list[tuple[str, bytes]],
-) -> None:
+) -> tuple[dict[str, bytes], list[tuple[str, bytes]]]:
     """Write each reply (a new ``w:comment`` on its parent's range, threaded under it in
     commentsExtended, with a durable id in commentsIds and its author in people) and each
     resolved thread (``w15:done="1"`` on its comments' commentEx), creating the parts Word
-    expects when the document has none; ``changed`` / ``added`` gain the parts written."""
+    expects when the document has none; the parts it changed (their bytes, a part
+    :func:`add_comments` changed too given again, as it is now) and the parts it added."""
+    changed: dict[str, bytes] = {}
+    added: list[tuple[str, bytes]] = []
     package = working.package
     main = package.main_part
     comments_part = package.related(main, REL_COMMENTS)[0]
@@ -322,6 +323,7 @@ def write_threads(
         _person(parts, options.author)
     changed[comments_part] = serialize(comments_root)
     parts.finish()
+    return changed, added
 
 
 def _anchor_reply(

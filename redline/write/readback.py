@@ -1,7 +1,7 @@
 """The output read back by reading again only what the write changed.
 
 Before a redlined document is published it is read back as the loader reads any document
-(:func:`redline.apply.check_output`): a document the loader would refuse is never written.
+(:func:`redline.write.publish.check_output`): a document the loader would refuse is never written.
 Read in full, that costs as much as reading the input again.  But the writer changes few
 parts, and in a changed part it replaces only a few stretches of paragraphs
 (:mod:`redline.write.splice`); everything else of the output is byte for byte the input, which the

@@ -31,8 +31,7 @@ import bisect
 import copy
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from lxml import etree
@@ -46,6 +45,9 @@ from ..read.view import DocumentView, Paragraph, Piece, SpanFlag, SpanKind
 from ..text.typography import ALL_QUOTES, follow_quotes, guillemet_space, quote_style
 from ..text.worddiff import diff_opcodes as diff_opcodes  # re-exported: the writer's diff
 from ..text.worddiff import word_diff as word_diff
+from .options import Comment as Comment  # re-exported: moved to redline.write.options
+from .options import WriteOptions as WriteOptions
+from .options import WriteResult as WriteResult
 from .splice import Splice
 
 _R, _T, _RPR, _PPR, _P = w("r"), w("t"), w("rPr"), w("pPr"), w("p")
@@ -74,38 +76,6 @@ _TAB_OR_BREAK = re.compile(r"(\t|\n)")
 _NSMAP = {"w": W_NS}
 
 Where = Literal["after", "before", "start", "end"]
-
-
-@dataclass(frozen=True)
-class WriteOptions:
-    author: str = "redline"
-    date: str | None = None  # ISO 8601; default: now, UTC, to the second
-    track: bool = True  # False: write the edits as plain (accepted) text
-    comments: bool = True  # attach each edit's rationale as a comment
-    # The replacement is written character for character (redline compare: another
-    # document's text): no quote convention applied, tokens compared exactly.
-    literal: bool = False
-
-    def stamp(self) -> str:
-        if self.date:
-            return self.date
-        return datetime.now(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-@dataclass
-class Comment:
-    id: int
-    text: str
-
-
-@dataclass
-class WriteResult:
-    touched_parts: set[str] = field(default_factory=set)
-    comments: list[Comment] = field(default_factory=list)
-    # edit index -> the paragraphs its ranges touched, as indexes of the written document's
-    # view (its paragraphs, the ones it split off, a paragraph its new text went into; not one
-    # its edits removed), ascending
-    touched_paragraphs: dict[int, list[int]] = field(default_factory=dict)
 
 
 @dataclass
