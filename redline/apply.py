@@ -264,7 +264,7 @@ def write_planned(
     touched = set(result.touched_parts)
     roots: dict[str, etree._Element] = {}
     if plan:  # decisions and threads change the trees after the writer (untracked)
-        from .match.decisions import story_roots, write_decisions
+        from .write.decisions import story_roots, write_decisions
 
         roots = story_roots(package, view)
         if write_decisions(plan, roots):

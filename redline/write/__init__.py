@@ -2,7 +2,9 @@
 
 * :mod:`~redline.write.arguments` -- the author and date every revision mark carries, checked once
 * :mod:`~redline.write.writer` -- located edits written as native tracked changes
+* :mod:`~redline.write.tree` -- element surgery (remove, unwrap, join) the writer and decisions share
 * :mod:`~redline.write.splice` -- a changed part's bytes: changed paragraphs spliced into its text
+* :mod:`~redline.write.decisions` -- checked decisions carried out: changes accepted or rejected, untracked
 * :mod:`~redline.write.comments` -- rationale comments, replies and resolved threads
 * :mod:`~redline.write.readback` -- the output read back by reading again only what changed
 """
