@@ -41,12 +41,12 @@ from ..match.crossref import bookmark, place_fields
 from ..match.fields import lift_typed_text
 from ..match.verify import Planned
 from ..opc.namespaces import W_NS, XML_SPACE, w
-from ..read.roles import RANGE_MARKUP
 from ..read.view import DocumentView, Paragraph, Piece, SpanFlag, SpanKind
 from ..text.typography import ALL_QUOTES, follow_quotes, guillemet_space, quote_style
 from ..text.worddiff import diff_opcodes as diff_opcodes  # re-exported: the writer's diff
 from ..text.worddiff import word_diff as word_diff
 from .splice import Splice
+from .tree import ancestor, in_removed_run, next_paragraph, pull_next, remove
 
 _R, _T, _RPR, _PPR, _P = w("r"), w("t"), w("rPr"), w("pPr"), w("p")
 _INS, _DEL, _DEL_TEXT = w("ins"), w("del"), w("delText")
@@ -225,7 +225,7 @@ class Writer:
         if nxt >= len(view.paragraphs) or view.paragraphs[nxt].story_no != last.story_no:
             return plan
         after = view.paragraphs[nxt]
-        if _next_paragraph(last.element) is not after.element or last.field_code or after.field_code:
+        if next_paragraph(last.element) is not after.element or last.field_code or after.field_code:
             return plan
         return replace(plan, start=first.start, end=after.start)
 
@@ -297,7 +297,7 @@ class Writer:
             runs = [el for el in made if el.tag != _P] or made
             self._comment(runs[0], runs[-1], plan.rationale)
         for run in self._doomed:
-            _remove(run)
+            remove(run, keep_tail=False)
         self._doomed.clear()
         self._ranges.append((plan.edit_index, self._olds, self._holders))
 
@@ -477,7 +477,7 @@ class Writer:
             for old in olds:
                 found += numbered(old)
             for holder in holders:
-                into = _paragraph_of(holder)
+                into = ancestor(holder, _P)
                 if into in new_index:
                     found.append(new_index[into])
         return {edit_index: sorted(set(found)) for edit_index, found in out.items()}
@@ -503,7 +503,7 @@ class Writer:
         gone = sum(max(0, min(b, para.end) - max(a, start)) for a, b in self._deleted)
         if gone < para.end - start:
             return False
-        return not any(_paragraph_of(h) is last for h in self._inserted)
+        return not any(ancestor(h, _P) is last for h in self._inserted)
 
     def _replace(self, a: int, b: int, text: str) -> list[etree._Element]:
         """Delete view [a, b) and put ``text`` in its place; return what was made, in order."""
@@ -557,9 +557,9 @@ class Writer:
         prev, nxt = self._piece(at - 1), self._piece(at)
         # neither a paragraph mark nor text whose run is gone (deleted by a later range,
         # untracked)
-        if prev is not None and (prev.kind == SpanKind.MARK or _detached(prev.node)):
+        if prev is not None and (prev.kind == SpanKind.MARK or in_removed_run(prev.node)):
             prev = None
-        if nxt is not None and (nxt.kind == SpanKind.MARK or _detached(nxt.node)):
+        if nxt is not None and (nxt.kind == SpanKind.MARK or in_removed_run(nxt.node)):
             nxt = None
         if prev is not None and nxt is not None:
             prev_run, next_run = prev.node.getparent(), nxt.node.getparent()
@@ -637,31 +637,12 @@ class Writer:
         rpr.insert(at, self._revision(_DEL))
 
     def _join_next(self, p: etree._Element) -> None:
-        """Untracked deletion of ``p``'s mark: the next paragraph's content joins ``p``."""
-        between: list[etree._Element] = []  # range markup between the two paragraphs
-        nxt = p.getnext()
-        while nxt is not None and nxt.tag in RANGE_MARKUP:
-            between.append(nxt)
-            nxt = nxt.getnext()
-        if nxt is None or nxt.tag != _P:
-            return  # the last paragraph of a cell, a text box or a content control: kept
-        self._joining(p, nxt)
-        p.extend(between)
-        # The mark that remains is the later one: its properties (style, numbering, section
-        # break) are the joined paragraph's, as when a tracked mark deletion is accepted -- a
-        # struck heading leaves the clause after it as it was, never restyled as the heading.
-        ppr, ppr2 = p.find(_PPR), nxt.find(_PPR)
-        if ppr is not None:
-            p.remove(ppr)
-        if ppr2 is not None:
-            p.insert(0, ppr2)
+        """Untracked deletion of ``p``'s mark: the next paragraph's content joins ``p``
+        (:func:`~redline.write.tree.pull_next`; the writer's join, not a decision's)."""
+        if pull_next(p, self._joining) and _mark_deleted(p):
             origin = self._origin_of(p)
-            if origin is not None and _mark_deleted(p):  # another author's deleted mark, now p's:
+            if origin is not None:  # another author's deleted mark, now p's:
                 self._marks_deleted.add(origin)  # p may vanish from the view (_vanishes)
-        for child in list(nxt):
-            if child.tag != _PPR:
-                p.append(child)
-        _remove(nxt)
 
     # -- insertions -----------------------------------------------------------------------
     def _insert_text(self, spot: _Spot, text: str, fmt: etree._Element | None) -> list[etree._Element]:
@@ -680,7 +661,7 @@ class Writer:
                 made.append(holder)
                 self._inserted.append(holder)
                 if self._at_edge:
-                    into = _paragraph_of(holder)
+                    into = ancestor(holder, _P)
                     if into is not None and not self._in_range(into):
                         self._origin_of(into)  # (new text starting the paragraph after, say)
                         self._holders.append(holder)
@@ -928,14 +909,6 @@ def _preserve_text(t: etree._Element, text: str) -> None:
         t.set(XML_SPACE, "preserve")
 
 
-def _paragraph_of(el: etree._Element) -> etree._Element | None:
-    """The paragraph ``el`` lies in (the nearest), or None when it is in none."""
-    node = el.getparent()
-    while node is not None and node.tag != _P:
-        node = node.getparent()
-    return node
-
-
 def _mark_deleted(p: etree._Element) -> bool:
     """Is the mark of paragraph ``p`` a tracked deletion (``w:pPr/w:rPr/w:del``)?"""
     ppr = p.find(_PPR)
@@ -951,12 +924,6 @@ def _depth(el: etree._Element) -> int:
         n += 1
         parent = parent.getparent()
     return n
-
-
-def _detached(node: etree._Element) -> bool:
-    """True when the run holding ``node`` is no longer in the tree."""
-    run = node.getparent()
-    return run is None or run.getparent() is None
 
 
 def _point(spot: _Spot) -> tuple[etree._Element, int]:
@@ -994,12 +961,6 @@ def _run_rpr(run: etree._Element) -> etree._Element | None:
     return None
 
 
-def _remove(el: etree._Element) -> None:
-    parent = el.getparent()
-    if parent is not None:
-        parent.remove(el)
-
-
 def _first_content_index(el: etree._Element) -> int:
     """How many property elements (w:pPr, w:rPr, w:sdtPr, w:smartTagPr, ...) lead ``el``."""
     i = 0
@@ -1028,14 +989,6 @@ def _set_ilvl(ppr: etree._Element, level: int) -> None:
         ilvl = numpr.makeelement(_ILVL)
         numpr.insert(0, ilvl)
     ilvl.set(w("val"), str(level))
-
-
-def _next_paragraph(p: etree._Element) -> etree._Element | None:
-    """The paragraph right after ``p`` in its container (range markup between them aside)."""
-    nxt = p.getnext()
-    while nxt is not None and nxt.tag in RANGE_MARKUP:
-        nxt = nxt.getnext()
-    return nxt if nxt is not None and nxt.tag == _P else None
 
 
 def _ppr_of(p: etree._Element) -> etree._Element:
