@@ -40,11 +40,26 @@ from lxml import etree
 from ..match.crossref import bookmark, place_fields
 from ..match.fields import lift_typed_text
 from ..match.verify import Planned
-from ..opc.namespaces import W_NS, XML_SPACE, w
+from ..opc.namespaces import W_NS, w
 from ..read.view import DocumentView, Paragraph, Piece, SpanFlag, SpanKind
 from ..text.typography import ALL_QUOTES, follow_quotes, guillemet_space, quote_style
 from ..text.worddiff import diff_opcodes as diff_opcodes  # re-exported: the writer's diff
 from ..text.worddiff import word_diff as word_diff
+from .runs import (
+    cut_after,
+    cut_before,
+    depth,
+    first_content_index,
+    isolate_child,
+    isolate_text,
+    mark_deleted,
+    mark_rpr,
+    ppr_of,
+    preserve_text,
+    run_properties,
+    set_ilvl,
+    shallow_copy,
+)
 from .splice import Splice
 from .tree import ancestor, in_removed_run, next_paragraph, pull_next, remove
 
@@ -54,16 +69,10 @@ _MOVE_FROM, _MOVE_TO = w("moveFrom"), w("moveTo")
 _TAB, _BR = w("tab"), w("br")
 _SECT_PR, _PPR_CHANGE, _RPR_CHANGE = w("sectPr"), w("pPrChange"), w("rPrChange")
 _SDT_CONTENT = w("sdtContent")
-_NUM_PR, _ILVL = w("numPr"), w("ilvl")
-# What precedes w:numPr in CT_PPr (ECMA-376 Part 1, §17.3.1.26)
-_BEFORE_NUM_PR = frozenset(
-    w(n) for n in ("pStyle", "keepNext", "keepLines", "pageBreakBefore", "framePr", "widowControl")
-)
 _ID, _AUTHOR, _DATE = w("id"), w("author"), w("date")
 _W14 = "http://schemas.microsoft.com/office/word/2010/wordml"
 _PARA_IDS = (f"{{{_W14}}}paraId", f"{{{_W14}}}textId")
 _MARK_REVISIONS = (_INS, _DEL, _MOVE_FROM, _MOVE_TO)
-_NOT_COPIED = frozenset((_RPR_CHANGE, *_MARK_REVISIONS))  # revision records in a w:rPr
 # Inline containers a new paragraph mark or our revision may split in two (the second half
 # gets the same attributes and properties; a revision's half gets a new w:id).
 _SPLITTABLE = {
@@ -338,7 +347,7 @@ class Writer:
         anchor = self._inserted_after.get(para.index, p) if after else p
         level = max(0, min(8, (para.ilvl or 0) + plan.level)) if plan.level else None
         for line in lines:
-            new = _shallow_copy(p, skip=_PARA_IDS)
+            new = shallow_copy(p, skip=_PARA_IDS)
             ppr = p.find(_PPR)
             if ppr is not None:
                 mine = copy.deepcopy(ppr)
@@ -350,9 +359,9 @@ class Writer:
                         rpr.remove(rev)
                 new.append(mine)
             if self.options.track:
-                _mark_rpr(new).insert(0, self._revision(_INS))
+                mark_rpr(new).insert(0, self._revision(_INS))
             if level is not None:
-                _set_ilvl(_ppr_of(new), level)
+                set_ilvl(ppr_of(new), level)
             holder = self._new_runs(line, fmt)
             new.append(holder)
             self._inserted.append(holder)
@@ -496,7 +505,7 @@ class Writer:
         holds its mark): a deleted mark, and none of its text nor any new text left in it?"""
         if old not in self._marks_deleted and not self._mark_was_deleted(old):
             return False
-        if not _mark_deleted(last):
+        if not mark_deleted(last):
             return False
         para = self.view.paragraphs[old]
         start = self._split_at.get(old, para.start)
@@ -527,9 +536,9 @@ class Writer:
             if piece.kind == SpanKind.MARK:
                 atoms.append(_Atom(piece.node, True, 1))
             elif piece.kind == SpanKind.CHAR:
-                atoms.append(_Atom(_isolate_child(piece.node), False, 1))
+                atoms.append(_Atom(isolate_child(piece.node), False, 1))
             else:
-                run = _isolate_text(piece.node, piece.start, piece.end)
+                run = isolate_text(piece.node, piece.start, piece.end)
                 atoms.append(_Atom(run, False, piece.end - piece.start))
         atoms.reverse()
         return atoms
@@ -569,14 +578,14 @@ class Writer:
                 prev_run is not None
                 and next_run is not None
                 and prev_run.getparent() is not next_run.getparent()
-                and _depth(prev_run) > _depth(next_run)
+                and depth(prev_run) > depth(next_run)
             ):
                 prev = None
         if prev is not None:
-            run = _cut_after(prev)
+            run = cut_after(prev)
             return _Spot(run, "after", run)
         if nxt is not None:
-            run = _cut_before(nxt)
+            run = cut_before(nxt)
             return _Spot(run, "before", run)
         # No text next to it in the paragraph (an empty one, or what was there is gone): the
         # new text takes the formatting of the paragraph mark.
@@ -632,14 +641,14 @@ class Writer:
         return made, last
 
     def _delete_mark(self, p: etree._Element) -> None:
-        rpr = _mark_rpr(p)
+        rpr = mark_rpr(p)
         at = sum(1 for c in rpr if c.tag == _INS)  # CT_ParaRPr: w:ins, then w:del first
         rpr.insert(at, self._revision(_DEL))
 
     def _join_next(self, p: etree._Element) -> None:
         """Untracked deletion of ``p``'s mark: the next paragraph's content joins ``p``
         (:func:`~redline.write.tree.pull_next`; the writer's join, not a decision's)."""
-        if pull_next(p, self._joining) and _mark_deleted(p):
+        if pull_next(p, self._joining) and mark_deleted(p):
             origin = self._origin_of(p)
             if origin is not None:  # another author's deleted mark, now p's:
                 self._marks_deleted.add(origin)  # p may vanish from the view (_vanishes)
@@ -699,7 +708,7 @@ class Writer:
             up = node.getparent()
             if up is None:
                 return None
-            lo = _first_content_index(node)
+            lo = first_content_index(node)
             middle = lo < i < len(node) + (1 if split_below else 0)
             split_below = False
             if node.tag == _SDT_CONTENT:  # sdtContent -> sdt -> its parent, as one level
@@ -715,10 +724,10 @@ class Writer:
             node = up
         inner: etree._Element | None = None
         for container, at in plan:  # innermost first; each half goes with its parent's half
-            second = _shallow_copy(container)
+            second = shallow_copy(container)
             if container.tag in (_INS, _MOVE_TO):
                 second.set(_ID, self.new_id())
-            for prop in list(container)[: _first_content_index(container)]:
+            for prop in list(container)[: first_content_index(container)]:
                 second.append(copy.deepcopy(prop))
             second.extend(list(container)[at:])
             container.addnext(second)
@@ -738,7 +747,7 @@ class Writer:
         if lifted is None:
             return None
         index, inner = lifted
-        p2 = _shallow_copy(p, skip=_PARA_IDS)
+        p2 = shallow_copy(p, skip=_PARA_IDS)
         ppr = p.find(_PPR)
         if ppr is not None:
             p2.append(copy.deepcopy(ppr))  # the original mark, with its revisions and section
@@ -752,13 +761,13 @@ class Writer:
         p.addnext(p2)
         self._split(p, p2)
         if self.options.track:
-            _mark_rpr(p).insert(0, self._revision(_INS))
+            mark_rpr(p).insert(0, self._revision(_INS))
         # the next line continues inside what was split (the rest of a hyperlink, ...)
         return _Spot(inner if inner is not None else p2, "start", spot.fmt)
 
     def _new_runs(self, text: str, fmt: etree._Element | None) -> etree._Element:
         run = etree.Element(_R)
-        rpr = _run_properties(fmt)
+        rpr = run_properties(fmt)
         if rpr is not None:
             run.append(rpr)
         parts = _TAB_OR_BREAK.split(text) if "\t" in text or "\n" in text else [text]
@@ -768,7 +777,7 @@ class Writer:
             elif part:
                 t = etree.SubElement(run, _T)
                 t.text = part
-                _preserve_text(t, part)
+                preserve_text(t, part)
         if not self.options.track:
             return run
         wrapper = self._revision(_INS)
@@ -810,208 +819,19 @@ class Writer:
 
 
 # -----------------------------------------------------------------------------------------
-# Run surgery
-
-
-def _shallow_copy(el: etree._Element, skip: tuple[str, ...] = ()) -> etree._Element:
-    """A new element with ``el``'s tag and attributes (less ``skip``), and no children."""
-    new = el.makeelement(el.tag)
-    for key, value in el.attrib.items():
-        if key not in skip:
-            new.set(key, value)
-    return new
-
-
-def _content(run: etree._Element) -> list[etree._Element]:
-    return [c for c in run if c.tag != _RPR]
-
-
-def _split_run_before(child: etree._Element) -> etree._Element:
-    """``child`` and what follows it in its run move to a new run just after; return the run
-    that now starts with ``child`` (the same run when nothing precedes it)."""
-    run = child.getparent()
-    assert run is not None
-    siblings = _content(run)
-    i = siblings.index(child)
-    if i == 0:
-        return run
-    new = _shallow_copy(run)
-    rpr = _run_rpr(run)
-    if rpr is not None:
-        new.append(copy.deepcopy(rpr))
-    new.extend(siblings[i:])
-    run.addnext(new)
-    return new
-
-
-def _split_run_after(child: etree._Element) -> None:
-    """Whatever follows ``child`` in its run moves to a new run just after."""
-    nxt = child.getnext()  # (w:rPr comes first in a run, so this is content)
-    if nxt is not None:
-        _split_run_before(nxt)
-
-
-def _split_text(t: etree._Element, k: int) -> etree._Element:
-    """Cut ``t`` after ``k`` characters; the rest goes to a new ``w:t`` just after it."""
-    text = t.text or ""
-    rest = t.makeelement(t.tag)
-    tail = rest.text = text[k:]
-    _preserve_text(rest, tail)
-    head = t.text = text[:k]
-    _preserve_text(t, head)
-    t.addnext(rest)
-    return rest
-
-
-def _isolate_child(child: etree._Element) -> etree._Element:
-    """Give a one-character element (w:tab, w:br, ...) a run of its own; return that run."""
-    _split_run_after(child)
-    return _split_run_before(child)
-
-
-def _isolate_text(t: etree._Element, lo: int, hi: int) -> etree._Element:
-    """Give ``t.text[lo:hi]`` a run of its own and return it; ``t`` keeps ``t.text[:lo]``."""
-    if hi < len(t.text or ""):
-        _split_run_before(_split_text(t, hi))
-    else:
-        _split_run_after(t)
-    if lo > 0:
-        return _split_run_before(_split_text(t, lo))
-    return _split_run_before(t)
-
-
-def _cut_after(piece: Piece) -> etree._Element:
-    """End a run just after ``piece``; return that run (what precedes it stays with it)."""
-    node = piece.node
-    if piece.kind == SpanKind.TEXT and piece.end < len(node.text or ""):
-        _split_run_before(_split_text(node, piece.end))
-    else:
-        _split_run_after(node)
-    run = node.getparent()
-    assert run is not None
-    return run
-
-
-def _cut_before(piece: Piece) -> etree._Element:
-    """Start a run just at ``piece``; return that run (what follows it stays with it)."""
-    if piece.kind == SpanKind.TEXT and piece.start > 0:
-        return _split_run_before(_split_text(piece.node, piece.start))
-    return _split_run_before(piece.node)
-
-
-def _preserve(t: etree._Element) -> None:
-    _preserve_text(t, t.text or "")
-
-
-def _preserve_text(t: etree._Element, text: str) -> None:
-    """:func:`_preserve` for a ``t`` whose text the caller has at hand (``t.text or ""``)."""
-    if text != text.strip(" \t\r\n") or "  " in text:
-        t.set(XML_SPACE, "preserve")
-
-
-def _mark_deleted(p: etree._Element) -> bool:
-    """Is the mark of paragraph ``p`` a tracked deletion (``w:pPr/w:rPr/w:del``)?"""
-    ppr = p.find(_PPR)
-    rpr = ppr.find(_RPR) if ppr is not None else None
-    return rpr is not None and rpr.find(_DEL) is not None
-
-
-def _depth(el: etree._Element) -> int:
-    """How many containers lie between ``el`` and its paragraph."""
-    n = 0
-    parent = el.getparent()
-    while parent is not None and parent.tag != _P:
-        n += 1
-        parent = parent.getparent()
-    return n
+# The writer's own pieces
 
 
 def _point(spot: _Spot) -> tuple[etree._Element, int]:
     """The (parent, child index) an insertion at ``spot`` goes to."""
     ref = spot.ref
     if spot.where == "start":
-        return ref, _first_content_index(ref)
+        return ref, first_content_index(ref)
     if spot.where == "end":
         return ref, len(ref)
     parent = ref.getparent()
     assert parent is not None
     return parent, parent.index(ref) + (1 if spot.where == "after" else 0)
-
-
-def _run_properties(fmt: etree._Element | None) -> etree._Element | None:
-    """A copy of the run properties new text takes from ``fmt`` (a w:r or a mark's w:rPr),
-    without revision records."""
-    if fmt is None:
-        return None
-    rpr = fmt if fmt.tag == _RPR else _run_rpr(fmt)
-    if rpr is None:
-        return None
-    rpr = copy.deepcopy(rpr)
-    for child in list(rpr):
-        if child.tag in _NOT_COPIED or not isinstance(child.tag, str):
-            rpr.remove(child)
-    return rpr if len(rpr) else None
-
-
-def _run_rpr(run: etree._Element) -> etree._Element | None:
-    """``run.find(w:rPr)`` without ElementPath: a run's few children, w:rPr usually first."""
-    for child in run:
-        if child.tag == _RPR:
-            return child
-    return None
-
-
-def _first_content_index(el: etree._Element) -> int:
-    """How many property elements (w:pPr, w:rPr, w:sdtPr, w:smartTagPr, ...) lead ``el``."""
-    i = 0
-    for child in el:
-        tag = child.tag
-        if isinstance(tag, str) and tag.startswith(f"{{{W_NS}}}") and tag.endswith("Pr"):
-            i += 1
-        else:
-            break
-    return i
-
-
-def _set_ilvl(ppr: etree._Element, level: int) -> None:
-    """Give a paragraph's properties the list level ``level`` (``w:numPr/w:ilvl``; its
-    ``w:numId`` stays, or still comes from its style)."""
-    numpr = ppr.find(_NUM_PR)
-    if numpr is None:
-        numpr = ppr.makeelement(_NUM_PR)
-        at = 0
-        for i, child in enumerate(ppr):
-            if child.tag in _BEFORE_NUM_PR:
-                at = i + 1
-        ppr.insert(at, numpr)
-    ilvl = numpr.find(_ILVL)
-    if ilvl is None:
-        ilvl = numpr.makeelement(_ILVL)
-        numpr.insert(0, ilvl)
-    ilvl.set(w("val"), str(level))
-
-
-def _ppr_of(p: etree._Element) -> etree._Element:
-    ppr = p.find(_PPR)
-    if ppr is None:
-        ppr = p.makeelement(_PPR)
-        p.insert(0, ppr)
-    return ppr
-
-
-def _mark_rpr(p: etree._Element) -> etree._Element:
-    ppr = _ppr_of(p)
-    rpr = ppr.find(_RPR)
-    if rpr is None:
-        rpr = ppr.makeelement(_RPR)
-        # rPr precedes sectPr and pPrChange in CT_PPr
-        idx = len(ppr)
-        for i, child in enumerate(ppr):
-            if child.tag in (_SECT_PR, _PPR_CHANGE):
-                idx = i
-                break
-        ppr.insert(idx, rpr)
-    return rpr
 
 
 def _main_run(atoms: list[_Atom]) -> etree._Element | None:
