@@ -3,6 +3,7 @@
 * :mod:`~redline.write.arguments` -- the author and date every revision mark carries, checked once
 * :mod:`~redline.write.writer` -- located edits written as native tracked changes
 * :mod:`~redline.write.runs` -- run surgery: runs split and cut at view offsets, properties copied
+* :mod:`~redline.write.renumber` -- the written document's paragraph numbering, predicted for the report
 * :mod:`~redline.write.tree` -- element surgery (remove, unwrap, join) the writer and decisions share
 * :mod:`~redline.write.splice` -- a changed part's bytes: changed paragraphs spliced into its text
 * :mod:`~redline.write.decisions` -- checked decisions carried out: changes accepted or rejected, untracked

@@ -27,7 +27,6 @@ split around ours), deleting their inserted text nests our ``w:del`` inside thei
 
 from __future__ import annotations
 
-import bisect
 import copy
 import re
 from collections.abc import Iterable
@@ -41,10 +40,11 @@ from ..match.crossref import bookmark, place_fields
 from ..match.fields import lift_typed_text
 from ..match.verify import Planned
 from ..opc.namespaces import W_NS, w
-from ..read.view import DocumentView, Paragraph, Piece, SpanFlag, SpanKind
+from ..read.view import DocumentView, Piece, SpanFlag, SpanKind
 from ..text.typography import ALL_QUOTES, follow_quotes, guillemet_space, quote_style
 from ..text.worddiff import diff_opcodes as diff_opcodes  # re-exported: the writer's diff
 from ..text.worddiff import word_diff as word_diff
+from .renumber import Renumbering
 from .runs import (
     cut_after,
     cut_before,
@@ -61,7 +61,7 @@ from .runs import (
     shallow_copy,
 )
 from .splice import Splice
-from .tree import ancestor, in_removed_run, next_paragraph, pull_next, remove
+from .tree import in_removed_run, next_paragraph, pull_next, remove
 
 _R, _T, _RPR, _PPR, _P = w("r"), w("t"), w("rPr"), w("pPr"), w("p")
 _INS, _DEL, _DEL_TEXT = w("ins"), w("del"), w("delText")
@@ -153,24 +153,7 @@ class Writer:
         self._quotes_known = False
         self._ours: set[etree._Element] = set()  # the w:ins / w:del wrappers we made
         self._doomed: list[etree._Element] = []  # untracked: runs removed once a range is done
-        # What _renumber needs to number the written document's paragraphs without reading it:
-        # for each view paragraph whose structure changed, the paragraph elements it has become
-        # (itself and those split off it, in order; one joined into the paragraph before is no
-        # longer in the tree), and for each of those the view paragraph it came from; the view
-        # offset of the last break put into each; the marks deleted (tracked); the view ranges
-        # deleted; every new run; and per range, its edit, its view paragraphs and the new runs
-        # it put into another paragraph.
-        self._pieces: dict[int, list[etree._Element]] = {}
-        self._origin: dict[etree._Element, int] = {}
-        self._split_at: dict[int, int] = {}
-        self._marks_deleted: set[int] = set()  # view paragraphs whose element's mark is now deleted
-        self._deleted: list[tuple[int, int]] = []
-        self._inserted: list[etree._Element] = []
-        self._ranges: list[tuple[int, list[int], list[etree._Element]]] = []
-        self._olds: list[int] = []  # the view paragraphs of the range being written
-        self._holders: list[etree._Element] = []  # its new runs put into another paragraph
-        self._op_end = 0  # the end of the change being written (view offset)
-        self._at_edge = False  # it starts at the edge of the range's paragraphs
+        self._numbering = Renumbering(view)  # the written document's paragraphs, predicted
         # view offset -> the first thing a later range inserted there (an earlier range's
         # text for the same offset goes before it)
         self._inserted_at: dict[int, etree._Element] = {}
@@ -211,7 +194,7 @@ class Writer:
             self.result.touched_parts.add(self.view.paragraphs[target].part)
         for plan in ordered:
             self._write_one(plan)
-        self.result.touched_paragraphs = self._renumber()
+        self.result.touched_paragraphs = self._numbering.touched_paragraphs()
         return self.result
 
     def _with_marks(self, plan: Planned) -> Planned:
@@ -249,7 +232,7 @@ class Writer:
             atoms = self._isolate(plan.start, plan.end)
             if atoms and plan.rationale:
                 self._comment(atoms[0].node, atoms[-1].node, plan.rationale)
-            self._ranges.append((plan.edit_index, [p.index for p in paras], []))
+            self._numbering.commented(plan.edit_index, [p.index for p in paras])
             return
         view = self.view
         old = view.text[plan.start : plan.end]
@@ -270,17 +253,15 @@ class Writer:
         ops = word_diff(old, new, old_breaks=plan.exact or "\n" in new, literal=literal)
         paras = view.paragraphs_between(plan.start, plan.end)
         self.result.touched_parts.update(p.part for p in paras)
-        self._olds = [p.index for p in paras]
-        self._holders = []
+        self._numbering.start_range([p.index for p in paras])
         created: list[list[etree._Element]] = []
         first, last = paras[0], paras[-1]
         for kind, a, b, text in reversed(ops):
             a, b = plan.start + a, plan.start + b
-            self._op_end = b
             # new text here can go into the paragraph before the range or after it
-            self._at_edge = a <= first.start or a > last.end
+            self._numbering.change(b, at_edge=a <= first.start or a > last.end)
             if kind != "insert":
-                self._deleted.append((a, b))
+                self._numbering.deleted(a, b)
             if kind == "insert":
                 spot = self._spot(a)
                 created.append(self._insert_text(spot, text, spot.fmt))
@@ -308,7 +289,7 @@ class Writer:
         for run in self._doomed:
             remove(run, keep_tail=False)
         self._doomed.clear()
-        self._ranges.append((plan.edit_index, self._olds, self._holders))
+        self._numbering.end_range(plan.edit_index)
 
     def _delete_field_run(self, run: etree._Element) -> None:
         """Delete one run of a field's code: tracked, in a w:del (its w:instrText becomes
@@ -336,10 +317,9 @@ class Writer:
             lines = [self._typeset(line, "") for line in lines]
         p = para.element
         self.result.touched_parts.add(para.part)
-        self._olds = [para.index]
-        self._holders = []
-        self._own(para)
-        pieces = self._pieces[para.index]
+        numbering = self._numbering
+        numbering.start_range([para.index])
+        numbering.follow(para)
         fmt = next(p.iter(_R), None)
         made: list[etree._Element] = []
         # after the paragraphs an earlier entry inserted after it: new paragraphs keep the
@@ -364,155 +344,20 @@ class Writer:
                 set_ilvl(ppr_of(new), level)
             holder = self._new_runs(line, fmt)
             new.append(holder)
-            self._inserted.append(holder)
+            numbering.inserted(holder)
             made.append(holder)
             if after:
                 anchor.addnext(new)
-                pieces.insert(pieces.index(anchor) + 1, new)
+                numbering.paragraph_added(para.index, new, anchor, after=True)
                 anchor = new
             else:
                 p.addprevious(new)
-                pieces.insert(pieces.index(p), new)
-            self._origin[new] = para.index
+                numbering.paragraph_added(para.index, new, p, after=False)
         if after:
             self._inserted_after[para.index] = anchor
         if self.options.comments and plan.rationale and made and para.story not in ("header", "footer"):
             self._comment(made[0], made[-1], plan.rationale)
-        self._ranges.append((plan.edit_index, self._olds, self._holders))
-
-    # -- the written document's paragraph numbering -------------------------------------
-    def _own(self, para: Paragraph) -> int:
-        """Follow what becomes of the view paragraph ``para`` (its structure changes); its index."""
-        if para.index not in self._pieces:
-            element = para.element
-            self._pieces[para.index] = [element]
-            self._origin[element] = para.index
-        return para.index
-
-    def _origin_of(self, p: etree._Element) -> int | None:
-        """The view paragraph the paragraph element ``p`` is (or was split off from): one of the
-        range's own, or the one before or after them."""
-        found = self._origin.get(p)
-        if found is None and self._olds:
-            paragraphs = self.view.paragraphs
-            first, last = self._olds[0], self._olds[-1]
-            part = paragraphs[first].part
-            for at in (*self._olds, last + 1, first - 1):
-                near = paragraphs[at] if 0 <= at < len(paragraphs) else None
-                if near is not None and near.part == part and near.element is p:
-                    return self._own(near)
-        return found
-
-    def _in_range(self, p: etree._Element) -> bool:
-        """Is ``p`` one of the range's view paragraphs, or split off one?"""
-        origin = self._origin.get(p)
-        if origin is not None:
-            return origin in self._olds
-        paragraphs = self.view.paragraphs
-        return any(paragraphs[old].element is p for old in self._olds)
-
-    def _split(self, p: etree._Element, p2: etree._Element) -> None:
-        """``p2`` was just split off ``p`` (and follows it) by a break at :attr:`_op_end`."""
-        origin = self._origin_of(p)
-        if origin is None:
-            return
-        pieces = self._pieces[origin]
-        pieces.insert(pieces.index(p) + 1, p2)
-        self._origin[p2] = origin
-        para = self.view.paragraphs[origin]
-        at = min(max(self._op_end, para.start), para.end)
-        self._split_at[origin] = max(self._split_at.get(origin, at), at)
-
-    def _joining(self, p: etree._Element, nxt: etree._Element) -> None:
-        """``nxt``, the paragraph after ``p``, is about to be joined into it (untracked): what
-        came from ``nxt``'s view paragraph is in ``p`` from now on."""
-        origin = self._origin_of(p)
-        if origin is None:
-            return
-        after = self._origin.get(nxt)
-        paragraphs = self.view.paragraphs
-        if after is None and origin + 1 < len(paragraphs):
-            candidate = paragraphs[origin + 1]
-            if candidate.part == paragraphs[origin].part and candidate.element is nxt:
-                after = self._own(candidate)
-        if after is not None:
-            self._pieces[after] = [p if q is nxt else q for q in self._pieces[after]]
-
-    def _renumber(self) -> dict[int, list[int]]:
-        """Every range's paragraphs, numbered as the written document's view will number them.
-
-        The view has one paragraph per paragraph element, save one whose mark is deleted and
-        that holds no text (a deleted mark alone joins, but does not remove, a paragraph).
-        So a view paragraph whose structure no edit changed is one paragraph still; one that
-        was split is followed by what was split off it (a line break in new text); one joined
-        into the one before (an untracked mark deletion) is gone, and so is the last piece of
-        one whose mark is deleted and whose text all went; every later index moves by as many.
-        Only the paragraphs whose structure changed are followed as elements (:attr:`_pieces`).
-        """
-        paragraphs = self.view.paragraphs
-        for _, olds, _ in self._ranges:  # text all deleted from a paragraph whose mark was
-            for old in olds:  # deleted before (the view joined it to the next): it may go
-                if old not in self._pieces and self._mark_was_deleted(old):
-                    self._own(paragraphs[old])
-        new_index: dict[etree._Element, int] = {}
-        followed = sorted(self._pieces)
-        ends: list[int] = []  # how many are numbered once each followed paragraph's pieces are
-        count = 0  # the written document's paragraphs numbered so far
-        before = -1  # the last followed view paragraph
-        for old in followed:
-            count += old - before - 1  # those in between: one each, as they were
-            before = old
-            pieces = self._pieces[old]
-            last = pieces[-1]
-            for q in pieces:
-                if q in new_index or q.getparent() is None:
-                    continue  # joined into a paragraph numbered already, or joined away
-                if q is last and self._vanishes(old, q):
-                    continue
-                new_index[q] = count
-                count += 1
-            ends.append(count)
-
-        def numbered(old: int) -> list[int]:
-            k = bisect.bisect_left(followed, old)
-            if k < len(followed) and followed[k] == old:
-                return [new_index[q] for q in self._pieces[old] if q in new_index]
-            # not followed: one paragraph, after those of the followed one before it
-            return [old - followed[k - 1] - 1 + ends[k - 1] if k else old]
-
-        out: dict[int, list[int]] = {}
-        for edit_index, olds, holders in self._ranges:
-            found = out.setdefault(edit_index, [])
-            for old in olds:
-                found += numbered(old)
-            for holder in holders:
-                into = ancestor(holder, _P)
-                if into in new_index:
-                    found.append(new_index[into])
-        return {edit_index: sorted(set(found)) for edit_index, found in out.items()}
-
-    def _mark_was_deleted(self, old: int) -> bool:
-        """Might view paragraph ``old``'s mark have been deleted before our edits? The view
-        joined it to the next paragraph of its story, or it ends its story (where a deleted
-        mark joins nothing)."""
-        paragraphs = self.view.paragraphs
-        para = paragraphs[old]
-        after = paragraphs[old + 1] if old + 1 < len(paragraphs) else None
-        return after is None or after.story_no != para.story_no or after.start == para.end
-
-    def _vanishes(self, old: int, last: etree._Element) -> bool:
-        """Does the view drop ``last``, the last piece of view paragraph ``old`` (the piece that
-        holds its mark): a deleted mark, and none of its text nor any new text left in it?"""
-        if old not in self._marks_deleted and not self._mark_was_deleted(old):
-            return False
-        if not mark_deleted(last):
-            return False
-        para = self.view.paragraphs[old]
-        start = self._split_at.get(old, para.start)
-        gone = sum(max(0, min(b, para.end) - max(a, start)) for a, b in self._deleted)
-        if gone < para.end - start:
-            return False
-        return not any(ancestor(h, _P) is last for h in self._inserted)
+        numbering.end_range(plan.edit_index)
 
     def _replace(self, a: int, b: int, text: str) -> list[etree._Element]:
         """Delete view [a, b) and put ``text`` in its place; return what was made, in order."""
@@ -627,9 +472,7 @@ class Writer:
                 if self.options.track:
                     self._delete_mark(atom.node)
                     made.append(atom.node)
-                    origin = self._origin_of(atom.node)
-                    if origin is not None:
-                        self._marks_deleted.add(origin)
+                    self._numbering.deleted_mark(atom.node)
                 continue
             if group and group[-1].getnext() is not atom.node:
                 flush()
@@ -648,10 +491,8 @@ class Writer:
     def _join_next(self, p: etree._Element) -> None:
         """Untracked deletion of ``p``'s mark: the next paragraph's content joins ``p``
         (:func:`~redline.write.tree.pull_next`; the writer's join, not a decision's)."""
-        if pull_next(p, self._joining) and mark_deleted(p):
-            origin = self._origin_of(p)
-            if origin is not None:  # another author's deleted mark, now p's:
-                self._marks_deleted.add(origin)  # p may vanish from the view (_vanishes)
+        if pull_next(p, self._numbering.joining) and mark_deleted(p):  # another author's
+            self._numbering.deleted_mark(p)  # deleted mark, now p's: p may vanish from the view
 
     # -- insertions -----------------------------------------------------------------------
     def _insert_text(self, spot: _Spot, text: str, fmt: etree._Element | None) -> list[etree._Element]:
@@ -668,12 +509,7 @@ class Writer:
                 holder = self._new_runs(line, fmt)
                 spot = self._put(spot, holder)
                 made.append(holder)
-                self._inserted.append(holder)
-                if self._at_edge:
-                    into = ancestor(holder, _P)
-                    if into is not None and not self._in_range(into):
-                        self._origin_of(into)  # (new text starting the paragraph after, say)
-                        self._holders.append(holder)
+                self._numbering.inserted_text(holder)
         return made
 
     def _put(self, spot: _Spot, el: etree._Element) -> _Spot:
@@ -759,7 +595,7 @@ class Writer:
                     rpr.remove(rev)
         p2.extend([c for c in list(p)[index:] if c.tag != _PPR])
         p.addnext(p2)
-        self._split(p, p2)
+        self._numbering.split(p, p2)
         if self.options.track:
             mark_rpr(p).insert(0, self._revision(_INS))
         # the next line continues inside what was split (the rest of a hyperlink, ...)
