@@ -84,6 +84,7 @@ print(json.dumps({"code": code, "loaded": sorted(sys.modules)}))
 # and their reading of every annotation, comments, the deflate threads of a long part, tracebacks
 _NOT_FOR_PLAIN_EDITS = (
     "redline.match.decisions",
+    "redline.write.decisions",
     "redline.read.annotations",
     "redline.write.comments",
     "concurrent.futures",

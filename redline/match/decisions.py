@@ -15,23 +15,15 @@ Two steps, like the edits':
   edit (or a ``comment``) of the same reply whose places touch, or two decisions on the same
   change (or one inside the other): the later entry of the reply is refused, the earlier
   stands.
-* :func:`write_decisions` (after the writer) changes the working copy's trees, untracked --
-  a decision is not itself a tracked change: accepting an insertion unwraps it, rejecting it
-  removes it; accepting a deletion removes it, rejecting it puts its text back (``w:delText``
-  becomes ``w:t``, ``w:delInstrText`` ``w:instrText``); a deleted paragraph mark accepted (an
-  inserted one rejected) joins its paragraph to the next, whose mark and properties survive;
-  a formatting change (``w:rPrChange``, ``w:pPrChange``, ``w:sectPrChange``,
-  ``w:tblPrChange``, ``w:trPrChange``, ``w:tcPrChange``, ``w:tblGridChange``...) accepted
-  drops its record, rejected restores the old properties; a table row inserted or deleted
-  keeps or loses its row; a move is decided as a whole (both sides, found by the ``w:name`` of
-  its range starts, and its range markers).  Every other element is left as it was.
+* :func:`redline.write.decisions.write_decisions` (after the writer) carries the plan out on the
+  working copy's trees; :func:`place_of` tells it (and the check, for the splice) where a
+  revision record stands.
 
 The comment threads themselves are written by :mod:`redline.write.comments`.
 """
 
 from __future__ import annotations
 
-import copy
 import re
 from dataclasses import dataclass, field
 
@@ -45,37 +37,21 @@ from ..opc.package import Package
 from ..read.annotations import Annotations, DocComment, Revision, read_annotations
 from ..read.roles import RevisionKind
 from ..read.view import DocumentView
+from ..read.walk import ancestor
 from .locate import Locator
 from .verify import Planned
 from .verify import needs_annotations as needs_annotations  # (defined beside the verifier)
 
-__all__ = ["DecisionPlan", "Thread", "check", "needs_annotations", "write_decisions"]
+__all__ = ["PROPERTY_CHANGES", "DecisionPlan", "Thread", "check", "needs_annotations", "place_of"]
 
-_ID, _AUTHOR, _NAME = w("id"), w("author"), w("name")
-_P, _PPR, _RPR, _TR, _T, _SECT_PR = w("p"), w("pPr"), w("rPr"), w("tr"), w("t"), w("sectPr")
-_INS, _DEL, _MOVE_FROM, _MOVE_TO = w("ins"), w("del"), w("moveFrom"), w("moveTo")
-_DEL_TEXT, _DEL_INSTR, _INSTR = w("delText"), w("delInstrText"), w("instrText")
-_MOVE_RANGES = {
-    w("moveFromRangeStart"): w("moveFromRangeEnd"),
-    w("moveToRangeStart"): w("moveToRangeEnd"),
-}
+_ID, _AUTHOR = w("id"), w("author")
+_P, _PPR, _RPR = w("p"), w("pPr"), w("rPr")
 # Property-change records the view does not list (they change no text) and what each restores
-_CHANGES = {
+PROPERTY_CHANGES = {
     w("rPrChange"), w("pPrChange"), w("sectPrChange"), w("tblPrChange"), w("trPrChange"),
     w("tcPrChange"), w("tblGridChange"), w("tblPrExChange"),
 }  # fmt: skip
-_EXTRA_TAGS = (*_CHANGES, w("cellIns"), w("cellDel"), w("numberingChange"))
-# children of a property element a restore keeps (other revisions; what the change's old
-# properties never hold), before or after the old properties (ECMA-376 Part 1 element order)
-_KEEP_FRONT = {
-    w("rPr"): (_INS, _DEL, _MOVE_FROM, _MOVE_TO),
-    w("sectPr"): (w("headerReference"), w("footerReference")),
-}
-_KEEP_BACK = {
-    w("pPr"): (_RPR, _SECT_PR),
-    w("trPr"): (_INS, _DEL),
-    w("tcPr"): (w("cellIns"), w("cellDel"), w("cellMerge")),
-}
+_EXTRA_TAGS = (*PROPERTY_CHANGES, w("cellIns"), w("cellDel"), w("numberingChange"))
 _ACCEPTED, _REJECTED = "accept", "reject"
 _SHOWN = re.compile(r"[rRcC]\s*([0-9]{1,18})")
 _GONE_KINDS = (RevisionKind.DELETE, RevisionKind.MOVE_FROM, RevisionKind.PARAGRAPH_DELETE)
@@ -281,7 +257,7 @@ def _mark_spans(view: DocumentView, c: DocComment) -> list[tuple[int, int]] | No
     holders = []
     for el in root.iter(*_COMMENT_MARKS):
         if el.get(_ID) == c.id:
-            holder = _ancestor(el, _P)
+            holder = ancestor(el, _P)
             if holder is None:
                 return None
             holders.append(holder)
@@ -306,12 +282,12 @@ def _placed(view: DocumentView, t: Revision) -> bool:
         return False
     paras = view.paragraphs
     p_el = paras[t.paragraph].element
-    holder = el if el.tag == _P else _ancestor(el, _P)
+    holder = el if el.tag == _P else ancestor(el, _P)
     if holder is None:
         return False  # a row's (the splice places paragraphs, not rows)
     if holder is not p_el:
         return False
-    if _place(el) == "mark":  # a join moves its content into the next paragraph
+    if place_of(el) == "mark":  # a join moves its content into the next paragraph
         nxt = holder.getnext()
         k = t.paragraph + 1
         return nxt is None or nxt.tag != _P or (k < len(paras) and paras[k].element is nxt)
@@ -616,7 +592,7 @@ def _comment_said(c: DocComment) -> str:
 
 
 def _extra_revisions(view: DocumentView, package: Package) -> list[Revision]:
-    from ..read.view import stories_of
+    from ..read.build import stories_of
 
     assert view.working is not None
     out: list[Revision] = []
@@ -645,38 +621,9 @@ def _extra_revisions(view: DocumentView, package: Package) -> list[Revision]:
     return out
 
 
-# -------------------------------------------------------------------------------------------
-# Write
-
-
-def write_decisions(plan: DecisionPlan, roots: dict[str, etree._Element]) -> bool:
-    """Carry out ``plan``'s decisions on the working copy's trees (untracked); ``roots``: the
-    story parts' roots, for a move's range markers.  Returns whether a paragraph or a table
-    row may have gone (a paragraph mark or a row decided): the paragraphs after it are then
-    numbered otherwise than the writer counted."""
-    restructured = False
-    for decision in plan.decisions:
-        names = {t.move for t in decision.targets if t.move}
-        # paragraph marks last: joining paragraphs moves what the other decisions hold
-        ordered = sorted(decision.targets, key=lambda t: _is_mark(t))
-        for t in ordered:
-            if t.element is not None:
-                restructured = restructured or _place(t.element) in ("mark", "row", "cell")
-                _decide(t.element, decision.accept)
-        if names:
-            for part in {t.part for t in decision.targets}:
-                root = roots.get(part)
-                if root is not None:
-                    _remove_move_ranges(root, names)
-    return restructured
-
-
-def _is_mark(t: Revision) -> bool:
-    el = t.element
-    return el is not None and _place(el) == "mark"
-
-
-def _place(el: etree._Element) -> str:
+def place_of(el: etree._Element) -> str:
+    """Where the revision record ``el`` stands: ``"mark"`` (a paragraph mark's), ``"run"``,
+    ``"row"``, ``"cell"``, ``"content"``, or ``"gone"`` (no longer in a tree)."""
     parent = el.getparent()
     if parent is None:
         return "gone"
@@ -688,185 +635,3 @@ def _place(el: etree._Element) -> str:
     if parent.tag == w("tcPr"):
         return "cell"
     return "content"
-
-
-def _decide(el: etree._Element, accept: bool) -> None:
-    if el.getparent() is None or _detached(el):
-        return  # went with an earlier decision (inside what it removed)
-    tag = el.tag
-    if tag in _CHANGES:
-        if not accept:
-            _restore(el)
-        _remove(el)
-        return
-    if tag == w("numberingChange"):
-        _remove(el)  # (accepting keeps the numbering as it is; a rejection is refused earlier)
-        return
-    place = _place(el)
-    inserted = tag in (_INS, _MOVE_TO, w("cellIns"))
-    if place == "mark":
-        p = _ancestor(el, _P)
-        _remove(el)
-        if p is not None and accept != inserted:
-            _join_next(p)
-        return
-    if place == "row":
-        row = _ancestor(el, _TR)
-        if accept == inserted or row is None:
-            _remove(el)
-        else:
-            _remove_row(row)
-        return
-    if place == "cell":
-        _remove(el)
-        return
-    if inserted:
-        _unwrap(el) if accept else _remove(el)
-    elif accept:
-        _remove(el)
-    else:
-        _unwrap(el, restore=True)
-    return
-
-
-_PART_ROOTS = frozenset(w(t) for t in ("document", "hdr", "ftr", "footnotes", "endnotes"))
-
-
-def _detached(el: etree._Element) -> bool:
-    """Whether ``el`` went with an element an earlier decision removed."""
-    node = el
-    parent = node.getparent()
-    while parent is not None:
-        node, parent = parent, parent.getparent()
-    return node.tag not in _PART_ROOTS
-
-
-def _remove(el: etree._Element) -> None:
-    parent = el.getparent()
-    if parent is None:
-        return
-    tail = el.tail
-    if tail and tail.strip() == "":
-        tail = None
-    prev = el.getprevious()
-    if tail:
-        if prev is not None:
-            prev.tail = (prev.tail or "") + tail
-        else:
-            parent.text = (parent.text or "") + tail
-    parent.remove(el)
-
-
-def _unwrap(el: etree._Element, restore: bool = False) -> None:
-    """``el``'s children in its place (deleted text restored: w:delText -> w:t)."""
-    parent = el.getparent()
-    if parent is None:
-        return
-    if restore:
-        for node in el.iter(_DEL_TEXT, _DEL_INSTR):
-            node.tag = _T if node.tag == _DEL_TEXT else _INSTR
-    at = parent.index(el)
-    for k, child in enumerate(list(el)):
-        parent.insert(at + k, child)
-    _remove(el)
-
-
-def _ancestor(el: etree._Element, tag: str) -> etree._Element | None:
-    node = el.getparent()
-    while node is not None and node.tag != tag:
-        node = node.getparent()
-    return node
-
-
-def _join_next(p: etree._Element) -> None:
-    """``p``'s mark is gone: its content joins the start of the next paragraph, whose mark
-    and properties survive (as the writer joins paragraphs); a paragraph with no paragraph
-    after it among its siblings (the last of a cell, before a table) keeps its mark."""
-    between: list[etree._Element] = []
-    nxt = p.getnext()
-    while nxt is not None and nxt.tag != _P and not _is_block(nxt):
-        between.append(nxt)  # range markup between the two paragraphs
-        nxt = nxt.getnext()
-    if nxt is None or nxt.tag != _P:
-        return
-    ppr2 = nxt.find(_PPR)
-    at = 1 if ppr2 is not None and nxt.index(ppr2) == 0 else 0
-    moved = [c for c in p if c.tag != _PPR] + between
-    for k, child in enumerate(moved):
-        nxt.insert(at + k, child)
-    ppr = p.find(_PPR)
-    sect = ppr.find(_SECT_PR) if ppr is not None else None
-    if sect is not None:  # the section break the joined mark carried goes to the one left
-        if ppr2 is None:
-            ppr2 = etree.Element(_PPR)
-            nxt.insert(0, ppr2)
-        if ppr2.find(_SECT_PR) is None:
-            keep_after = [c for c in ppr2 if c.tag == w("pPrChange")]
-            if keep_after:
-                keep_after[0].addprevious(sect)
-            else:
-                ppr2.append(sect)
-    _remove(p)
-
-
-def _is_block(el: etree._Element) -> bool:
-    return el.tag in (w("tbl"), w("sdt"), w("customXml"), _SECT_PR, w("altChunk"))
-
-
-def _remove_row(row: etree._Element) -> None:
-    table = row.getparent()
-    _remove(row)
-    if table is not None and table.find(_TR) is None:
-        holder = table.getparent()
-        _remove(table)
-        if holder is not None and holder.tag == w("tc") and holder.find(_P) is None:
-            holder.append(etree.Element(_P))  # a cell ends with a paragraph
-
-
-def _restore(change: etree._Element) -> None:
-    """Reject a property change: its parent's properties become the old ones it recorded
-    (the parent's other revision records kept)."""
-    parent = change.getparent()
-    if parent is None:
-        return
-    old = next((c for c in change if isinstance(c.tag, str)), None)
-    if change.tag == w("tblGridChange"):
-        old_children = [copy.deepcopy(c) for c in old] if old is not None else []
-        for c in list(parent):
-            if c is not change:
-                parent.remove(c)
-        for c in old_children:
-            change.addprevious(c)
-        return
-    front_tags = _KEEP_FRONT.get(parent.tag, ())
-    back_tags = _KEEP_BACK.get(parent.tag, ())
-    front = [c for c in parent if c.tag in front_tags]
-    back = [c for c in parent if c.tag in back_tags]
-    restored = [copy.deepcopy(c) for c in old] if old is not None else []
-    for c in list(parent):
-        if c is not change:
-            parent.remove(c)
-    for c in [*front, *restored, *back]:
-        change.addprevious(c)
-
-
-def _remove_move_ranges(root: etree._Element, names: set[str]) -> None:
-    starts = [el for el in root.iter(*_MOVE_RANGES) if el.get(_NAME) in names]
-    for start in starts:
-        end_tag = _MOVE_RANGES[start.tag]
-        rid = start.get(_ID)
-        for end in list(root.iter(end_tag)):
-            if end.get(_ID) == rid:
-                _remove(end)
-        _remove(start)
-
-
-def story_roots(package: Package, view: DocumentView) -> dict[str, etree._Element]:
-    from ..read.view import stories_of
-
-    assert view.working is not None
-    roots: dict[str, etree._Element] = {}
-    for story in stories_of(package, view.working):
-        if story.part not in roots:
-            roots[story.part] = view.working.xml(story.part)
-    return roots

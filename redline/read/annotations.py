@@ -44,7 +44,7 @@ from .build import stories_of
 from .paragraphs import StoryText
 from .roles import CHAR_OF, RevisionKind, revision_kind, symbol, track_field
 from .view import DocumentView, SpanKind
-from .walk import read_story
+from .walk import ancestor, read_story
 
 __all__ = ["Annotations", "DocComment", "Revision", "read_annotations"]
 
@@ -327,7 +327,7 @@ class _StoryWalk:
                 self._orphan(Revision(rid, kind, author, date, "", None, self.part, 0, 0, None, el))
             return
         if kind in (RevisionKind.ROW_INSERT, RevisionKind.ROW_DELETE):
-            row = _ancestor(el, _TR)
+            row = ancestor(el, _TR)
             inside = [self.index[p] for p in row.iter(_P) if p in self.index] if row is not None else []
             if inside:
                 a, b = view.paragraphs[min(inside)], view.paragraphs[max(inside)]
@@ -339,7 +339,7 @@ class _StoryWalk:
                 self._orphan(Revision(rid, kind, author, date, "", None, self.part, 0, 0, None, el))
             return
         # content: what it holds (a run's, for a run's formatting change)
-        holder = el if kind is not RevisionKind.FORMAT else _ancestor(el, _R)
+        holder = el if kind is not RevisionKind.FORMAT else ancestor(el, _R)
         if holder is None:
             return
         if kind in _GONE or in_deleted:
@@ -431,13 +431,6 @@ def _in_mark(el: etree._Element) -> bool:
     parent = el.getparent()
     grand = parent.getparent() if parent is not None else None
     return parent is not None and parent.tag == w("rPr") and grand is not None and grand.tag == w("pPr")
-
-
-def _ancestor(el: etree._Element, tag: str) -> etree._Element | None:
-    node = el.getparent()
-    while node is not None and node.tag != tag:
-        node = node.getparent()
-    return node
 
 
 def _xml_text(holder: etree._Element) -> str:

@@ -180,3 +180,11 @@ def _read_flat(root: etree._Element) -> StoryText:
         asm.props = read_ppr(asm.ref)
         asm.end()
     return asm.finish()
+
+
+def ancestor(el: etree._Element, tag: str) -> etree._Element | None:
+    """The nearest element above ``el`` with the Clark name ``tag``, or None when none is."""
+    node = el.getparent()
+    while node is not None and node.tag != tag:
+        node = node.getparent()
+    return node

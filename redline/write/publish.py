@@ -138,7 +138,7 @@ def _write(
         touched.update(step(writer, result))
     roots: dict[str, etree._Element] = {}
     if plan:  # decisions and threads change the trees after the writer (untracked)
-        from ..match.decisions import story_roots, write_decisions
+        from .decisions import story_roots, write_decisions
 
         roots = story_roots(package, view)
         if write_decisions(plan, roots):

@@ -27,7 +27,6 @@ split around ours), deleting their inserted text nests our ``w:del`` inside thei
 
 from __future__ import annotations
 
-import bisect
 import copy
 import re
 from collections.abc import Iterable
@@ -39,16 +38,32 @@ from lxml import etree
 from ..match.crossref import bookmark, place_fields
 from ..match.fields import lift_typed_text
 from ..match.verify import Planned
-from ..opc.namespaces import W_NS, XML_SPACE, w
-from ..read.roles import RANGE_MARKUP
-from ..read.view import DocumentView, Paragraph, Piece, SpanFlag, SpanKind
+from ..opc.namespaces import W_NS, w
+from ..read.view import DocumentView, Piece, SpanFlag, SpanKind
 from ..text.typography import ALL_QUOTES, follow_quotes, guillemet_space, quote_style
 from ..text.worddiff import diff_opcodes as diff_opcodes  # re-exported: the writer's diff
 from ..text.worddiff import word_diff as word_diff
 from .options import Comment as Comment  # re-exported: moved to redline.write.options
 from .options import WriteOptions as WriteOptions
 from .options import WriteResult as WriteResult
+from .renumber import Renumbering
+from .runs import (
+    cut_after,
+    cut_before,
+    depth,
+    first_content_index,
+    isolate_child,
+    isolate_text,
+    mark_deleted,
+    mark_rpr,
+    ppr_of,
+    preserve_text,
+    run_properties,
+    set_ilvl,
+    shallow_copy,
+)
 from .splice import Splice
+from .tree import in_removed_run, next_paragraph, pull_next, remove
 
 _R, _T, _RPR, _PPR, _P = w("r"), w("t"), w("rPr"), w("pPr"), w("p")
 _INS, _DEL, _DEL_TEXT = w("ins"), w("del"), w("delText")
@@ -56,16 +71,10 @@ _MOVE_FROM, _MOVE_TO = w("moveFrom"), w("moveTo")
 _TAB, _BR = w("tab"), w("br")
 _SECT_PR, _PPR_CHANGE, _RPR_CHANGE = w("sectPr"), w("pPrChange"), w("rPrChange")
 _SDT_CONTENT = w("sdtContent")
-_NUM_PR, _ILVL = w("numPr"), w("ilvl")
-# What precedes w:numPr in CT_PPr (ECMA-376 Part 1, §17.3.1.26)
-_BEFORE_NUM_PR = frozenset(
-    w(n) for n in ("pStyle", "keepNext", "keepLines", "pageBreakBefore", "framePr", "widowControl")
-)
 _ID, _AUTHOR, _DATE = w("id"), w("author"), w("date")
 _W14 = "http://schemas.microsoft.com/office/word/2010/wordml"
 _PARA_IDS = (f"{{{_W14}}}paraId", f"{{{_W14}}}textId")
 _MARK_REVISIONS = (_INS, _DEL, _MOVE_FROM, _MOVE_TO)
-_NOT_COPIED = frozenset((_RPR_CHANGE, *_MARK_REVISIONS))  # revision records in a w:rPr
 # Inline containers a new paragraph mark or our revision may split in two (the second half
 # gets the same attributes and properties; a revision's half gets a new w:id).
 _SPLITTABLE = {
@@ -114,24 +123,7 @@ class Writer:
         self._quotes_known = False
         self._ours: set[etree._Element] = set()  # the w:ins / w:del wrappers we made
         self._doomed: list[etree._Element] = []  # untracked: runs removed once a range is done
-        # What _renumber needs to number the written document's paragraphs without reading it:
-        # for each view paragraph whose structure changed, the paragraph elements it has become
-        # (itself and those split off it, in order; one joined into the paragraph before is no
-        # longer in the tree), and for each of those the view paragraph it came from; the view
-        # offset of the last break put into each; the marks deleted (tracked); the view ranges
-        # deleted; every new run; and per range, its edit, its view paragraphs and the new runs
-        # it put into another paragraph.
-        self._pieces: dict[int, list[etree._Element]] = {}
-        self._origin: dict[etree._Element, int] = {}
-        self._split_at: dict[int, int] = {}
-        self._marks_deleted: set[int] = set()  # view paragraphs whose element's mark is now deleted
-        self._deleted: list[tuple[int, int]] = []
-        self._inserted: list[etree._Element] = []
-        self._ranges: list[tuple[int, list[int], list[etree._Element]]] = []
-        self._olds: list[int] = []  # the view paragraphs of the range being written
-        self._holders: list[etree._Element] = []  # its new runs put into another paragraph
-        self._op_end = 0  # the end of the change being written (view offset)
-        self._at_edge = False  # it starts at the edge of the range's paragraphs
+        self._numbering = Renumbering(view)  # the written document's paragraphs, predicted
         # view offset -> the first thing a later range inserted there (an earlier range's
         # text for the same offset goes before it)
         self._inserted_at: dict[int, etree._Element] = {}
@@ -172,7 +164,7 @@ class Writer:
             self.result.touched_parts.add(self.view.paragraphs[target].part)
         for plan in ordered:
             self._write_one(plan)
-        self.result.touched_paragraphs = self._renumber()
+        self.result.touched_paragraphs = self._numbering.touched_paragraphs()
         return self.result
 
     def _with_marks(self, plan: Planned) -> Planned:
@@ -195,7 +187,7 @@ class Writer:
         if nxt >= len(view.paragraphs) or view.paragraphs[nxt].story_no != last.story_no:
             return plan
         after = view.paragraphs[nxt]
-        if _next_paragraph(last.element) is not after.element or last.field_code or after.field_code:
+        if next_paragraph(last.element) is not after.element or last.field_code or after.field_code:
             return plan
         return replace(plan, start=first.start, end=after.start)
 
@@ -210,7 +202,7 @@ class Writer:
             atoms = self._isolate(plan.start, plan.end)
             if atoms and plan.rationale:
                 self._comment(atoms[0].node, atoms[-1].node, plan.rationale)
-            self._ranges.append((plan.edit_index, [p.index for p in paras], []))
+            self._numbering.commented(plan.edit_index, [p.index for p in paras])
             return
         view = self.view
         old = view.text[plan.start : plan.end]
@@ -231,17 +223,15 @@ class Writer:
         ops = word_diff(old, new, old_breaks=plan.exact or "\n" in new, literal=literal)
         paras = view.paragraphs_between(plan.start, plan.end)
         self.result.touched_parts.update(p.part for p in paras)
-        self._olds = [p.index for p in paras]
-        self._holders = []
+        self._numbering.start_range([p.index for p in paras])
         created: list[list[etree._Element]] = []
         first, last = paras[0], paras[-1]
         for kind, a, b, text in reversed(ops):
             a, b = plan.start + a, plan.start + b
-            self._op_end = b
             # new text here can go into the paragraph before the range or after it
-            self._at_edge = a <= first.start or a > last.end
+            self._numbering.change(b, at_edge=a <= first.start or a > last.end)
             if kind != "insert":
-                self._deleted.append((a, b))
+                self._numbering.deleted(a, b)
             if kind == "insert":
                 spot = self._spot(a)
                 created.append(self._insert_text(spot, text, spot.fmt))
@@ -267,9 +257,9 @@ class Writer:
             runs = [el for el in made if el.tag != _P] or made
             self._comment(runs[0], runs[-1], plan.rationale)
         for run in self._doomed:
-            _remove(run)
+            remove(run, keep_tail=False)
         self._doomed.clear()
-        self._ranges.append((plan.edit_index, self._olds, self._holders))
+        self._numbering.end_range(plan.edit_index)
 
     def _delete_field_run(self, run: etree._Element) -> None:
         """Delete one run of a field's code: tracked, in a w:del (its w:instrText becomes
@@ -297,10 +287,9 @@ class Writer:
             lines = [self._typeset(line, "") for line in lines]
         p = para.element
         self.result.touched_parts.add(para.part)
-        self._olds = [para.index]
-        self._holders = []
-        self._own(para)
-        pieces = self._pieces[para.index]
+        numbering = self._numbering
+        numbering.start_range([para.index])
+        numbering.follow(para)
         fmt = next(p.iter(_R), None)
         made: list[etree._Element] = []
         # after the paragraphs an earlier entry inserted after it: new paragraphs keep the
@@ -308,7 +297,7 @@ class Writer:
         anchor = self._inserted_after.get(para.index, p) if after else p
         level = max(0, min(8, (para.ilvl or 0) + plan.level)) if plan.level else None
         for line in lines:
-            new = _shallow_copy(p, skip=_PARA_IDS)
+            new = shallow_copy(p, skip=_PARA_IDS)
             ppr = p.find(_PPR)
             if ppr is not None:
                 mine = copy.deepcopy(ppr)
@@ -320,160 +309,25 @@ class Writer:
                         rpr.remove(rev)
                 new.append(mine)
             if self.options.track:
-                _mark_rpr(new).insert(0, self._revision(_INS))
+                mark_rpr(new).insert(0, self._revision(_INS))
             if level is not None:
-                _set_ilvl(_ppr_of(new), level)
+                set_ilvl(ppr_of(new), level)
             holder = self._new_runs(line, fmt)
             new.append(holder)
-            self._inserted.append(holder)
+            numbering.inserted(holder)
             made.append(holder)
             if after:
                 anchor.addnext(new)
-                pieces.insert(pieces.index(anchor) + 1, new)
+                numbering.paragraph_added(para.index, new, anchor, after=True)
                 anchor = new
             else:
                 p.addprevious(new)
-                pieces.insert(pieces.index(p), new)
-            self._origin[new] = para.index
+                numbering.paragraph_added(para.index, new, p, after=False)
         if after:
             self._inserted_after[para.index] = anchor
         if self.options.comments and plan.rationale and made and para.story not in ("header", "footer"):
             self._comment(made[0], made[-1], plan.rationale)
-        self._ranges.append((plan.edit_index, self._olds, self._holders))
-
-    # -- the written document's paragraph numbering -------------------------------------
-    def _own(self, para: Paragraph) -> int:
-        """Follow what becomes of the view paragraph ``para`` (its structure changes); its index."""
-        if para.index not in self._pieces:
-            element = para.element
-            self._pieces[para.index] = [element]
-            self._origin[element] = para.index
-        return para.index
-
-    def _origin_of(self, p: etree._Element) -> int | None:
-        """The view paragraph the paragraph element ``p`` is (or was split off from): one of the
-        range's own, or the one before or after them."""
-        found = self._origin.get(p)
-        if found is None and self._olds:
-            paragraphs = self.view.paragraphs
-            first, last = self._olds[0], self._olds[-1]
-            part = paragraphs[first].part
-            for at in (*self._olds, last + 1, first - 1):
-                near = paragraphs[at] if 0 <= at < len(paragraphs) else None
-                if near is not None and near.part == part and near.element is p:
-                    return self._own(near)
-        return found
-
-    def _in_range(self, p: etree._Element) -> bool:
-        """Is ``p`` one of the range's view paragraphs, or split off one?"""
-        origin = self._origin.get(p)
-        if origin is not None:
-            return origin in self._olds
-        paragraphs = self.view.paragraphs
-        return any(paragraphs[old].element is p for old in self._olds)
-
-    def _split(self, p: etree._Element, p2: etree._Element) -> None:
-        """``p2`` was just split off ``p`` (and follows it) by a break at :attr:`_op_end`."""
-        origin = self._origin_of(p)
-        if origin is None:
-            return
-        pieces = self._pieces[origin]
-        pieces.insert(pieces.index(p) + 1, p2)
-        self._origin[p2] = origin
-        para = self.view.paragraphs[origin]
-        at = min(max(self._op_end, para.start), para.end)
-        self._split_at[origin] = max(self._split_at.get(origin, at), at)
-
-    def _joining(self, p: etree._Element, nxt: etree._Element) -> None:
-        """``nxt``, the paragraph after ``p``, is about to be joined into it (untracked): what
-        came from ``nxt``'s view paragraph is in ``p`` from now on."""
-        origin = self._origin_of(p)
-        if origin is None:
-            return
-        after = self._origin.get(nxt)
-        paragraphs = self.view.paragraphs
-        if after is None and origin + 1 < len(paragraphs):
-            candidate = paragraphs[origin + 1]
-            if candidate.part == paragraphs[origin].part and candidate.element is nxt:
-                after = self._own(candidate)
-        if after is not None:
-            self._pieces[after] = [p if q is nxt else q for q in self._pieces[after]]
-
-    def _renumber(self) -> dict[int, list[int]]:
-        """Every range's paragraphs, numbered as the written document's view will number them.
-
-        The view has one paragraph per paragraph element, save one whose mark is deleted and
-        that holds no text (a deleted mark alone joins, but does not remove, a paragraph).
-        So a view paragraph whose structure no edit changed is one paragraph still; one that
-        was split is followed by what was split off it (a line break in new text); one joined
-        into the one before (an untracked mark deletion) is gone, and so is the last piece of
-        one whose mark is deleted and whose text all went; every later index moves by as many.
-        Only the paragraphs whose structure changed are followed as elements (:attr:`_pieces`).
-        """
-        paragraphs = self.view.paragraphs
-        for _, olds, _ in self._ranges:  # text all deleted from a paragraph whose mark was
-            for old in olds:  # deleted before (the view joined it to the next): it may go
-                if old not in self._pieces and self._mark_was_deleted(old):
-                    self._own(paragraphs[old])
-        new_index: dict[etree._Element, int] = {}
-        followed = sorted(self._pieces)
-        ends: list[int] = []  # how many are numbered once each followed paragraph's pieces are
-        count = 0  # the written document's paragraphs numbered so far
-        before = -1  # the last followed view paragraph
-        for old in followed:
-            count += old - before - 1  # those in between: one each, as they were
-            before = old
-            pieces = self._pieces[old]
-            last = pieces[-1]
-            for q in pieces:
-                if q in new_index or q.getparent() is None:
-                    continue  # joined into a paragraph numbered already, or joined away
-                if q is last and self._vanishes(old, q):
-                    continue
-                new_index[q] = count
-                count += 1
-            ends.append(count)
-
-        def numbered(old: int) -> list[int]:
-            k = bisect.bisect_left(followed, old)
-            if k < len(followed) and followed[k] == old:
-                return [new_index[q] for q in self._pieces[old] if q in new_index]
-            # not followed: one paragraph, after those of the followed one before it
-            return [old - followed[k - 1] - 1 + ends[k - 1] if k else old]
-
-        out: dict[int, list[int]] = {}
-        for edit_index, olds, holders in self._ranges:
-            found = out.setdefault(edit_index, [])
-            for old in olds:
-                found += numbered(old)
-            for holder in holders:
-                into = _paragraph_of(holder)
-                if into in new_index:
-                    found.append(new_index[into])
-        return {edit_index: sorted(set(found)) for edit_index, found in out.items()}
-
-    def _mark_was_deleted(self, old: int) -> bool:
-        """Might view paragraph ``old``'s mark have been deleted before our edits? The view
-        joined it to the next paragraph of its story, or it ends its story (where a deleted
-        mark joins nothing)."""
-        paragraphs = self.view.paragraphs
-        para = paragraphs[old]
-        after = paragraphs[old + 1] if old + 1 < len(paragraphs) else None
-        return after is None or after.story_no != para.story_no or after.start == para.end
-
-    def _vanishes(self, old: int, last: etree._Element) -> bool:
-        """Does the view drop ``last``, the last piece of view paragraph ``old`` (the piece that
-        holds its mark): a deleted mark, and none of its text nor any new text left in it?"""
-        if old not in self._marks_deleted and not self._mark_was_deleted(old):
-            return False
-        if not _mark_deleted(last):
-            return False
-        para = self.view.paragraphs[old]
-        start = self._split_at.get(old, para.start)
-        gone = sum(max(0, min(b, para.end) - max(a, start)) for a, b in self._deleted)
-        if gone < para.end - start:
-            return False
-        return not any(_paragraph_of(h) is last for h in self._inserted)
+        numbering.end_range(plan.edit_index)
 
     def _replace(self, a: int, b: int, text: str) -> list[etree._Element]:
         """Delete view [a, b) and put ``text`` in its place; return what was made, in order."""
@@ -497,9 +351,9 @@ class Writer:
             if piece.kind == SpanKind.MARK:
                 atoms.append(_Atom(piece.node, True, 1))
             elif piece.kind == SpanKind.CHAR:
-                atoms.append(_Atom(_isolate_child(piece.node), False, 1))
+                atoms.append(_Atom(isolate_child(piece.node), False, 1))
             else:
-                run = _isolate_text(piece.node, piece.start, piece.end)
+                run = isolate_text(piece.node, piece.start, piece.end)
                 atoms.append(_Atom(run, False, piece.end - piece.start))
         atoms.reverse()
         return atoms
@@ -527,9 +381,9 @@ class Writer:
         prev, nxt = self._piece(at - 1), self._piece(at)
         # neither a paragraph mark nor text whose run is gone (deleted by a later range,
         # untracked)
-        if prev is not None and (prev.kind == SpanKind.MARK or _detached(prev.node)):
+        if prev is not None and (prev.kind == SpanKind.MARK or in_removed_run(prev.node)):
             prev = None
-        if nxt is not None and (nxt.kind == SpanKind.MARK or _detached(nxt.node)):
+        if nxt is not None and (nxt.kind == SpanKind.MARK or in_removed_run(nxt.node)):
             nxt = None
         if prev is not None and nxt is not None:
             prev_run, next_run = prev.node.getparent(), nxt.node.getparent()
@@ -539,14 +393,14 @@ class Writer:
                 prev_run is not None
                 and next_run is not None
                 and prev_run.getparent() is not next_run.getparent()
-                and _depth(prev_run) > _depth(next_run)
+                and depth(prev_run) > depth(next_run)
             ):
                 prev = None
         if prev is not None:
-            run = _cut_after(prev)
+            run = cut_after(prev)
             return _Spot(run, "after", run)
         if nxt is not None:
-            run = _cut_before(nxt)
+            run = cut_before(nxt)
             return _Spot(run, "before", run)
         # No text next to it in the paragraph (an empty one, or what was there is gone): the
         # new text takes the formatting of the paragraph mark.
@@ -588,9 +442,7 @@ class Writer:
                 if self.options.track:
                     self._delete_mark(atom.node)
                     made.append(atom.node)
-                    origin = self._origin_of(atom.node)
-                    if origin is not None:
-                        self._marks_deleted.add(origin)
+                    self._numbering.deleted_mark(atom.node)
                 continue
             if group and group[-1].getnext() is not atom.node:
                 flush()
@@ -602,36 +454,15 @@ class Writer:
         return made, last
 
     def _delete_mark(self, p: etree._Element) -> None:
-        rpr = _mark_rpr(p)
+        rpr = mark_rpr(p)
         at = sum(1 for c in rpr if c.tag == _INS)  # CT_ParaRPr: w:ins, then w:del first
         rpr.insert(at, self._revision(_DEL))
 
     def _join_next(self, p: etree._Element) -> None:
-        """Untracked deletion of ``p``'s mark: the next paragraph's content joins ``p``."""
-        between: list[etree._Element] = []  # range markup between the two paragraphs
-        nxt = p.getnext()
-        while nxt is not None and nxt.tag in RANGE_MARKUP:
-            between.append(nxt)
-            nxt = nxt.getnext()
-        if nxt is None or nxt.tag != _P:
-            return  # the last paragraph of a cell, a text box or a content control: kept
-        self._joining(p, nxt)
-        p.extend(between)
-        # The mark that remains is the later one: its properties (style, numbering, section
-        # break) are the joined paragraph's, as when a tracked mark deletion is accepted -- a
-        # struck heading leaves the clause after it as it was, never restyled as the heading.
-        ppr, ppr2 = p.find(_PPR), nxt.find(_PPR)
-        if ppr is not None:
-            p.remove(ppr)
-        if ppr2 is not None:
-            p.insert(0, ppr2)
-            origin = self._origin_of(p)
-            if origin is not None and _mark_deleted(p):  # another author's deleted mark, now p's:
-                self._marks_deleted.add(origin)  # p may vanish from the view (_vanishes)
-        for child in list(nxt):
-            if child.tag != _PPR:
-                p.append(child)
-        _remove(nxt)
+        """Untracked deletion of ``p``'s mark: the next paragraph's content joins ``p``
+        (:func:`~redline.write.tree.pull_next`; the writer's join, not a decision's)."""
+        if pull_next(p, self._numbering.joining) and mark_deleted(p):  # another author's
+            self._numbering.deleted_mark(p)  # deleted mark, now p's: p may vanish from the view
 
     # -- insertions -----------------------------------------------------------------------
     def _insert_text(self, spot: _Spot, text: str, fmt: etree._Element | None) -> list[etree._Element]:
@@ -648,12 +479,7 @@ class Writer:
                 holder = self._new_runs(line, fmt)
                 spot = self._put(spot, holder)
                 made.append(holder)
-                self._inserted.append(holder)
-                if self._at_edge:
-                    into = _paragraph_of(holder)
-                    if into is not None and not self._in_range(into):
-                        self._origin_of(into)  # (new text starting the paragraph after, say)
-                        self._holders.append(holder)
+                self._numbering.inserted_text(holder)
         return made
 
     def _put(self, spot: _Spot, el: etree._Element) -> _Spot:
@@ -688,7 +514,7 @@ class Writer:
             up = node.getparent()
             if up is None:
                 return None
-            lo = _first_content_index(node)
+            lo = first_content_index(node)
             middle = lo < i < len(node) + (1 if split_below else 0)
             split_below = False
             if node.tag == _SDT_CONTENT:  # sdtContent -> sdt -> its parent, as one level
@@ -704,10 +530,10 @@ class Writer:
             node = up
         inner: etree._Element | None = None
         for container, at in plan:  # innermost first; each half goes with its parent's half
-            second = _shallow_copy(container)
+            second = shallow_copy(container)
             if container.tag in (_INS, _MOVE_TO):
                 second.set(_ID, self.new_id())
-            for prop in list(container)[: _first_content_index(container)]:
+            for prop in list(container)[: first_content_index(container)]:
                 second.append(copy.deepcopy(prop))
             second.extend(list(container)[at:])
             container.addnext(second)
@@ -727,7 +553,7 @@ class Writer:
         if lifted is None:
             return None
         index, inner = lifted
-        p2 = _shallow_copy(p, skip=_PARA_IDS)
+        p2 = shallow_copy(p, skip=_PARA_IDS)
         ppr = p.find(_PPR)
         if ppr is not None:
             p2.append(copy.deepcopy(ppr))  # the original mark, with its revisions and section
@@ -739,15 +565,15 @@ class Writer:
                     rpr.remove(rev)
         p2.extend([c for c in list(p)[index:] if c.tag != _PPR])
         p.addnext(p2)
-        self._split(p, p2)
+        self._numbering.split(p, p2)
         if self.options.track:
-            _mark_rpr(p).insert(0, self._revision(_INS))
+            mark_rpr(p).insert(0, self._revision(_INS))
         # the next line continues inside what was split (the rest of a hyperlink, ...)
         return _Spot(inner if inner is not None else p2, "start", spot.fmt)
 
     def _new_runs(self, text: str, fmt: etree._Element | None) -> etree._Element:
         run = etree.Element(_R)
-        rpr = _run_properties(fmt)
+        rpr = run_properties(fmt)
         if rpr is not None:
             run.append(rpr)
         parts = _TAB_OR_BREAK.split(text) if "\t" in text or "\n" in text else [text]
@@ -757,7 +583,7 @@ class Writer:
             elif part:
                 t = etree.SubElement(run, _T)
                 t.text = part
-                _preserve_text(t, part)
+                preserve_text(t, part)
         if not self.options.track:
             return run
         wrapper = self._revision(_INS)
@@ -799,236 +625,19 @@ class Writer:
 
 
 # -----------------------------------------------------------------------------------------
-# Run surgery
-
-
-def _shallow_copy(el: etree._Element, skip: tuple[str, ...] = ()) -> etree._Element:
-    """A new element with ``el``'s tag and attributes (less ``skip``), and no children."""
-    new = el.makeelement(el.tag)
-    for key, value in el.attrib.items():
-        if key not in skip:
-            new.set(key, value)
-    return new
-
-
-def _content(run: etree._Element) -> list[etree._Element]:
-    return [c for c in run if c.tag != _RPR]
-
-
-def _split_run_before(child: etree._Element) -> etree._Element:
-    """``child`` and what follows it in its run move to a new run just after; return the run
-    that now starts with ``child`` (the same run when nothing precedes it)."""
-    run = child.getparent()
-    assert run is not None
-    siblings = _content(run)
-    i = siblings.index(child)
-    if i == 0:
-        return run
-    new = _shallow_copy(run)
-    rpr = _run_rpr(run)
-    if rpr is not None:
-        new.append(copy.deepcopy(rpr))
-    new.extend(siblings[i:])
-    run.addnext(new)
-    return new
-
-
-def _split_run_after(child: etree._Element) -> None:
-    """Whatever follows ``child`` in its run moves to a new run just after."""
-    nxt = child.getnext()  # (w:rPr comes first in a run, so this is content)
-    if nxt is not None:
-        _split_run_before(nxt)
-
-
-def _split_text(t: etree._Element, k: int) -> etree._Element:
-    """Cut ``t`` after ``k`` characters; the rest goes to a new ``w:t`` just after it."""
-    text = t.text or ""
-    rest = t.makeelement(t.tag)
-    tail = rest.text = text[k:]
-    _preserve_text(rest, tail)
-    head = t.text = text[:k]
-    _preserve_text(t, head)
-    t.addnext(rest)
-    return rest
-
-
-def _isolate_child(child: etree._Element) -> etree._Element:
-    """Give a one-character element (w:tab, w:br, ...) a run of its own; return that run."""
-    _split_run_after(child)
-    return _split_run_before(child)
-
-
-def _isolate_text(t: etree._Element, lo: int, hi: int) -> etree._Element:
-    """Give ``t.text[lo:hi]`` a run of its own and return it; ``t`` keeps ``t.text[:lo]``."""
-    if hi < len(t.text or ""):
-        _split_run_before(_split_text(t, hi))
-    else:
-        _split_run_after(t)
-    if lo > 0:
-        return _split_run_before(_split_text(t, lo))
-    return _split_run_before(t)
-
-
-def _cut_after(piece: Piece) -> etree._Element:
-    """End a run just after ``piece``; return that run (what precedes it stays with it)."""
-    node = piece.node
-    if piece.kind == SpanKind.TEXT and piece.end < len(node.text or ""):
-        _split_run_before(_split_text(node, piece.end))
-    else:
-        _split_run_after(node)
-    run = node.getparent()
-    assert run is not None
-    return run
-
-
-def _cut_before(piece: Piece) -> etree._Element:
-    """Start a run just at ``piece``; return that run (what follows it stays with it)."""
-    if piece.kind == SpanKind.TEXT and piece.start > 0:
-        return _split_run_before(_split_text(piece.node, piece.start))
-    return _split_run_before(piece.node)
-
-
-def _preserve(t: etree._Element) -> None:
-    _preserve_text(t, t.text or "")
-
-
-def _preserve_text(t: etree._Element, text: str) -> None:
-    """:func:`_preserve` for a ``t`` whose text the caller has at hand (``t.text or ""``)."""
-    if text != text.strip(" \t\r\n") or "  " in text:
-        t.set(XML_SPACE, "preserve")
-
-
-def _paragraph_of(el: etree._Element) -> etree._Element | None:
-    """The paragraph ``el`` lies in (the nearest), or None when it is in none."""
-    node = el.getparent()
-    while node is not None and node.tag != _P:
-        node = node.getparent()
-    return node
-
-
-def _mark_deleted(p: etree._Element) -> bool:
-    """Is the mark of paragraph ``p`` a tracked deletion (``w:pPr/w:rPr/w:del``)?"""
-    ppr = p.find(_PPR)
-    rpr = ppr.find(_RPR) if ppr is not None else None
-    return rpr is not None and rpr.find(_DEL) is not None
-
-
-def _depth(el: etree._Element) -> int:
-    """How many containers lie between ``el`` and its paragraph."""
-    n = 0
-    parent = el.getparent()
-    while parent is not None and parent.tag != _P:
-        n += 1
-        parent = parent.getparent()
-    return n
-
-
-def _detached(node: etree._Element) -> bool:
-    """True when the run holding ``node`` is no longer in the tree."""
-    run = node.getparent()
-    return run is None or run.getparent() is None
+# The writer's own pieces
 
 
 def _point(spot: _Spot) -> tuple[etree._Element, int]:
     """The (parent, child index) an insertion at ``spot`` goes to."""
     ref = spot.ref
     if spot.where == "start":
-        return ref, _first_content_index(ref)
+        return ref, first_content_index(ref)
     if spot.where == "end":
         return ref, len(ref)
     parent = ref.getparent()
     assert parent is not None
     return parent, parent.index(ref) + (1 if spot.where == "after" else 0)
-
-
-def _run_properties(fmt: etree._Element | None) -> etree._Element | None:
-    """A copy of the run properties new text takes from ``fmt`` (a w:r or a mark's w:rPr),
-    without revision records."""
-    if fmt is None:
-        return None
-    rpr = fmt if fmt.tag == _RPR else _run_rpr(fmt)
-    if rpr is None:
-        return None
-    rpr = copy.deepcopy(rpr)
-    for child in list(rpr):
-        if child.tag in _NOT_COPIED or not isinstance(child.tag, str):
-            rpr.remove(child)
-    return rpr if len(rpr) else None
-
-
-def _run_rpr(run: etree._Element) -> etree._Element | None:
-    """``run.find(w:rPr)`` without ElementPath: a run's few children, w:rPr usually first."""
-    for child in run:
-        if child.tag == _RPR:
-            return child
-    return None
-
-
-def _remove(el: etree._Element) -> None:
-    parent = el.getparent()
-    if parent is not None:
-        parent.remove(el)
-
-
-def _first_content_index(el: etree._Element) -> int:
-    """How many property elements (w:pPr, w:rPr, w:sdtPr, w:smartTagPr, ...) lead ``el``."""
-    i = 0
-    for child in el:
-        tag = child.tag
-        if isinstance(tag, str) and tag.startswith(f"{{{W_NS}}}") and tag.endswith("Pr"):
-            i += 1
-        else:
-            break
-    return i
-
-
-def _set_ilvl(ppr: etree._Element, level: int) -> None:
-    """Give a paragraph's properties the list level ``level`` (``w:numPr/w:ilvl``; its
-    ``w:numId`` stays, or still comes from its style)."""
-    numpr = ppr.find(_NUM_PR)
-    if numpr is None:
-        numpr = ppr.makeelement(_NUM_PR)
-        at = 0
-        for i, child in enumerate(ppr):
-            if child.tag in _BEFORE_NUM_PR:
-                at = i + 1
-        ppr.insert(at, numpr)
-    ilvl = numpr.find(_ILVL)
-    if ilvl is None:
-        ilvl = numpr.makeelement(_ILVL)
-        numpr.insert(0, ilvl)
-    ilvl.set(w("val"), str(level))
-
-
-def _next_paragraph(p: etree._Element) -> etree._Element | None:
-    """The paragraph right after ``p`` in its container (range markup between them aside)."""
-    nxt = p.getnext()
-    while nxt is not None and nxt.tag in RANGE_MARKUP:
-        nxt = nxt.getnext()
-    return nxt if nxt is not None and nxt.tag == _P else None
-
-
-def _ppr_of(p: etree._Element) -> etree._Element:
-    ppr = p.find(_PPR)
-    if ppr is None:
-        ppr = p.makeelement(_PPR)
-        p.insert(0, ppr)
-    return ppr
-
-
-def _mark_rpr(p: etree._Element) -> etree._Element:
-    ppr = _ppr_of(p)
-    rpr = ppr.find(_RPR)
-    if rpr is None:
-        rpr = ppr.makeelement(_RPR)
-        # rPr precedes sectPr and pPrChange in CT_PPr
-        idx = len(ppr)
-        for i, child in enumerate(ppr):
-            if child.tag in (_SECT_PR, _PPR_CHANGE):
-                idx = i
-                break
-        ppr.insert(idx, rpr)
-    return rpr
 
 
 def _main_run(atoms: list[_Atom]) -> etree._Element | None:
