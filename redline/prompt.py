@@ -157,7 +157,7 @@ def definitions(api: Api = "json-schema") -> dict[str, Any]:
             }
         }
     if api == "mcp":
-        from .tools.session import tool_definitions
+        from .tools.definitions import tool_definitions
 
         return {"tools": tool_definitions()}
     if api == "json-schema":

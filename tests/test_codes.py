@@ -22,7 +22,7 @@ from redline.exits import EXIT_INTERNAL, EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED, 
 from redline.opc.package import CODES, Package, PackageError
 from redline.read.load import load_view
 from redline.read.view import DocumentView
-from redline.tools.session import DocumentTools, ToolError
+from redline.tools import DocumentTools, ToolError
 from redline_cli.common import UsageError
 from redline_cli.redline import main
 from redline_cli.summarize import main as summarize_main
