@@ -19,6 +19,7 @@ from typing import Any
 
 from redline.apply import ApplyOptions, apply_reply
 from redline.compare.diff import CompareOptions, compare
+from redline.errors import Where, map_foreign
 from redline.exits import EXIT_REFUSED
 from redline.report import report_json
 from shared_schema import Code, EditBatch
@@ -204,14 +205,20 @@ def run_document(
     """The per-document job: apply the reply, check the summary -- or, given the document's
     ``new`` version, compare the two; never raises.
 
-    The batch's boundary: the pipeline returns refusals as values, so an exception here is a bug
-    of ours -- the document is reported ``failed`` (never with a code about its file), and the
-    traceback goes to stderr (the worker's log)."""
+    The batch's boundary: the pipeline returns refusals as values, so an exception here is a
+    refusal only when :func:`redline.errors.map_foreign` says it is one in a job (a
+    :class:`~redline.errors.Refused`, or the operating system's ``io_error``): the document is
+    reported refused with its code.  Anything else is a bug of ours -- the document is reported
+    ``failed`` (never with a code about its file), and the traceback goes to stderr (the
+    worker's log)."""
     try:
         if new is not None and document is not None:
             return _compare(document, new, options, name)
         return _run(document, reply, summary, options, name)
     except Exception as exc:  # a bug must not stop the batch; it is reported as one
+        found = map_foreign(exc, Where.JOB)
+        if found is not None:
+            return JobResult(name, REFUSED, EXIT_REFUSED, message=f"{found.message} [{found.code}]")
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         trace = "".join(traceback.format_exception(exc))
         print(f"redline: {name}.docx failed ({Code.INTERNAL_ERROR}):\n{trace}", file=sys.stderr, end="")

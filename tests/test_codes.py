@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import ast
 import json
+import pickle
+import struct
+import zlib
 from pathlib import Path
 
 import pytest
@@ -18,11 +21,14 @@ from pydantic import ValidationError
 
 import redline.tools.session
 import redline_cli.redline
+from redline.errors import Refused, Where, boundary, map_foreign
 from redline.exits import EXIT_INTERNAL, EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED, EXIT_USAGE
 from redline.opc.package import CODES, Package, PackageError
 from redline.read.load import load_view
 from redline.read.view import DocumentView
 from redline.tools import DocumentTools, ToolError
+from redline.tools.locks import LockError
+from redline.write.arguments import ArgumentError
 from redline_cli.common import UsageError
 from redline_cli.redline import main
 from redline_cli.summarize import main as summarize_main
@@ -33,12 +39,12 @@ from testing.docbuild import docx
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted(
     p
-    for pkg in ("shared_schema", "redline", "summarize", "review", "redline_cli")
+    for pkg in ("shared_schema", "redline", "summarize", "redline_review", "redline_cli")
     for p in (ROOT / pkg).rglob("*.py")
     if p != ROOT / "shared_schema" / "codes.py"  # the catalogue itself
 )
 # The callables whose first argument (or ``code=``) is a code, and the keys that hold one.
-CODE_TAKERS = {"Refusal", "ToolError", "PackageError", "JobResult"}
+CODE_TAKERS = {"Refusal", "Refused", "ToolError", "LockError", "PackageError", "JobResult"}
 CODE_KEYS = {"code", "error_code"}
 # Module-level names that hold a code (a batch outcome that is not a status).
 CODE_NAMES = {"FAILED", "MISSING_REPLY", "MISSING_DOCUMENT"}
@@ -91,6 +97,92 @@ def test_a_raised_refusal_becomes_a_value_one_way() -> None:
     assert usage.code is Code.USAGE and usage.message == "--jobs must be at least 1"
     with pytest.raises(ValueError):
         Refusal.from_error(PackageError("not_a_code", "m"))
+
+
+def _refusals() -> list[Refused]:
+    return [
+        PackageError(Code.TOO_LARGE, "Too large.", "word/document.xml"),
+        ToolError(Code.SECTION_NOT_FOUND, "No section.", "Read the outline.", candidates=[{"cite": "4.2"}]),
+        LockError(Code.BUSY, "Busy.", "Wait."),
+        ArgumentError("the author must not be empty", "author"),
+        UsageError("--jobs must be at least 1"),
+    ]
+
+
+def test_every_refusal_is_one_family_carrying_a_code() -> None:
+    for error in _refusals():
+        assert isinstance(error, Refused) and isinstance(error.code, Code), error
+        assert str(error) == error.message
+        refusal = error.refusal
+        assert (refusal.code, refusal.message, refusal.hint) == (error.code, error.message, error.hint)
+        again = pickle.loads(pickle.dumps(error))  # a refusal crosses a process pool whole
+        assert type(again) is type(error) and again.__dict__ == error.__dict__ and str(again) == str(error)
+    package, tool, lock, argument, usage = _refusals()
+    assert isinstance(tool, ToolError)
+    assert package.part == "word/document.xml" and package.hint is None
+    assert tool.to_dict() == {
+        "code": "section_not_found",
+        "message": "No section.",
+        "hint": "Read the outline.",
+        "candidates": [{"cite": "4.2"}],
+    }
+    assert lock.hint == "Wait."
+    assert isinstance(argument, ArgumentError) and isinstance(argument, ValueError)
+    assert (
+        argument.code is Code.INVALID_ARGUMENTS
+        and argument.field == "author"
+        and argument.message == "the author must not be empty"
+    )
+    assert usage.code is Code.USAGE
+
+
+def test_one_table_maps_foreign_exceptions_by_boundary() -> None:
+    from lxml import etree
+
+    def code(exc: BaseException, where: Where) -> Code | None:
+        found = map_foreign(exc, where)
+        return None if found is None else found.code
+
+    decoding = UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+    assert [code(decoding, w) for w in Where] == [
+        Code.CORRUPT_ZIP,
+        Code.IO_ERROR,
+        Code.INVALID_ARGUMENTS,
+        None,
+    ]
+    os_errors = (
+        FileNotFoundError(2, "No such file", "a.docx"),
+        PermissionError(13, "Denied"),
+        IsADirectoryError(21, "Is a directory"),
+        OSError(28, "No space left on device"),
+    )
+    for os_error in os_errors:
+        assert {code(os_error, w) for w in Where} == {Code.IO_ERROR}, os_error
+    worded = map_foreign(os_errors[0], Where.COMMAND)
+    assert worded is not None and worded.message == "Input or output failed 'a.docx': No such file."
+    try:
+        etree.fromstring("<a>")
+    except etree.XMLSyntaxError as exc:
+        syntax = exc
+    assert [code(syntax, w) for w in Where] == [Code.MALFORMED_XML, None, None, None]
+    for package_only in (zlib.error("bad"), struct.error("bad"), EOFError()):
+        assert code(package_only, Where.PACKAGE) is not None and code(package_only, Where.COMMAND) is None
+    # a bug is never a refusal, wherever it is met
+    for bug in (KeyError("k"), RuntimeError("r"), RecursionError(), MemoryError(), AssertionError()):
+        assert [code(bug, w) for w in Where] == [None] * len(Where), bug
+    # a refusal is its own
+    assert code(LockError(Code.BUSY, "Busy.", "Wait."), Where.TOOL) is Code.BUSY
+
+
+def test_the_package_boundary_lets_every_refusal_pass() -> None:
+    lock = LockError(Code.BUSY, "Busy.", "Wait.")
+    with pytest.raises(LockError), boundary("word/document.xml"):
+        raise lock
+    with pytest.raises(PackageError) as caught, boundary("word/document.xml"):
+        raise zlib.error("bad")
+    assert caught.value.code is Code.CORRUPT_MEMBER and caught.value.part == "word/document.xml"
+    with pytest.raises(RuntimeError), boundary(None):
+        raise RuntimeError("a bug of ours")
 
 
 def _code_sites() -> list[tuple[str, int, ast.expr]]:
