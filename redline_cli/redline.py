@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from redline import __version__
 from redline.prompt import APIS
-from shared_schema import DIALECTS, SCHEMA_NAMES, Code
+from shared_schema import DIALECTS, SCHEMA_NAMES, ChangeStatus, Code
 
 # Each command imports the steps it runs when it runs (`--version` and `--help` import neither
 # lxml nor pydantic; `view` never builds the pydantic models).
@@ -307,7 +307,7 @@ def _compare(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         for c in report.changes:
-            if c.status != "written":
+            if c.status is not ChangeStatus.WRITTEN:
                 print(f"  change {c.index} ({c.where}): {c.status}: {c.reason}", file=sys.stderr)
     if args.report == "-":
         sys.stdout.write(text)

@@ -22,7 +22,7 @@ from redline.compare.diff import CompareOptions, compare
 from redline.errors import Where, map_foreign
 from redline.exits import EXIT_REFUSED
 from redline.report import report_json
-from shared_schema import Code, EditBatch
+from shared_schema import BatchOutcome, Code, EditBatch
 
 from .html_report import report_details
 
@@ -32,10 +32,10 @@ NEW_SUFFIX = ".new.docx"  # NAME.new.docx beside NAME.docx: the version to compa
 OUTPUT_SUFFIXES = (".redlined.docx", ".compared.docx")  # a batch's own outputs, never inputs
 
 # outcome of one document in summary.json: a status, or (when the job could not run) a code
-OK = "applied"  # every edit applied
-COMPARED = "compared"  # compared with its new version, every change written as a tracked change
-UNAPPLIED = "unapplied"  # the run completed; some edits were refused
-REFUSED = "refused"  # the document or its reply was refused as a whole (the code: its report)
+OK = BatchOutcome.APPLIED  # every edit applied
+COMPARED = BatchOutcome.COMPARED  # compared with its new version, every change written as a tracked change
+UNAPPLIED = BatchOutcome.UNAPPLIED  # the run completed; some edits were refused
+REFUSED = BatchOutcome.REFUSED  # the document or its reply was refused as a whole (the code: its report)
 MISSING_REPLY = Code.MISSING_REPLY
 MISSING_DOCUMENT = Code.MISSING_DOCUMENT
 FAILED = Code.FAILED  # the job itself failed (a bug, or a worker lost twice)

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+import redline.tools
 import redline.tools.session
 import redline_cli.redline
 from redline.errors import Refused, Where, boundary, map_foreign
@@ -33,7 +34,18 @@ from redline_cli.common import UsageError
 from redline_cli.redline import main
 from redline_cli.summarize import main as summarize_main
 from redline_review.job import FAILED, MISSING_DOCUMENT, MISSING_REPLY
-from shared_schema import MEANINGS, Code, EditStatus, QuoteStatus, Refusal
+from shared_schema import (
+    MEANINGS,
+    BatchOutcome,
+    CallOutcome,
+    ChangeStatus,
+    Code,
+    EditStatus,
+    PointStatus,
+    QuoteStatus,
+    Refusal,
+    ToolStatus,
+)
 from testing.docbuild import docx
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -245,6 +257,77 @@ def test_every_code_written_in_the_source_is_in_the_catalogue() -> None:
 def test_outside_the_package_layer_codes_are_written_as_codes_not_strings() -> None:
     """Codes are spelled ``Code.X``, so that a typo is an AttributeError and a rename a search."""
     assert _literal_codes() == []
+
+
+STATUS_WORDS = {"status", "outcome"}
+
+
+def _status_word(node: ast.expr) -> bool:
+    """``x.status``, ``x["status"]``, ``x.get("status")``, or the name ``status`` (or ``outcome``)."""
+    if isinstance(node, ast.Attribute):
+        return node.attr in STATUS_WORDS
+    if isinstance(node, ast.Name):
+        return node.id in STATUS_WORDS
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.slice, ast.Constant) and node.slice.value in STATUS_WORDS
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+        return (
+            bool(node.args) and isinstance(node.args[0], ast.Constant) and node.args[0].value in STATUS_WORDS
+        )
+    return False
+
+
+def _literal_statuses() -> list[tuple[str, int, str]]:
+    """Statuses written as strings: a ``"status"``/``"outcome"`` key's value, a status compared
+    with or assigned a string, a string among the choices a status is tested against."""
+    found: list[tuple[str, int, str]] = []
+    for path in SOURCES:
+        where = str(path.relative_to(ROOT))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            values: list[ast.expr] = []
+            if isinstance(node, ast.Dict):
+                values += [
+                    v for k, v in zip(node.keys, node.values, strict=True)
+                    if isinstance(k, ast.Constant) and k.value in STATUS_WORDS
+                ]  # fmt: skip
+            elif isinstance(node, ast.Compare) and _status_word(node.left):
+                for right in node.comparators:
+                    values += (
+                        list(right.elts) if isinstance(right, ast.Tuple | ast.Set | ast.List) else [right]
+                    )
+            elif isinstance(node, ast.Assign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if node.value is not None and any(_status_word(t) for t in targets):
+                    values.append(node.value)
+            while values:
+                value = values.pop()
+                if isinstance(value, ast.IfExp):
+                    values += [value.body, value.orelse]
+                elif isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    found.append((where, value.lineno, value.value))
+    return found
+
+
+def test_statuses_are_written_as_their_enums_not_strings() -> None:
+    """Every status is a member of one of the catalogue's status enums (EditStatus, QuoteStatus,
+    ChangeStatus, ToolStatus, CallOutcome, BatchOutcome, PointStatus), spelled as one: a typo is then an
+    AttributeError, and a rename a search."""
+    assert _literal_statuses() == []
+
+
+def test_the_status_vocabularies() -> None:
+    assert [s.value for s in ChangeStatus] == ["written", "unsupported"]
+    assert [s.value for s in ToolStatus] == ["applied", "partial", "unapplied", "stale"]
+    assert [s.value for s in CallOutcome] == ["ok", "refused"]
+    assert [s.value for s in BatchOutcome] == ["applied", "compared", "unapplied", "refused", "failed"]
+    # "unsupported" in a summary's JSON means a point without a quote, not Code.UNSUPPORTED
+    assert [s.value for s in PointStatus] == ["verified", "unverified", "unsupported"]
+    assert PointStatus.UNQUOTED.value == "unsupported" and PointStatus("unsupported") is PointStatus.UNQUOTED
+    (_, apply_edits) = redline.tools.tool_definitions()
+    assert apply_edits["outputSchema"]["properties"]["status"]["enum"] == list(ToolStatus)
+    # every status that is not a success is a code too, or stands beside one
+    assert BatchOutcome.FAILED.value == Code.FAILED.value
+    assert ToolStatus.STALE.value == Code.STALE.value
 
 
 def test_the_exit_codes() -> None:

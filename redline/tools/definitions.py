@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from shared_schema import EditResult, json_schema
+from shared_schema import EditResult, ToolStatus, json_schema
 
 __all__ = [
     "APPLY_EDITS",
@@ -173,7 +173,7 @@ def refused_whole(result: Mapping[str, Any]) -> bool:
     edits and every one was refused (``status`` ``unapplied``).  The MCP server flags such a
     result ``isError`` -- the field every MCP client shows the model and an agent loop checks
     first -- so a loop that reads only that flag still notices a call that changed nothing."""
-    return "error" in result or result.get("status") == "unapplied"
+    return "error" in result or result.get("status") == ToolStatus.UNAPPLIED
 
 
 _ERROR_SCHEMA: dict[str, Any] = {
@@ -241,7 +241,7 @@ def _output_schemas() -> tuple[dict[str, Any], dict[str, Any]]:
             "path": {"type": "string"},
             "output": {"type": ["string", "null"]},
             "status": {
-                "enum": ["applied", "partial", "unapplied", "stale"],
+                "enum": [str(status) for status in ToolStatus],
                 "description": "applied: every edit; partial: some; unapplied: none (the "
                 "result is flagged isError); stale: the call was refused whole.",
             },

@@ -48,12 +48,14 @@ from pathlib import Path
 from typing import Any
 
 from shared_schema import (
+    CallOutcome,
     Code,
     Edit,
     EditBatch,
     EditResult,
     EditStatus,
     Refusal,
+    ToolStatus,
     parse_edit_reply,
 )
 
@@ -482,7 +484,10 @@ class DocumentTools:
                 ]
             entries.append(entry)
         total = report.totals
-        status = "applied" if total.unapplied == 0 else ("partial" if total.applied else "unapplied")
+        if total.unapplied == 0:
+            status = ToolStatus.APPLIED
+        else:
+            status = ToolStatus.PARTIAL if total.applied else ToolStatus.UNAPPLIED
         return {
             **base,
             "status": status,
@@ -518,7 +523,7 @@ class DocumentTools:
             "tool": tool,
             "path": result.get("path") or (path[:500] if isinstance(path, str) else None),
             "arguments_digest": arguments_digest(arguments),
-            "outcome": "refused" if code else result.get("status", "ok"),
+            "outcome": CallOutcome.REFUSED if code else result.get("status", CallOutcome.OK),
             "error_code": code,
             "duration_ms": round(seconds * 1000, 1),
         }
@@ -595,7 +600,7 @@ def _stale(batch: EditBatch, revision: str) -> dict[str, Any]:
     ]
     results = sorted([*results, *invalid_results(batch)], key=lambda r: r.index)
     return {
-        "status": "stale",
+        "status": ToolStatus.STALE,
         "written": False,
         "error": {"code": Code.STALE, "message": message, "hint": STALE_HINT},
         "edits": [r.model_dump(mode="json") for r in results],
