@@ -106,7 +106,9 @@ def _print_batch(summary: BatchSummary, target: Storage) -> None:
         elif d["outcome"] in (OK, UNAPPLIED):
             line = f"{t.get('applied', 0)}/{t.get('proposed', 0)} edits applied"
         else:
-            line = d.get("message") or d["outcome"]
+            line = d.get("message") or d.get("code") or d["outcome"]
+            if d.get("code") and f"[{d['code']}]" not in line:
+                line += f" [{d['code']}]"
         print(f"{d['outcome']:>16}  {d['name']}: {line}", file=sys.stderr)
     t = data["totals"]
     print(

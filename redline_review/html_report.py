@@ -59,13 +59,7 @@ ul.quotes{margin:4px 0 0;padding-left:20px;font-size:13px}
 ul.quotes li{margin:3px 0}
 """
 
-_BAD_FIRST = {
-    BatchOutcome.REFUSED: 0,
-    BatchOutcome.FAILED: 0,
-    Code.MISSING_REPLY: 0,
-    Code.MISSING_DOCUMENT: 0,
-    BatchOutcome.UNAPPLIED: 1,
-}
+_BAD_FIRST = {BatchOutcome.REFUSED: 0, BatchOutcome.FAILED: 0, BatchOutcome.UNAPPLIED: 1}
 
 # Each status in the words of the person reading the page; the code stays beside it, small.
 PLAIN_STATUS: dict[EditStatus, str] = {
@@ -81,12 +75,15 @@ PLAIN_STATUS: dict[EditStatus, str] = {
     EditStatus.INVALID: "not applied: the proposal could not be read",
     EditStatus.UNSUPPORTED: "not applied: it touches text that cannot be edited safely (a field or a moved passage)",
 }
-PLAIN_OUTCOME: dict[str, str] = {
+PLAIN_OUTCOME: dict[BatchOutcome, str] = {
     BatchOutcome.APPLIED: "every edit applied",
     BatchOutcome.COMPARED: "compared with its new version",
     BatchOutcome.UNAPPLIED: "some edits not applied",
     BatchOutcome.REFUSED: "document or reply refused",
     BatchOutcome.FAILED: "could not be processed",
+}
+# A refusal's code in plain words, where the outcome's are not precise enough.
+PLAIN_REFUSAL: dict[Code, str] = {
     Code.MISSING_REPLY: "no reply for this document",
     Code.MISSING_DOCUMENT: "no document for this reply",
     Code.AMBIGUOUS_VERSION: "both a reply and a new version: redline or compare, not both",
@@ -280,16 +277,17 @@ def _link(name: str, label: str) -> str:
 
 
 def _document(entry: dict[str, Any], details: str) -> str:
-    outcome = entry["outcome"]
+    outcome = BatchOutcome(entry["outcome"])
+    code = entry.get("code")
     t = entry.get("totals") or {}
     good = outcome in (BatchOutcome.APPLIED, BatchOutcome.COMPARED)
-    words = PLAIN_OUTCOME.get(outcome, outcome)
+    words = PLAIN_REFUSAL.get(Code(code), PLAIN_OUTCOME[outcome]) if code else PLAIN_OUTCOME[outcome]
     if outcome == BatchOutcome.UNAPPLIED and entry.get("compare_totals"):
         words = "compared; some changes could not be written"
     head = f'<h2>{escape(entry["name"])}<span class="badge {"ok" if good else "bad"}">{escape(words)}</span></h2>'
     lines = [head]
-    if not good and words != outcome:  # the code, secondary, for whoever acts on it
-        lines.append(f'<div class="where">code <code>{escape(str(outcome))}</code></div>')
+    if not good and code:  # the code, secondary, for whoever acts on it
+        lines.append(f'<div class="where">code <code>{escape(str(code))}</code></div>')
     if t:
         lines.append(
             f'<div class="where">{t.get("applied", 0)} of {t.get("proposed", 0)} edits applied</div>'

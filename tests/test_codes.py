@@ -58,8 +58,8 @@ SOURCES = sorted(
 # The callables whose first argument (or ``code=``) is a code, and the keys that hold one.
 CODE_TAKERS = {"Refusal", "Refused", "ToolError", "LockError", "PackageError", "JobResult"}
 CODE_KEYS = {"code", "error_code"}
-# Module-level names that hold a code (a batch outcome that is not a status).
-CODE_NAMES = {"FAILED", "MISSING_REPLY", "MISSING_DOCUMENT"}
+# Module-level names that hold a code (a batch job's refusal, beside its outcome).
+CODE_NAMES = {"MISSING_REPLY", "MISSING_DOCUMENT"}
 
 
 def test_every_code_has_a_meaning_and_the_meanings_only_codes() -> None:
@@ -85,7 +85,8 @@ def test_the_package_codes_are_in_the_catalogue_with_the_same_meanings() -> None
 
 
 def test_the_batch_codes_are_in_the_catalogue() -> None:
-    assert {FAILED, MISSING_REPLY, MISSING_DOCUMENT} <= set(Code)
+    assert {MISSING_REPLY, MISSING_DOCUMENT} <= set(Code)
+    assert FAILED is BatchOutcome.FAILED and FAILED.value == Code.FAILED.value  # the outcome, and its code
 
 
 def test_a_refusal_holds_a_code_and_its_json_the_string() -> None:
@@ -211,11 +212,12 @@ def _code_sites() -> list[tuple[str, int, ast.expr]]:
                 func = node.func
                 name = getattr(func, "id", None) or getattr(func, "attr", "")
                 if name in CODE_TAKERS:
-                    if node.args and name != "JobResult":
+                    if node.args and name != "JobResult":  # (a JobResult's code is its keyword)
                         values.append(node.args[0])
-                    if name == "JobResult" and len(node.args) > 1:
-                        values.append(node.args[1])
-                    values += [k.value for k in node.keywords if k.arg in ("code", "outcome")]
+                    values += [k.value for k in node.keywords if k.arg == "code"]
+                owner = getattr(func, "value", None)
+                if name == "refused" and isinstance(owner, ast.Name) and owner.id == "JobResult":
+                    values.append(node.args[1])  # JobResult.refused(name, code, message)
             elif isinstance(node, ast.Dict):
                 values += [
                     v for k, v in zip(node.keys, node.values, strict=True)
@@ -481,7 +483,8 @@ def test_a_bug_in_a_batch_job_fails_that_document_with_its_traceback(
 
     monkeypatch.setattr(redline_review.job, "apply_reply", _bug)
     result = redline_review.job.run_document(docx("Text."), b"[]", None, ApplyOptions(), "lease")
-    assert result.outcome == FAILED == "failed" and result.exit_code == EXIT_REFUSED
+    assert result.outcome == FAILED == "failed" and result.code is Code.FAILED
+    assert result.exit_code == EXIT_REFUSED
     assert result.message == "internal error: KeyError: 'a bug of ours'"
     err = capsys.readouterr().err
     assert "lease.docx failed (internal_error)" in err and "Traceback" in err
