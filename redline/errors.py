@@ -15,8 +15,9 @@ struct, the codecs, the operating system.  Those exceptions are *foreign*, and
 :func:`foreign_table` says once, for each boundary (:class:`Where`), which code each one means;
 :func:`map_foreign` words it.  The boundaries are :func:`boundary` (a stretch of reading a
 package), ``redline_cli.common.run_command`` (a command), ``redline.tools.errors.call_error``
-(a tool call) and ``redline_review.job.run_document`` (a batch's job): each only formats what
-:func:`map_foreign` gives.
+(a tool call), ``redline_review.job.run_document`` (a batch's job) and
+``redline.opc.files.write_atomic`` (a file written): each only formats what :func:`map_foreign`
+(or :func:`foreign_code`) gives.
 
 **Bugs.** Our own exceptions (:data:`OURS`: ``KeyError``, ``IndexError``, ``ValueError``,
 ``AttributeError``, ``TypeError``, ``AssertionError``) and whatever the table does not name at a
@@ -175,6 +176,7 @@ class Where(StrEnum):
     COMMAND = "command"  # a command of the command line: redline_cli.common.run_command
     TOOL = "tool"  # a tool call: redline.tools.errors.call_error
     JOB = "job"  # a batch's per-document job, on bytes: redline_review.job.run_document
+    WRITE = "write"  # writing a file in place: redline.opc.files.write_atomic
 
 
 @functools.cache
@@ -185,9 +187,9 @@ def foreign_table() -> tuple[tuple[type[BaseException], Mapping[Where, Code]], .
     * lxml, zlib, struct and ``EOFError`` come from reading a package, and mean its damage only
       there (the package layer reads zips itself: ``zipfile`` is never called, so never met).
     * ``UnicodeError`` means what it was decoding: a zip member's name (``corrupt_zip``), the
-      command line's files or terminal (``io_error``), or a tool's argument -- text no file name
-      can hold, such as a lone surrogate (``invalid_arguments``).  A job is given bytes, so a
-      codec failing there is ours.
+      command line's files or terminal, or a file name being written (``io_error``), or a tool's
+      argument -- text no file name can hold, such as a lone surrogate (``invalid_arguments``).
+      A job is given bytes, so a codec failing there is ours.
     * ``OSError`` (``FileNotFoundError``, ``PermissionError``, ``IsADirectoryError``...) is the
       operating system's: ``io_error`` everywhere, its own words in the message.
     * ``MemoryError`` and ``RecursionError`` are absent on purpose: the package layer's limits
@@ -196,16 +198,22 @@ def foreign_table() -> tuple[tuple[type[BaseException], Mapping[Where, Code]], .
     """
     from lxml import etree
 
-    package, command, tool, job = Where.PACKAGE, Where.COMMAND, Where.TOOL, Where.JOB
+    package, command, tool, write = Where.PACKAGE, Where.COMMAND, Where.TOOL, Where.WRITE
+    decoding = {
+        package: Code.CORRUPT_ZIP,
+        command: Code.IO_ERROR,
+        tool: Code.INVALID_ARGUMENTS,
+        write: Code.IO_ERROR,
+    }
     return (
         # refined by syntax_refusal: too_deep, xml_node_too_large, else malformed_xml
         (etree.XMLSyntaxError, {package: Code.MALFORMED_XML}),
         (etree.LxmlError, {package: Code.MALFORMED_XML}),
         (zlib.error, {package: Code.CORRUPT_MEMBER}),
         (struct.error, {package: Code.CORRUPT_ZIP}),
-        (UnicodeError, {package: Code.CORRUPT_ZIP, command: Code.IO_ERROR, tool: Code.INVALID_ARGUMENTS}),
+        (UnicodeError, decoding),  # not met in a job, which is given bytes
         (EOFError, {package: Code.TRUNCATED}),
-        (OSError, {package: Code.IO_ERROR, command: Code.IO_ERROR, tool: Code.IO_ERROR, job: Code.IO_ERROR}),
+        (OSError, {where: Code.IO_ERROR for where in Where}),
     )
 
 

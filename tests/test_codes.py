@@ -157,12 +157,9 @@ def test_one_table_maps_foreign_exceptions_by_boundary() -> None:
         return None if found is None else found.code
 
     decoding = UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
-    assert [code(decoding, w) for w in Where] == [
-        Code.CORRUPT_ZIP,
-        Code.IO_ERROR,
-        Code.INVALID_ARGUMENTS,
-        None,
-    ]
+    # package, command, tool, job, write
+    expected = [Code.CORRUPT_ZIP, Code.IO_ERROR, Code.INVALID_ARGUMENTS, None, Code.IO_ERROR]
+    assert [code(decoding, w) for w in Where] == expected
     os_errors = (
         FileNotFoundError(2, "No such file", "a.docx"),
         PermissionError(13, "Denied"),
@@ -177,7 +174,7 @@ def test_one_table_maps_foreign_exceptions_by_boundary() -> None:
         etree.fromstring("<a>")
     except etree.XMLSyntaxError as exc:
         syntax = exc
-    assert [code(syntax, w) for w in Where] == [Code.MALFORMED_XML, None, None, None]
+    assert [code(syntax, w) for w in Where] == [Code.MALFORMED_XML, None, None, None, None]
     for package_only in (zlib.error("bad"), struct.error("bad"), EOFError()):
         assert code(package_only, Where.PACKAGE) is not None and code(package_only, Where.COMMAND) is None
     # a bug is never a refusal, wherever it is met
