@@ -57,7 +57,6 @@ __all__ = [
     "boundary",
     "foreign_code",
     "foreign_table",
-    "is_ours",
     "lxml_refusal",
     "map_foreign",
     "quote_value",
@@ -223,11 +222,6 @@ def foreign_code(exc: BaseException, where: Where = Where.PACKAGE) -> Code | Non
         if isinstance(exc, kind):
             return codes.get(where)
     return None
-
-
-def is_ours(exc: BaseException) -> bool:
-    """True for an exception of ours (:data:`OURS`, and not one the table names for a package)."""
-    return isinstance(exc, OURS) and foreign_code(exc) is None
 
 
 def map_foreign(exc: BaseException, where: Where, part: str | None = None) -> Refusal | None:

@@ -472,6 +472,35 @@ def test_a_refused_document_in_a_tool_keeps_its_code(tmp_path: Path) -> None:
     assert "check that `path` names a .docx file" in result["error"]["hint"]
 
 
+def test_a_foreign_failure_in_a_batch_job_refuses_that_document_with_its_code(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import redline_review.job
+    from redline.apply import ApplyOptions
+
+    def full(*_args: object, **_kwargs: object) -> object:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(redline_review.job, "apply_reply", full)
+    result = redline_review.job.run_document(docx("Text."), b"[]", None, ApplyOptions(), "lease")
+    assert result.outcome is BatchOutcome.REFUSED and result.code is Code.IO_ERROR
+    assert result.message == "Input or output failed: No space left on device. [io_error]"
+    assert "Traceback" not in capsys.readouterr().err  # not a bug: no traceback
+
+
+def test_an_argument_error_escaping_a_command_is_a_usage_error(
+    files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc, reply = files
+
+    def bad_author(*_args: object, **_kwargs: object) -> object:
+        raise ArgumentError("the author must not be empty", "author")
+
+    monkeypatch.setattr(redline_cli.redline, "apply_reply", bad_author)
+    assert main(["apply", str(doc), str(reply), "--dry-run"]) == EXIT_USAGE
+    assert capsys.readouterr().err.strip() == "redline apply: --author: the author must not be empty"
+
+
 def test_a_bug_in_a_batch_job_fails_that_document_with_its_traceback(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
