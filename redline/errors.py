@@ -22,11 +22,12 @@ package), ``redline_cli.common.run_command`` (a command), ``redline.tools.errors
 **Bugs.** Our own exceptions (:data:`OURS`: ``KeyError``, ``IndexError``, ``ValueError``,
 ``AttributeError``, ``TypeError``, ``AssertionError``) and whatever the table does not name at a
 boundary (``RuntimeError``, ``RecursionError``, ``MemoryError`` among them) are never
-translated: they are bugs, which every boundary reports as ``internal_error`` (exit 70) with the
-traceback, never as a code about the user's file -- and a bug is never raised as a refusal with
-that code.  An input the layer must refuse is refused by an explicit check, never by catching
-one of ours.  (``UnicodeError`` is a ``ValueError`` but is raised by the codecs about their
-input: it is foreign, and the table names it.)
+translated: they are bugs, which the boundaries report as bugs with the traceback --
+``internal_error`` (exit 70 at the command line, in a tool's result), ``failed`` in a batch --
+never as a code about the user's file; and a bug is never raised as a refusal.  An input the
+layer must refuse is refused by an explicit check, never by catching one of ours.
+(``UnicodeError`` is a ``ValueError`` but is raised by the codecs about their input: it is
+foreign, and the table names it.)
 """
 
 from __future__ import annotations
