@@ -120,7 +120,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports o
     from .read.load import load_view
     from .read.view import DocumentView
     from .report import Report, Totals
-    from .tools.session import DocumentTools, tool_definitions
+    from .tools import DocumentTools, tool_definitions
 
 
 def __getattr__(name: str) -> Any:

@@ -13,7 +13,7 @@ import json
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import shared_schema  # its models are built on first use, by the functions that make them
-from shared_schema import MEANINGS, Code, EditStatus, json_schema
+from shared_schema import MEANINGS, Code, EditStatus, ToolStatus, json_schema
 
 if TYPE_CHECKING:
     from shared_schema import Edit, EditBatch
@@ -98,13 +98,13 @@ for out_of_scope, merge overlapping edits into one, drop an edit that changes no
 out an edit you cannot place.
 """
 
-_MCP = """\
+_MCP = f"""\
 With the tools: call read_region first (no section for the outline, then the section you
 need), copy anchors from the text it returns, and call apply_edits with those edits and the
 `revision` read_region returned. apply_edits changes the document at `path` in place unless
 you pass `output`. Use the `revision` and `paragraphs` apply_edits returns for the next edit;
-a call refused as `stale` means the document changed: call read_region again. A call whose
-every edit was refused is returned as an error (isError) with status "unapplied".
+a call refused as `{ToolStatus.STALE}` means the document changed: call read_region again. A call whose
+every edit was refused is returned as an error (isError) with status "{ToolStatus.UNAPPLIED}".
 """
 
 
@@ -157,7 +157,7 @@ def definitions(api: Api = "json-schema") -> dict[str, Any]:
             }
         }
     if api == "mcp":
-        from .tools.session import tool_definitions
+        from .tools.definitions import tool_definitions
 
         return {"tools": tool_definitions()}
     if api == "json-schema":

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from shared_schema import Code
+from shared_schema import Code, EditStatus
 
 from .errors import PackageError
 from .opc.inputs import MAX_REPORT_BYTES, read_regular
@@ -39,7 +39,7 @@ class Stats:
     def add_edit(self, source: str, edit: dict[str, Any]) -> None:
         self.edits += 1
         status = _text(edit.get("status"))
-        if status in ("applied", "verified"):
+        if status in (EditStatus.APPLIED, EditStatus.VERIFIED):
             return
         err = edit.get("error")
         err = err if isinstance(err, dict) else {}
@@ -140,4 +140,4 @@ def _count(stats: Stats, source: str, doc: Any) -> None:
                 stats.add_edit(source, edit)
     elif isinstance(doc.get("error_code"), str) and doc["error_code"]:  # a failed tool call
         stats.reports += 1
-        stats.add_edit(source, {"status": "refused", "code": doc["error_code"]})
+        stats.add_edit(source, {"code": doc["error_code"]})

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from redline.errors import Refused
 from redline.exits import EXIT_INTERNAL, EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED, EXIT_USAGE
 from shared_schema import Code
 
@@ -45,14 +46,11 @@ __all__ = [
 ]
 
 
-class UsageError(Exception):
+class UsageError(Refused):
     """The command line was used wrongly (exit 2); its code is always :attr:`Code.USAGE`."""
 
-    code = Code.USAGE
-
-    @property
-    def message(self) -> str:
-        return str(self)
+    def __init__(self, message: str) -> None:
+        super().__init__(Code.USAGE, message)
 
 
 def parse_command(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace | int:
@@ -84,16 +82,16 @@ def _command_parser(parser: argparse.ArgumentParser, command: str | None) -> arg
 def run_command(prog: str, command: Callable[[], int]) -> int:
     """Run one command and return its exit code: the command line's one boundary.
 
-    What the command raises becomes a code here, and only here: a :class:`UsageError` exits 2;
-    a refused input (:class:`PackageError`) and a foreign failure -- the operating system's
-    (``OSError``: a file that cannot be read or written) or a codec's
-    (``UnicodeError``: a terminal that cannot show the text) -- exit 3 with the code and the
-    message on stderr; standard output closed by its reader (``| head``) ends the command
-    quietly, exit 0; anything else is a bug of ours: ``internal_error``, the traceback on
-    stderr, exit 70 -- never a code about the user's file.
+    What the command raises becomes a code here, and only here: a :class:`UsageError` (and an
+    ``--author`` or ``--date`` that cannot be written) exits 2; any other refusal
+    (:class:`~redline.errors.Refused`: a refused input, a :class:`PackageError`) and a foreign
+    failure, with the code :func:`redline.errors.map_foreign` gives it in a command -- the
+    operating system's (``OSError``: a file that cannot be read or written) or a codec's
+    (``UnicodeError``: a terminal that cannot show the text), both ``io_error`` -- exit 3 with
+    the code and the message on stderr; standard output closed by its reader (``| head``) ends
+    the command quietly, exit 0; anything else is a bug of ours: ``internal_error``, the
+    traceback on stderr, exit 70 -- never a code about the user's file.
     """
-    from redline.errors import PackageError
-
     try:
         code = command()
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
@@ -103,18 +101,18 @@ def run_command(prog: str, command: Callable[[], int]) -> int:
     except UsageError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except PackageError as exc:
-        return refuse(prog, _refusal().from_error(exc))
     except KeyboardInterrupt:
         return 130
-    except OSError as exc:
-        where = f" {exc.filename!r}" if exc.filename is not None else ""
-        message = f"Input or output failed{where}: {exc.strerror or exc}."
-        return refuse(prog, _refusal()(code=Code.IO_ERROR, message=message))
-    except UnicodeError as exc:
-        message = f"Text could not be read or written in its encoding: {exc}."
-        return refuse(prog, _refusal()(code=Code.IO_ERROR, message=message))
     except Exception as exc:
+        from redline.errors import Where, map_foreign
+        from redline.write.arguments import ArgumentError
+
+        if isinstance(exc, ArgumentError):  # an argument of the command line's
+            print(f"{prog}: --{exc.field}: {exc.message}", file=sys.stderr)
+            return EXIT_USAGE
+        found = map_foreign(exc, Where.COMMAND)  # a Refused is its own refusal
+        if found is not None:
+            return refuse(prog, found)
         import traceback  # (only a bug of ours prints one)
 
         traceback.print_exc(file=sys.stderr)
@@ -124,14 +122,6 @@ def run_command(prog: str, command: Callable[[], int]) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
-
-
-def _refusal() -> type[Refusal]:
-    """The refusal's model, built when something is refused (a command that succeeds never
-    builds it)."""
-    from shared_schema import Refusal
-
-    return Refusal
 
 
 def _stdout_closed() -> int:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from redline import __version__
 from redline.prompt import APIS
-from shared_schema import DIALECTS, SCHEMA_NAMES
+from shared_schema import DIALECTS, SCHEMA_NAMES, ChangeStatus
 
 # Each command imports the steps it runs when it runs (`--version` and `--help` import neither
 # lxml nor pydantic; `view` never builds the pydantic models).
@@ -296,7 +296,7 @@ def _compare(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         for c in report.changes:
-            if c.status != "written":
+            if c.status is not ChangeStatus.WRITTEN:
                 print(f"  change {c.index} ({c.where}): {c.status}: {c.reason}", file=sys.stderr)
     if args.report == "-":
         sys.stdout.write(text)

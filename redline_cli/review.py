@@ -91,22 +91,24 @@ def run_review_command(args: argparse.Namespace) -> int:
 
 
 def _print_batch(summary: BatchSummary, target: Storage) -> None:
-    from redline_review.job import COMPARED, OK
-
     """The run's summary lines, on stderr like every command's (stdout is for what a command
     was asked to print: here ``--json``'s summary.json)."""
+    from redline_review.job import COMPARED, OK, UNAPPLIED
+
     data = summary.to_dict()
     for d in data["documents"]:
         t = d.get("totals") or {}
         ct = d.get("compare_totals") or {}
-        if ct and d["outcome"] in (COMPARED, "unapplied"):
+        if ct and d["outcome"] in (COMPARED, UNAPPLIED):
             line = (
                 f"compared with {d.get('new')}: {ct.get('written', 0)}/{ct.get('changes', 0)} changes written"
             )
-        elif d["outcome"] in (OK, "unapplied"):
+        elif d["outcome"] in (OK, UNAPPLIED):
             line = f"{t.get('applied', 0)}/{t.get('proposed', 0)} edits applied"
         else:
-            line = d.get("message") or d["outcome"]
+            line = d.get("message") or d.get("code") or d["outcome"]
+            if d.get("code") and f"[{d['code']}]" not in line:
+                line += f" [{d['code']}]"
         print(f"{d['outcome']:>16}  {d['name']}: {line}", file=sys.stderr)
     t = data["totals"]
     print(

@@ -13,9 +13,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from redline.exits import EXIT_REFUSED
-
-from .job import FAILED, JobResult, run_document
+from .job import JobResult, run_document
 
 Task = tuple[Any, ...]
 MAX_ATTEMPTS = 2
@@ -89,9 +87,7 @@ class DaskExecutor:
                 if attempt < MAX_ATTEMPTS:
                     submit(task, attempt + 1)
                     continue
-                result = JobResult(
-                    str(task[4]), FAILED, EXIT_REFUSED, message=f"failed twice on the cluster: {exc!r}"
-                )
+                result = JobResult.failed(str(task[4]), f"failed twice on the cluster: {exc!r}")
             else:
                 fut.release()
             yield result

@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from redline.read.sections import place
 from redline.write.writer import word_diff
-from shared_schema import EditStatus
+from shared_schema import BatchOutcome, ChangeStatus, Code, EditStatus, QuoteStatus
 
 CSS = """
 body{font:15px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d1d1f;background:#f6f6f4}
@@ -59,7 +59,7 @@ ul.quotes{margin:4px 0 0;padding-left:20px;font-size:13px}
 ul.quotes li{margin:3px 0}
 """
 
-_BAD_FIRST = {"refused": 0, "failed": 0, "missing_reply": 0, "missing_document": 0, "unapplied": 1}
+_BAD_FIRST = {BatchOutcome.REFUSED: 0, BatchOutcome.FAILED: 0, BatchOutcome.UNAPPLIED: 1}
 
 # Each status in the words of the person reading the page; the code stays beside it, small.
 PLAIN_STATUS: dict[EditStatus, str] = {
@@ -75,15 +75,18 @@ PLAIN_STATUS: dict[EditStatus, str] = {
     EditStatus.INVALID: "not applied: the proposal could not be read",
     EditStatus.UNSUPPORTED: "not applied: it touches text that cannot be edited safely (a field or a moved passage)",
 }
-PLAIN_OUTCOME = {
-    "applied": "every edit applied",
-    "compared": "compared with its new version",
-    "unapplied": "some edits not applied",
-    "refused": "document or reply refused",
-    "missing_reply": "no reply for this document",
-    "missing_document": "no document for this reply",
-    "failed": "could not be processed",
-    "ambiguous_version": "both a reply and a new version: redline or compare, not both",
+PLAIN_OUTCOME: dict[BatchOutcome, str] = {
+    BatchOutcome.APPLIED: "every edit applied",
+    BatchOutcome.COMPARED: "compared with its new version",
+    BatchOutcome.UNAPPLIED: "some edits not applied",
+    BatchOutcome.REFUSED: "document or reply refused",
+    BatchOutcome.FAILED: "could not be processed",
+}
+# A refusal's code in plain words, where the outcome's are not precise enough.
+PLAIN_REFUSAL: dict[Code, str] = {
+    Code.MISSING_REPLY: "no reply for this document",
+    Code.MISSING_DOCUMENT: "no document for this reply",
+    Code.AMBIGUOUS_VERSION: "both a reply and a new version: redline or compare, not both",
 }
 _KIND_WORDS = {"replace": "replaced", "insert": "inserted", "delete": "deleted", "move": "moved"}
 
@@ -152,7 +155,7 @@ def _edit_row(edit: dict[str, Any], rationale: str | None) -> str:
         body.append(f'<div class="why msg">{escape(err.get("message", ""))}</div>')
         if err.get("hint"):
             body.append(f'<div class="hint">What to send instead: {escape(err["hint"])}</div>')
-    kind = "applied" if ok else "unapplied"
+    kind = EditStatus.APPLIED if ok else BatchOutcome.UNAPPLIED  # the row's class
     return (
         f'<tr class="{kind}"><td class="n">{edit.get("index")}</td><td class="st">{"".join(cell)}</td>'
         f"<td>{''.join(body)}</td></tr>"
@@ -176,7 +179,7 @@ def _quote_check(summary: dict[str, Any]) -> str:
         if not point.get("quotes"):
             items.append(f"<li><b>{title}</b>: cites no quote, so nothing supports it</li>")
         for q in point.get("quotes") or []:
-            if q.get("status") == "verified":
+            if q.get("status") == QuoteStatus.VERIFIED:
                 continue
             err = q.get("error") or {}
             reason = err.get("message") or "the quote is not in the document"
@@ -212,7 +215,7 @@ def report_details(
         lines.append(_quote_check(summary))
     edits = sorted(
         report.get("edits") or [],
-        key=lambda e: (e.get("status") in ("applied", "verified"), e.get("index", 0)),
+        key=lambda e: (e.get("status") in (EditStatus.APPLIED, EditStatus.VERIFIED), e.get("index", 0)),
     )
     if edits:
         why = rationales or {}
@@ -241,7 +244,7 @@ def compare_details(report: dict[str, Any]) -> str:
     lines.append("<table><tr><th>#</th><th>change</th><th>where and what</th></tr>")
     for c in changes:
         kind = str(c.get("kind", ""))
-        ok = c.get("status") == "written"
+        ok = c.get("status") == ChangeStatus.WRITTEN
         old, new = str(c.get("old", "")), str(c.get("new", ""))
         body = []
         if kind == "move":
@@ -260,7 +263,7 @@ def compare_details(report: dict[str, Any]) -> str:
                 f'<div class="why msg">Not written: {escape(str(c.get("reason") or c.get("status")))}</div>'
             )
         words = _KIND_WORDS.get(kind, kind) if ok else f"{_KIND_WORDS.get(kind, kind)}, not written"
-        row = "applied" if ok else "unapplied"
+        row = EditStatus.APPLIED if ok else BatchOutcome.UNAPPLIED  # the row's class
         lines.append(
             f'<tr class="{row}"><td class="n">{c.get("index")}</td><td class="st"><div class="status">'
             f"{escape(words)}</div></td><td>{''.join(body)}</td></tr>"
@@ -274,16 +277,17 @@ def _link(name: str, label: str) -> str:
 
 
 def _document(entry: dict[str, Any], details: str) -> str:
-    outcome = entry["outcome"]
+    outcome = BatchOutcome(entry["outcome"])
+    code = entry.get("code")
     t = entry.get("totals") or {}
-    good = outcome in ("applied", "compared")
-    words = PLAIN_OUTCOME.get(outcome, outcome)
-    if outcome == "unapplied" and entry.get("compare_totals"):
+    good = outcome in (BatchOutcome.APPLIED, BatchOutcome.COMPARED)
+    words = PLAIN_REFUSAL.get(Code(code), PLAIN_OUTCOME[outcome]) if code else PLAIN_OUTCOME[outcome]
+    if outcome == BatchOutcome.UNAPPLIED and entry.get("compare_totals"):
         words = "compared; some changes could not be written"
     head = f'<h2>{escape(entry["name"])}<span class="badge {"ok" if good else "bad"}">{escape(words)}</span></h2>'
     lines = [head]
-    if not good and words != outcome:  # the code, secondary, for whoever acts on it
-        lines.append(f'<div class="where">code <code>{escape(str(outcome))}</code></div>')
+    if not good and code:  # the code, secondary, for whoever acts on it
+        lines.append(f'<div class="where">code <code>{escape(str(code))}</code></div>')
     if t:
         lines.append(
             f'<div class="where">{t.get("applied", 0)} of {t.get("proposed", 0)} edits applied</div>'

@@ -19,9 +19,10 @@ from typing import Any
 
 from redline.apply import ApplyOptions, apply_reply
 from redline.compare.diff import CompareOptions, compare
+from redline.errors import Where, map_foreign
 from redline.exits import EXIT_REFUSED
 from redline.report import report_json
-from shared_schema import Code, EditBatch
+from shared_schema import BatchOutcome, Code, EditBatch
 
 from .html_report import report_details
 
@@ -30,14 +31,15 @@ SUMMARY_SUFFIX = ".summary.json"
 NEW_SUFFIX = ".new.docx"  # NAME.new.docx beside NAME.docx: the version to compare it with
 OUTPUT_SUFFIXES = (".redlined.docx", ".compared.docx")  # a batch's own outputs, never inputs
 
-# outcome of one document in summary.json: a status, or (when the job could not run) a code
-OK = "applied"  # every edit applied
-COMPARED = "compared"  # compared with its new version, every change written as a tracked change
-UNAPPLIED = "unapplied"  # the run completed; some edits were refused
-REFUSED = "refused"  # the document or its reply was refused as a whole (the code: its report)
-MISSING_REPLY = Code.MISSING_REPLY
+# outcome of one document in summary.json: always a status; a refused or failed document has
+# its code beside it (summary.json's "code")
+OK = BatchOutcome.APPLIED  # every edit applied
+COMPARED = BatchOutcome.COMPARED  # compared with its new version, every change written as a tracked change
+UNAPPLIED = BatchOutcome.UNAPPLIED  # the run completed; some edits were refused
+REFUSED = BatchOutcome.REFUSED  # the document, its reply or its pairing was refused as a whole
+FAILED = BatchOutcome.FAILED  # the job itself failed (a bug, or a worker lost twice): code failed
+MISSING_REPLY = Code.MISSING_REPLY  # the codes of a job refused before it runs
 MISSING_DOCUMENT = Code.MISSING_DOCUMENT
-FAILED = Code.FAILED  # the job itself failed (a bug, or a worker lost twice)
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,7 @@ class JobResult:
     """
 
     name: str
-    outcome: str
+    outcome: BatchOutcome
     exit_code: int
     report_json: bytes | None = None  # NAME.report.json
     output: bytes | None = None
@@ -95,6 +97,17 @@ class JobResult:
     compared: bytes | None = None  # NAME.compared.docx
     compare_json: bytes | None = None  # NAME.compare.json
     compare_totals: dict[str, Any] | None = None
+    code: Code | None = None  # why the document was refused, or failed
+
+    @classmethod
+    def refused(cls, name: str, code: Code, message: str) -> JobResult:
+        """A document refused as a whole, before or without a report: its code and why."""
+        return cls(name, REFUSED, EXIT_REFUSED, message=message, code=code)
+
+    @classmethod
+    def failed(cls, name: str, message: str) -> JobResult:
+        """A job that failed (a bug of ours, a worker lost): code ``failed``."""
+        return cls(name, FAILED, EXIT_REFUSED, message=message, code=Code.FAILED)
 
 
 def json_bytes(data: dict[str, Any]) -> bytes:
@@ -204,18 +217,24 @@ def run_document(
     """The per-document job: apply the reply, check the summary -- or, given the document's
     ``new`` version, compare the two; never raises.
 
-    The batch's boundary: the pipeline returns refusals as values, so an exception here is a bug
-    of ours -- the document is reported ``failed`` (never with a code about its file), and the
-    traceback goes to stderr (the worker's log)."""
+    The batch's boundary: the pipeline returns refusals as values, so an exception here is a
+    refusal only when :func:`redline.errors.map_foreign` says it is one in a job (a
+    :class:`~redline.errors.Refused`, or the operating system's ``io_error``): the document is
+    reported refused with its code.  Anything else is a bug of ours -- the document is reported
+    ``failed`` (never with a code about its file), and the traceback goes to stderr (the
+    worker's log)."""
     try:
         if new is not None and document is not None:
             return _compare(document, new, options, name)
         return _run(document, reply, summary, options, name)
     except Exception as exc:  # a bug must not stop the batch; it is reported as one
+        found = map_foreign(exc, Where.JOB)
+        if found is not None:
+            return JobResult.refused(name, found.code, f"{found.message} [{found.code}]")
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         trace = "".join(traceback.format_exception(exc))
         print(f"redline: {name}.docx failed ({Code.INTERNAL_ERROR}):\n{trace}", file=sys.stderr, end="")
-        return JobResult(name, FAILED, EXIT_REFUSED, message=f"internal error: {detail}")
+        return JobResult.failed(name, f"internal error: {detail}")
 
 
 def _run(
@@ -227,10 +246,10 @@ def _run(
 ) -> JobResult:
     if document is None:
         message = f"a reply for {name}.docx, but no such document"
-        return JobResult(name, MISSING_DOCUMENT, EXIT_REFUSED, message=message)
+        return JobResult.refused(name, MISSING_DOCUMENT, message)
     if reply is None:
         message = f"{name}.docx has no reply file ({name}.reply.json) nor new version ({name}.new.docx)"
-        return JobResult(name, MISSING_REPLY, EXIT_REFUSED, message=message)
+        return JobResult.refused(name, MISSING_REPLY, message)
     outcome = apply_reply(
         document,
         reply,
@@ -257,6 +276,7 @@ def _run(
     )
     if report.error is not None:
         result.message = f"{report.error.message} [{report.error.code}]"
+        result.code = report.error.code
         return result
     result.exit_code = outcome.exit_code
     result.outcome = OK if outcome.exit_code == 0 else UNAPPLIED
@@ -281,6 +301,7 @@ def _compare(document: bytes, new: bytes, options: ApplyOptions, name: str) -> J
     error = outcome.report.error
     if error is not None:
         result.message = f"{error.message} [{error.code}]"
+        result.code = error.code
         return result
     result.exit_code = outcome.exit_code
     result.outcome = COMPARED if outcome.exit_code == 0 else UNAPPLIED

@@ -89,7 +89,7 @@ class LocalPool:
                     try:
                         yield fut.result()
                     except Exception as exc:  # the worker died: report, keep going
-                        yield JobResult(name, FAILED, EXIT_REFUSED, message=f"worker failed: {exc!r}")
+                        yield JobResult.failed(name, f"worker failed: {exc!r}")
                 fill()
 
 
@@ -133,7 +133,7 @@ def run_review(
         for job in jobs:
             if job.problem is not None:
                 code, message = job.problem
-                early[job.name] = JobResult(job.name, code, EXIT_REFUSED, message=message)
+                early[job.name] = JobResult.refused(job.name, code, message)
                 continue
             try:
                 task: Task = (
@@ -145,7 +145,7 @@ def run_review(
                     source.read(job.new) if job.new else None,
                 )
             except PackageError as exc:
-                early[job.name] = JobResult(job.name, exc.code, EXIT_REFUSED, message=exc.message)
+                early[job.name] = JobResult.refused(job.name, exc.code, exc.message)
                 continue
             yield task
 
@@ -170,7 +170,7 @@ def run_review(
         traceback.print_exc(file=sys.stderr)
         lost = f"the batch's executor failed ({type(exc).__name__}: {exc})"
         for job in jobs:
-            by_name.setdefault(job.name, JobResult(job.name, FAILED, EXIT_REFUSED, message=lost))
+            by_name.setdefault(job.name, JobResult.failed(job.name, lost))
     finally:
         by_name.update(early)
         documents = [_summary_entry(job, by_name.get(job.name) or _never_ran(job)) for job in jobs]
@@ -182,7 +182,7 @@ def run_review(
 
 
 def _never_ran(job: Job) -> JobResult:
-    return JobResult(job.name, FAILED, EXIT_REFUSED, message="the job never ran (the batch was interrupted)")
+    return JobResult.failed(job.name, "the job never ran (the batch was interrupted)")
 
 
 def _write_batch(target: Storage, summary: BatchSummary, details: dict[str, str]) -> None:
@@ -257,7 +257,7 @@ class _Writers:
 
 def _write_outputs(target: Storage, result: JobResult) -> None:
     """Write one document's outputs; one that cannot be written (a folder in the way, a full
-    disk) makes the document's outcome its code, and the batch goes on."""
+    disk) refuses the document with its code, and the batch goes on."""
     written: list[str] = []
     try:
         for name, data in (
@@ -271,7 +271,7 @@ def _write_outputs(target: Storage, result: JobResult) -> None:
                 target.write(name, data)
                 written.append(name)
     except PackageError as exc:
-        result.outcome, result.exit_code = exc.code, EXIT_REFUSED
+        result.outcome, result.code, result.exit_code = REFUSED, exc.code, EXIT_REFUSED
         result.message = f"an output could not be written: {exc.message}"
     result.written = tuple(written)
 
@@ -282,6 +282,7 @@ def _summary_entry(job: Job, result: JobResult) -> dict[str, Any]:
         "document": job.document,
         "reply": job.reply,
         "outcome": result.outcome,
+        "code": result.code,
         "exit": result.exit_code,
         "totals": result.totals,
         # the files written (the result's bytes are dropped once written: summary.json names them)

@@ -12,7 +12,19 @@ from typing import TYPE_CHECKING, Any
 # cheap, and imported now: the codes, the schema names and the rules on text (json_schema
 # builds nothing at import; imported here, its function `json_schema` is the package's name,
 # never shadowed by the module)
-from .codes import MEANINGS, Code, EditStatus, MatchKind, QuoteStatus, Tolerance
+from .codes import (
+    MEANINGS,
+    BatchOutcome,
+    CallOutcome,
+    ChangeStatus,
+    Code,
+    EditStatus,
+    MatchKind,
+    PointStatus,
+    QuoteStatus,
+    Tolerance,
+    ToolStatus,
+)
 from .json_schema import DIALECTS, SCHEMA_NAMES, Dialect, SchemaName, json_schema
 from .rules import BIDI_CONTROLS, bidi_control, xml_unsafe_character
 
@@ -45,6 +57,9 @@ __all__ = [
     "MEANINGS",
     "SCHEMA_NAMES",
     "SUMMARY_RULES",
+    "BatchOutcome",
+    "CallOutcome",
+    "ChangeStatus",
     "Code",
     "CodedError",
     "Dialect",
@@ -58,6 +73,7 @@ __all__ = [
     "Location",
     "MatchKind",
     "ParseLimits",
+    "PointStatus",
     "QuoteCheck",
     "QuoteStatus",
     "Refusal",
@@ -66,6 +82,7 @@ __all__ = [
     "SummaryReply",
     "SummaryRequest",
     "Tolerance",
+    "ToolStatus",
     "bidi_control",
     "json_schema",
     "parse_edit_reply",

@@ -222,6 +222,51 @@ class QuoteStatus(StrEnum):
     NOT_FOUND = "not_found"
 
 
+class ChangeStatus(StrEnum):
+    """What happened to one difference ``redline compare`` found (a change's ``status``)."""
+
+    WRITTEN = "written"  # written as a tracked change
+    UNSUPPORTED = "unsupported"  # not written: its ``code`` says why
+
+
+class ToolStatus(StrEnum):
+    """What an ``apply_edits`` call did (its result's ``status``)."""
+
+    APPLIED = "applied"  # every edit
+    PARTIAL = "partial"  # some edits
+    UNAPPLIED = "unapplied"  # none (the result is flagged isError)
+    STALE = "stale"  # the whole call refused: the document changed since it was read
+
+
+class CallOutcome(StrEnum):
+    """A tool call in the call log (its ``outcome``, with its ``error_code`` when refused): a
+    :class:`ToolStatus` when the call returned one, else one of these."""
+
+    OK = "ok"  # it ran (read_region)
+    REFUSED = "refused"  # refused whole: error_code says why
+
+
+class BatchOutcome(StrEnum):
+    """What happened to one document of a batch (summary.json's ``outcome``; when the document
+    was refused or failed, its ``code`` stands beside it)."""
+
+    APPLIED = "applied"  # every edit applied
+    COMPARED = "compared"  # compared with its new version, every change written
+    UNAPPLIED = "unapplied"  # the run completed; some edits (or changes) were not
+    REFUSED = "refused"  # the document, its reply or its pairing was refused as a whole
+    FAILED = "failed"  # the job itself failed: a bug, or a worker lost twice
+
+
+class PointStatus(StrEnum):
+    """What the check found for one point of a summary.  ``UNQUOTED`` -- a point that quotes
+    nothing -- is spelled ``"unsupported"`` in the JSON (a summary point supported by no quote),
+    which is not :attr:`Code.UNSUPPORTED`."""
+
+    VERIFIED = "verified"  # every quote found
+    UNVERIFIED = "unverified"  # a quote was not found
+    UNQUOTED = "unsupported"  # the point cites no quote at all
+
+
 class MatchKind(StrEnum):
     """How an anchor or quote was found."""
 

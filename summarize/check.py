@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -15,14 +15,13 @@ from redline.report import report_json
 from shared_schema import (
     Code,
     ParseLimits,
+    PointStatus,
     QuoteCheck,
     QuoteStatus,
     Refusal,
     SummaryReply,
     parse_summary_reply,
 )
-
-PointStatus = Literal["verified", "unverified", "unsupported"]
 
 
 class PointCheck(BaseModel):
@@ -97,17 +96,17 @@ def check(view: DocumentView, reply: SummaryReply, document: str = "document.doc
     for i, point in enumerate(reply.points):
         quotes = [check_quote(locator, q) for q in point.quotes]
         if not quotes:
-            status: PointStatus = "unsupported"
+            status = PointStatus.UNQUOTED
         elif all(q.status == QuoteStatus.VERIFIED for q in quotes):
-            status = "verified"
+            status = PointStatus.VERIFIED
         else:
-            status = "unverified"
+            status = PointStatus.UNVERIFIED
         points.append(
             PointCheck(
                 index=i,
                 title=point.title,
                 text=point.text,
-                verified=status == "verified",
+                verified=status is PointStatus.VERIFIED,
                 status=status,
                 quotes=quotes,
             )
@@ -126,7 +125,7 @@ def check(view: DocumentView, reply: SummaryReply, document: str = "document.doc
             unverified=len(all_quotes) - verified,
             points=len(points),
             points_verified=sum(1 for p in points if p.verified),
-            points_unsupported=sum(1 for p in points if p.status == "unsupported"),
+            points_unsupported=sum(1 for p in points if p.status is PointStatus.UNQUOTED),
         ),
     )
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from redline.read.sections import place
-from shared_schema import QuoteCheck, QuoteStatus
+from shared_schema import PointStatus, QuoteCheck, QuoteStatus
 
 from .check import PointCheck, SummaryReport
 
-_ORDER = {"unverified": 0, "unsupported": 1, "verified": 2}
-_BADGE = {"verified": "✅ verified", "unverified": "❌ unverified", "unsupported": "⚠️ no quote"}
+_ORDER = {PointStatus.UNVERIFIED: 0, PointStatus.UNQUOTED: 1, PointStatus.VERIFIED: 2}
+_BADGE = {
+    PointStatus.VERIFIED: "✅ verified",
+    PointStatus.UNVERIFIED: "❌ unverified",
+    PointStatus.UNQUOTED: "⚠️ no quote",
+}
 
 
 def _where(q: QuoteCheck) -> str:

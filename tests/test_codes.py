@@ -11,37 +11,55 @@ from __future__ import annotations
 
 import ast
 import json
+import pickle
+import struct
+import zlib
 from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
+import redline.tools
 import redline.tools.session
 import redline_cli.redline
+from redline.errors import Refused, Where, boundary, map_foreign
 from redline.exits import EXIT_INTERNAL, EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED, EXIT_USAGE
 from redline.opc.package import CODES, Package, PackageError
 from redline.read.load import load_view
 from redline.read.view import DocumentView
-from redline.tools.session import DocumentTools, ToolError
+from redline.tools import DocumentTools, ToolError
+from redline.tools.locks import LockError
+from redline.write.arguments import ArgumentError
 from redline_cli.common import UsageError
 from redline_cli.redline import main
 from redline_cli.summarize import main as summarize_main
 from redline_review.job import FAILED, MISSING_DOCUMENT, MISSING_REPLY
-from shared_schema import MEANINGS, Code, EditStatus, QuoteStatus, Refusal
+from shared_schema import (
+    MEANINGS,
+    BatchOutcome,
+    CallOutcome,
+    ChangeStatus,
+    Code,
+    EditStatus,
+    PointStatus,
+    QuoteStatus,
+    Refusal,
+    ToolStatus,
+)
 from testing.docbuild import docx
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted(
     p
-    for pkg in ("shared_schema", "redline", "summarize", "review", "redline_cli")
+    for pkg in ("shared_schema", "redline", "summarize", "redline_review", "redline_cli")
     for p in (ROOT / pkg).rglob("*.py")
     if p != ROOT / "shared_schema" / "codes.py"  # the catalogue itself
 )
 # The callables whose first argument (or ``code=``) is a code, and the keys that hold one.
-CODE_TAKERS = {"Refusal", "ToolError", "PackageError", "JobResult"}
+CODE_TAKERS = {"Refusal", "Refused", "ToolError", "LockError", "PackageError", "JobResult"}
 CODE_KEYS = {"code", "error_code"}
-# Module-level names that hold a code (a batch outcome that is not a status).
-CODE_NAMES = {"FAILED", "MISSING_REPLY", "MISSING_DOCUMENT"}
+# Module-level names that hold a code (a batch job's refusal, beside its outcome).
+CODE_NAMES = {"MISSING_REPLY", "MISSING_DOCUMENT"}
 
 
 def test_every_code_has_a_meaning_and_the_meanings_only_codes() -> None:
@@ -67,7 +85,8 @@ def test_the_package_codes_are_in_the_catalogue_with_the_same_meanings() -> None
 
 
 def test_the_batch_codes_are_in_the_catalogue() -> None:
-    assert {FAILED, MISSING_REPLY, MISSING_DOCUMENT} <= set(Code)
+    assert {MISSING_REPLY, MISSING_DOCUMENT} <= set(Code)
+    assert FAILED is BatchOutcome.FAILED and FAILED.value == Code.FAILED.value  # the outcome, and its code
 
 
 def test_a_refusal_holds_a_code_and_its_json_the_string() -> None:
@@ -93,6 +112,89 @@ def test_a_raised_refusal_becomes_a_value_one_way() -> None:
         Refusal.from_error(PackageError("not_a_code", "m"))
 
 
+def _refusals() -> list[Refused]:
+    return [
+        PackageError(Code.TOO_LARGE, "Too large.", "word/document.xml"),
+        ToolError(Code.SECTION_NOT_FOUND, "No section.", "Read the outline.", candidates=[{"cite": "4.2"}]),
+        LockError(Code.BUSY, "Busy.", "Wait."),
+        ArgumentError("the author must not be empty", "author"),
+        UsageError("--jobs must be at least 1"),
+    ]
+
+
+def test_every_refusal_is_one_family_carrying_a_code() -> None:
+    for error in _refusals():
+        assert isinstance(error, Refused) and isinstance(error.code, Code), error
+        assert str(error) == error.message
+        refusal = error.refusal
+        assert (refusal.code, refusal.message, refusal.hint) == (error.code, error.message, error.hint)
+        again = pickle.loads(pickle.dumps(error))  # a refusal crosses a process pool whole
+        assert type(again) is type(error) and again.__dict__ == error.__dict__ and str(again) == str(error)
+    package, tool, lock, argument, usage = _refusals()
+    assert isinstance(tool, ToolError)
+    assert package.part == "word/document.xml" and package.hint is None
+    assert tool.to_dict() == {
+        "code": "section_not_found",
+        "message": "No section.",
+        "hint": "Read the outline.",
+        "candidates": [{"cite": "4.2"}],
+    }
+    assert lock.hint == "Wait."
+    assert isinstance(argument, ArgumentError) and isinstance(argument, ValueError)
+    assert (
+        argument.code is Code.INVALID_ARGUMENTS
+        and argument.field == "author"
+        and argument.message == "the author must not be empty"
+    )
+    assert usage.code is Code.USAGE
+
+
+def test_one_table_maps_foreign_exceptions_by_boundary() -> None:
+    from lxml import etree
+
+    def code(exc: BaseException, where: Where) -> Code | None:
+        found = map_foreign(exc, where)
+        return None if found is None else found.code
+
+    decoding = UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+    # package, command, tool, job, write
+    expected = [Code.CORRUPT_ZIP, Code.IO_ERROR, Code.INVALID_ARGUMENTS, None, Code.IO_ERROR]
+    assert [code(decoding, w) for w in Where] == expected
+    os_errors = (
+        FileNotFoundError(2, "No such file", "a.docx"),
+        PermissionError(13, "Denied"),
+        IsADirectoryError(21, "Is a directory"),
+        OSError(28, "No space left on device"),
+    )
+    for os_error in os_errors:
+        assert {code(os_error, w) for w in Where} == {Code.IO_ERROR}, os_error
+    worded = map_foreign(os_errors[0], Where.COMMAND)
+    assert worded is not None and worded.message == "Input or output failed 'a.docx': No such file."
+    try:
+        etree.fromstring("<a>")
+    except etree.XMLSyntaxError as exc:
+        syntax = exc
+    assert [code(syntax, w) for w in Where] == [Code.MALFORMED_XML, None, None, None, None]
+    for package_only in (zlib.error("bad"), struct.error("bad"), EOFError()):
+        assert code(package_only, Where.PACKAGE) is not None and code(package_only, Where.COMMAND) is None
+    # a bug is never a refusal, wherever it is met
+    for bug in (KeyError("k"), RuntimeError("r"), RecursionError(), MemoryError(), AssertionError()):
+        assert [code(bug, w) for w in Where] == [None] * len(Where), bug
+    # a refusal is its own
+    assert code(LockError(Code.BUSY, "Busy.", "Wait."), Where.TOOL) is Code.BUSY
+
+
+def test_the_package_boundary_lets_every_refusal_pass() -> None:
+    lock = LockError(Code.BUSY, "Busy.", "Wait.")
+    with pytest.raises(LockError), boundary("word/document.xml"):
+        raise lock
+    with pytest.raises(PackageError) as caught, boundary("word/document.xml"):
+        raise zlib.error("bad")
+    assert caught.value.code is Code.CORRUPT_MEMBER and caught.value.part == "word/document.xml"
+    with pytest.raises(RuntimeError), boundary(None):
+        raise RuntimeError("a bug of ours")
+
+
 def _code_sites() -> list[tuple[str, int, ast.expr]]:
     """Every expression the product's source writes where a code goes: the first argument or
     ``code=`` of the callables that take one, the value of a ``"code"`` key, and the names that
@@ -107,11 +209,12 @@ def _code_sites() -> list[tuple[str, int, ast.expr]]:
                 func = node.func
                 name = getattr(func, "id", None) or getattr(func, "attr", "")
                 if name in CODE_TAKERS:
-                    if node.args and name != "JobResult":
+                    if node.args and name != "JobResult":  # (a JobResult's code is its keyword)
                         values.append(node.args[0])
-                    if name == "JobResult" and len(node.args) > 1:
-                        values.append(node.args[1])
-                    values += [k.value for k in node.keywords if k.arg in ("code", "outcome")]
+                    values += [k.value for k in node.keywords if k.arg == "code"]
+                owner = getattr(func, "value", None)
+                if name == "refused" and isinstance(owner, ast.Name) and owner.id == "JobResult":
+                    values.append(node.args[1])  # JobResult.refused(name, code, message)
             elif isinstance(node, ast.Dict):
                 values += [
                     v for k, v in zip(node.keys, node.values, strict=True)
@@ -153,6 +256,77 @@ def test_every_code_written_in_the_source_is_in_the_catalogue() -> None:
 def test_outside_the_package_layer_codes_are_written_as_codes_not_strings() -> None:
     """Codes are spelled ``Code.X``, so that a typo is an AttributeError and a rename a search."""
     assert _literal_codes() == []
+
+
+STATUS_WORDS = {"status", "outcome"}
+
+
+def _status_word(node: ast.expr) -> bool:
+    """``x.status``, ``x["status"]``, ``x.get("status")``, or the name ``status`` (or ``outcome``)."""
+    if isinstance(node, ast.Attribute):
+        return node.attr in STATUS_WORDS
+    if isinstance(node, ast.Name):
+        return node.id in STATUS_WORDS
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.slice, ast.Constant) and node.slice.value in STATUS_WORDS
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+        return (
+            bool(node.args) and isinstance(node.args[0], ast.Constant) and node.args[0].value in STATUS_WORDS
+        )
+    return False
+
+
+def _literal_statuses() -> list[tuple[str, int, str]]:
+    """Statuses written as strings: a ``"status"``/``"outcome"`` key's value, a status compared
+    with or assigned a string, a string among the choices a status is tested against."""
+    found: list[tuple[str, int, str]] = []
+    for path in SOURCES:
+        where = str(path.relative_to(ROOT))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            values: list[ast.expr] = []
+            if isinstance(node, ast.Dict):
+                values += [
+                    v for k, v in zip(node.keys, node.values, strict=True)
+                    if isinstance(k, ast.Constant) and k.value in STATUS_WORDS
+                ]  # fmt: skip
+            elif isinstance(node, ast.Compare) and _status_word(node.left):
+                for right in node.comparators:
+                    values += (
+                        list(right.elts) if isinstance(right, ast.Tuple | ast.Set | ast.List) else [right]
+                    )
+            elif isinstance(node, ast.Assign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if node.value is not None and any(_status_word(t) for t in targets):
+                    values.append(node.value)
+            while values:
+                value = values.pop()
+                if isinstance(value, ast.IfExp):
+                    values += [value.body, value.orelse]
+                elif isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    found.append((where, value.lineno, value.value))
+    return found
+
+
+def test_statuses_are_written_as_their_enums_not_strings() -> None:
+    """Every status is a member of one of the catalogue's status enums (EditStatus, QuoteStatus,
+    ChangeStatus, ToolStatus, CallOutcome, BatchOutcome, PointStatus), spelled as one: a typo is then an
+    AttributeError, and a rename a search."""
+    assert _literal_statuses() == []
+
+
+def test_the_status_vocabularies() -> None:
+    assert [s.value for s in ChangeStatus] == ["written", "unsupported"]
+    assert [s.value for s in ToolStatus] == ["applied", "partial", "unapplied", "stale"]
+    assert [s.value for s in CallOutcome] == ["ok", "refused"]
+    assert [s.value for s in BatchOutcome] == ["applied", "compared", "unapplied", "refused", "failed"]
+    # "unsupported" in a summary's JSON means a point without a quote, not Code.UNSUPPORTED
+    assert [s.value for s in PointStatus] == ["verified", "unverified", "unsupported"]
+    assert PointStatus.UNQUOTED.value == "unsupported" and PointStatus("unsupported") is PointStatus.UNQUOTED
+    (_, apply_edits) = redline.tools.tool_definitions()
+    assert apply_edits["outputSchema"]["properties"]["status"]["enum"] == list(ToolStatus)
+    # every status that is not a success is a code too, or stands beside one
+    assert BatchOutcome.FAILED.value == Code.FAILED.value
+    assert ToolStatus.STALE.value == Code.STALE.value
 
 
 def test_the_exit_codes() -> None:
@@ -298,6 +472,35 @@ def test_a_refused_document_in_a_tool_keeps_its_code(tmp_path: Path) -> None:
     assert "check that `path` names a .docx file" in result["error"]["hint"]
 
 
+def test_a_foreign_failure_in_a_batch_job_refuses_that_document_with_its_code(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import redline_review.job
+    from redline.apply import ApplyOptions
+
+    def full(*_args: object, **_kwargs: object) -> object:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(redline_review.job, "apply_reply", full)
+    result = redline_review.job.run_document(docx("Text."), b"[]", None, ApplyOptions(), "lease")
+    assert result.outcome is BatchOutcome.REFUSED and result.code is Code.IO_ERROR
+    assert result.message == "Input or output failed: No space left on device. [io_error]"
+    assert "Traceback" not in capsys.readouterr().err  # not a bug: no traceback
+
+
+def test_an_argument_error_escaping_a_command_is_a_usage_error(
+    files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc, reply = files
+
+    def bad_author(*_args: object, **_kwargs: object) -> object:
+        raise ArgumentError("the author must not be empty", "author")
+
+    monkeypatch.setattr(redline_cli.redline, "apply_reply", bad_author)
+    assert main(["apply", str(doc), str(reply), "--dry-run"]) == EXIT_USAGE
+    assert capsys.readouterr().err.strip() == "redline apply: --author: the author must not be empty"
+
+
 def test_a_bug_in_a_batch_job_fails_that_document_with_its_traceback(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -306,7 +509,8 @@ def test_a_bug_in_a_batch_job_fails_that_document_with_its_traceback(
 
     monkeypatch.setattr(redline_review.job, "apply_reply", _bug)
     result = redline_review.job.run_document(docx("Text."), b"[]", None, ApplyOptions(), "lease")
-    assert result.outcome == FAILED == "failed" and result.exit_code == EXIT_REFUSED
+    assert result.outcome == FAILED == "failed" and result.code is Code.FAILED
+    assert result.exit_code == EXIT_REFUSED
     assert result.message == "internal error: KeyError: 'a bug of ours'"
     err = capsys.readouterr().err
     assert "lease.docx failed (internal_error)" in err and "Traceback" in err

@@ -474,6 +474,17 @@ def test_resolving_a_thread_sets_done_on_its_comments() -> None:
     assert statuses(again) == ["no_change"]
 
 
+def test_a_reply_to_a_comment_whose_range_only_starts_is_refused_not_a_bug() -> None:
+    # no commentRangeEnd, no commentReference: nothing for the reply's marks to stand beside.
+    # The writer used to meet it and refuse the whole document [internal_error].
+    doc = docx(P("The tenant pays ", CommentStart(4), "ten days."), comments=comment(4, "Too short."))
+    out = run(doc, [{"action": "reply", "comment_id": "4", "text": "Fifteen."}])
+    assert out.report.error is None
+    (result,) = out.report.edits
+    assert result.status is EditStatus.UNSUPPORTED and result.error is not None
+    assert "anchored nowhere" in result.error.message
+
+
 def test_a_reply_to_a_reply_is_refused_naming_the_parent() -> None:
     threaded = docx(
         P(CommentStart(4), "ten days", CommentEnd(4), CommentStart(5), CommentEnd(5)),

@@ -460,8 +460,9 @@ _BATCH_OUTCOMES = {
 
 def _batch_reports_every_input(folder: Path, run: Run) -> None:
     summary = json.loads((folder / "out" / "summary.json").read_text(encoding="utf-8"))
-    got = {d["name"]: d["outcome"] for d in summary["documents"]}
+    got = {d["name"]: d["code"] for d in summary["documents"]}
     assert got == _BATCH_OUTCOMES, got
+    assert {d["outcome"] for d in summary["documents"]} == {"refused"}
     page = (folder / "out" / "report.html").read_text(encoding="utf-8")
     for code in set(_BATCH_OUTCOMES.values()):
         assert code in page, code

@@ -574,6 +574,57 @@ def test_malformed_definitions_give_no_label_instead_of_an_exception() -> None:
     assert got == ["0", "00%", None, None, None, None, "1", None, None, "2"]
 
 
+def test_malformed_levels_and_outlines_read_as_no_level_without_a_last_resort() -> None:
+    n = Numbering.from_parts(
+        numbering(abstract(0, lvl(0, "%1.")), num(1, 0)),
+        styles(
+            '<w:style w:type="paragraph" w:styleId="Odd"><w:pPr><w:outlineLvl w:val="x"/></w:pPr></w:style>',
+            style("Deep", outline=42),
+        ),
+    )
+    odd = [
+        para(ppr_extra='<w:numPr><w:numId w:val="1"/><w:ilvl w:val="nine"/></w:numPr>'),
+        para(ppr_extra='<w:numPr><w:numId w:val="1"/><w:ilvl w:val="99999999999999999999"/></w:numPr>'),
+        para(ppr_extra='<w:outlineLvl w:val="-4"/>'),
+        para(style_id="Odd"),
+        para(style_id="Deep"),
+        para(style_id="Nowhere"),
+    ]
+    for p in odd:
+        n.level(p), n.outline_level(p), n.label(p)  # none raises
+    assert [n.outline_level(p) for p in odd[2:]] == [None, None, None, None]
+
+
+def test_a_bug_in_numbering_surfaces_instead_of_removing_the_labels(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Numbering has no ``except Exception`` last resort: a bug raises (the boundaries report
+    it internal_error) rather than silently reading every paragraph as unnumbered."""
+    import redline.read.numbering as numbering_module
+
+    def bug(*_args: object, **_kwargs: object) -> object:
+        raise KeyError("a bug of ours")
+
+    part = numbering(DECIMAL_OUTLINE, num(1, 0))
+    with monkeypatch.context() as m:
+        m.setattr(numbering_module, "names_for", bug)
+        with pytest.raises(KeyError):
+            Numbering.from_parts(part, None)
+    n = Numbering.from_parts(part, styles(style("H", outline=1)))
+    with monkeypatch.context() as m:
+        m.setattr(numbering_module, "ListNumber", bug)
+        with pytest.raises(KeyError):
+            n.label(para(num_id=1))
+    with monkeypatch.context() as m:
+        m.setattr(numbering_module, "read_ppr", bug)
+        with pytest.raises(KeyError):
+            n.level(para(num_id=1))
+        with pytest.raises(KeyError):
+            n.outline_level(para(style_id="H"))
+    with monkeypatch.context() as m:
+        m.setattr(numbering_module, "int_value", bug)
+        with pytest.raises(KeyError):
+            Numbering.from_parts(part, styles(style("H", outline=1))).outline_level(para(style_id="H"))
+
+
 XML_NAMES = st.sampled_from(
     ["abstractNum", "num", "lvl", "lvlOverride", "startOverride", "numFmt", "lvlText", "start",
      "isLgl", "lvlRestart", "pStyle", "abstractNumId", "numStyleLink", "styleLink", "style",

@@ -824,6 +824,14 @@ def test_a_bug_of_ours_during_the_write_cleans_up_and_propagates(
         write_atomic(tmp_path / "out.docx", b"x")
     assert list(tmp_path.iterdir()) == []
 
+    def runtime_bug(fd: int) -> None:  # not one of the OURS kinds, still no failure of the disk
+        raise RuntimeError("a bug of ours too")
+
+    monkeypatch.setattr(os, "fsync", runtime_bug)
+    with pytest.raises(RuntimeError):  # was io_error: anything but an OSError or a codec's was
+        write_atomic(tmp_path / "out.docx", b"x")
+    assert list(tmp_path.iterdir()) == []
+
 
 def test_a_nul_in_the_output_name_is_an_io_error(tmp_path: Path) -> None:
     with pytest.raises(PackageError) as caught:

@@ -9,7 +9,7 @@ import pytest
 
 from redline.apply import apply_reply
 from redline.prompt import APIS, EDITS_TOOL, Api, definitions, instructions, refusal_feedback, render
-from redline.tools.session import tool_definitions
+from redline.tools import tool_definitions
 from redline_cli.redline import main as redline_main
 from shared_schema import DIALECTS, EditStatus, json_schema
 from testing.contractgen import generate_contract

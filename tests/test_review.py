@@ -231,8 +231,13 @@ def test_missing_reply_and_missing_document_are_reported(tmp_path: Path) -> None
     out = tmp_path / "out"
     assert redline_main(["review", str(tmp_path), "-o", str(out), "--jobs", "1"]) == 1
     summary = json.loads((out / "summary.json").read_text())
-    outcomes = {d["name"]: d["outcome"] for d in summary["documents"]}
-    assert outcomes == {"lonely": "missing_reply", "orphan": "missing_document", "ok": "applied"}
+    outcomes = {d["name"]: (d["outcome"], d["code"]) for d in summary["documents"]}
+    assert outcomes == {
+        "lonely": ("refused", "missing_reply"),
+        "orphan": ("refused", "missing_document"),
+        "ok": ("applied", None),
+    }
+    assert summary["totals"]["by_outcome"] == {"applied": 1, "refused": 2}
 
 
 def test_a_hostile_document_does_not_stop_the_batch(tmp_path: Path) -> None:

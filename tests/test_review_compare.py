@@ -91,7 +91,8 @@ def test_refusals(tmp_path: Path) -> None:
     (tmp_path / "bad.new.docx").write_bytes(b"PK\x03\x04 not a document")
     code, docs, page = _run(tmp_path)
     assert code == 1
-    assert docs["both"]["outcome"] == Code.AMBIGUOUS_VERSION and docs["both"]["compared"] is None
+    assert docs["both"]["outcome"] == "refused" and docs["both"]["code"] == Code.AMBIGUOUS_VERSION
+    assert docs["both"]["compared"] is None
     assert docs["bad"]["outcome"] == "refused" and "bad.new.docx" in str(docs["bad"]["message"])
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
         "bad.compare.json",

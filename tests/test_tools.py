@@ -26,7 +26,7 @@ from redline.opc.package import Package
 from redline.read.build import build_view
 from redline.read.view import DocumentView
 from redline.stats import collect
-from redline.tools.session import DocumentTools, arguments_digest, tool_definitions
+from redline.tools import DocumentTools, arguments_digest, tool_definitions
 from shared_schema import Edit, json_schema
 from testing.contractgen import generate_contract
 
@@ -564,7 +564,7 @@ def test_every_result_holds_to_its_tools_output_schema(tools: DocumentTools) -> 
 
 
 def test_a_call_whose_every_edit_was_refused_is_flagged_as_refused(tools: DocumentTools, root: Path) -> None:
-    from redline.tools.session import refused_whole
+    from redline.tools import refused_whole
 
     region = tools.read_region(DOC, section="2.3")
     before = (root / DOC).read_bytes()

@@ -36,7 +36,7 @@ from typing import Any
 
 from lxml import etree
 
-from shared_schema import Refusal
+from shared_schema import ChangeStatus, Refusal
 
 from ..collector import paused
 from ..exits import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
@@ -92,7 +92,7 @@ class Change:
     end: int
     paragraph: int  # OLD's view paragraph it starts in
     where: str  # that paragraph named as messages name it (sections.place)
-    status: str = "written"  # written | unsupported
+    status: ChangeStatus = ChangeStatus.WRITTEN
     moved: bool = False  # part of a paragraph NEW moved elsewhere
     reason: str | None = None
     # kind "move" (paragraphs NEW moved, written as a Word move): where they went, as NEW's
@@ -130,7 +130,7 @@ class CompareReport:
     error: Refusal | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        written = sum(1 for c in self.changes if c.status == "written")
+        written = sum(1 for c in self.changes if c.status is ChangeStatus.WRITTEN)
         return {
             "old": self.old,
             "new": self.new,
@@ -157,7 +157,9 @@ class CompareOutcome:
     def exit_code(self) -> int:
         if self.report.error is not None:
             return EXIT_REFUSED
-        return EXIT_OK if all(c.status == "written" for c in self.report.changes) else EXIT_UNAPPLIED
+        return (
+            EXIT_OK if all(c.status is ChangeStatus.WRITTEN for c in self.report.changes) else EXIT_UNAPPLIED
+        )
 
 
 def compare(
@@ -458,12 +460,12 @@ def _plan_stretch(
             ):
                 change.moved = True
             if any(_touches_flagged(old, x, y) for x, y in pieces):
-                change.status = "unsupported"
+                change.status = ChangeStatus.UNSUPPORTED
                 change.reason = _UNTOUCHABLE_REASON
             report.changes.append(change)
         elif any(_touches_flagged(old, x, y) for x, y in pieces):
             continue  # a marker alone where nothing can go: its move is not found, written otherwise
-        if change is not None and change.status != "written":
+        if change is not None and change.status is not ChangeStatus.WRITTEN:
             continue
         index = change.index if change is not None else -1
         for n, (x, y) in enumerate(pieces):

@@ -273,6 +273,20 @@ def _mark_spans(view: DocumentView, c: DocComment) -> list[tuple[int, int]] | No
     return spans or None
 
 
+def _reply_has_place(view: DocumentView, c: DocComment) -> bool:
+    """Whether the writer can put a reply's marks beside comment ``c``'s: ``c`` has a range
+    end, or a reference in a run, in its part (a range that only starts has neither).  Checked
+    here so that the writer never meets a thread it cannot anchor: there, that is a bug."""
+    if view.working is None or c.part is None:
+        return True
+    for el in view.working.xml(c.part).iter(w("commentRangeEnd"), w("commentReference")):
+        if el.get(_ID) == c.id:
+            holder = el.getparent()
+            if el.tag == w("commentRangeEnd") or (holder is not None and holder.tag == w("r")):
+                return True
+    return False
+
+
 def _placed(view: DocumentView, t: Revision) -> bool:
     """Whether writing ``t``'s decision changes only its view paragraph (and, joining, the
     next one): its element lies in that paragraph's element, so the splice finds every change
@@ -548,7 +562,7 @@ def _thread(
                 f'Reply to its parent instead: {{"action": "reply", "comment_id": "{root.id}", ...}}.',
             )
             return None
-        if root.paragraph is None or root.part is None:
+        if root.paragraph is None or root.part is None or not _reply_has_place(locator.view, root):
             _refuse(
                 result,
                 EditStatus.UNSUPPORTED,

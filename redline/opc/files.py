@@ -1,10 +1,10 @@
 """The file system: the atomic write every output goes through.
 
 :func:`write_atomic` puts bytes on disk all or nothing: a temporary file in the same folder,
-fsync, ``os.replace``, fsync of the folder.  A failure of the file system -- an ``OSError``, or
-whatever else a layer below raises (a network mount, a FUSE driver) -- is a
-:class:`~redline.errors.PackageError` ``io_error``; a bug of ours
-(:func:`redline.errors.is_ours`) propagates as it is.
+fsync, ``os.replace``, fsync of the folder.  A failure of the file system -- what
+:func:`redline.errors.foreign_table` names for :attr:`~redline.errors.Where.WRITE`: an
+``OSError``, a file name the codec cannot encode -- is a :class:`~redline.errors.PackageError`
+``io_error``; anything else (a bug of ours) propagates as it is.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from shared_schema import Code
 
-from ..errors import PackageError, is_ours
+from ..errors import PackageError, Refused, Where, foreign_code
 
 __all__ = ["write_atomic"]
 
@@ -63,7 +63,7 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 tmp.unlink()
-        if isinstance(exc, Exception) and not isinstance(exc, PackageError) and not is_ours(exc):
+        if not isinstance(exc, Refused) and foreign_code(exc, Where.WRITE) is not None:
             detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             message = f"Cannot write {target}: {detail or type(exc).__name__}."
             raise PackageError(Code.IO_ERROR, message) from exc

@@ -33,6 +33,8 @@ from typing import Final
 
 from shared_schema import Code
 
+from ..errors import Refused
+
 __all__ = ["LOCK_TIMEOUT", "LockError", "Locks", "private_lock_dir"]
 
 LOCK_TIMEOUT: Final = 30.0
@@ -46,15 +48,14 @@ BUSY_HINT: Final = (
 )
 
 
-class LockError(Exception):
+class LockError(Refused):
     """A lock not obtained: ``code`` is ``busy`` (not in time) or ``lock_failed`` (the folder
     or the file cannot be used); ``message`` and ``hint`` are for the caller."""
 
+    hint: str
+
     def __init__(self, code: Code, message: str, hint: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.hint = hint
+        super().__init__(code, message, hint)
 
 
 def _failed(message: str) -> LockError:

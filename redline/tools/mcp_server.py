@@ -25,7 +25,8 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
 from ..exits import EXIT_OK, EXIT_USAGE
-from .session import DocumentTools, refused_whole, tool_definitions
+from .definitions import refused_whole, tool_definitions
+from .session import DocumentTools
 
 __all__ = ["INSTRUCTIONS", "build_server", "serve"]
 

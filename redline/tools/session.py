@@ -39,24 +39,23 @@ import hashlib
 import json
 import os
 import re
-import stat
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from shared_schema import (
+    CallOutcome,
     Code,
     Edit,
     EditBatch,
     EditResult,
     EditStatus,
     Refusal,
-    json_schema,
+    ToolStatus,
     parse_edit_reply,
 )
 
@@ -70,346 +69,20 @@ from ..read.sections import Head
 from ..read.view import DocumentView, Paragraph
 from ..report import invalid_results
 from ..write.arguments import ArgumentError, check_author
-from .locks import LOCK_TIMEOUT, LockError, Locks
+from .definitions import APPLY_EDITS, ARGUMENTS, MAX_REGION_CHARS, READ_REGION, STALE_HINT, TOOL_NAMES, usage
+from .errors import PACKAGE_HINT, ToolError, call_error, document_refused, show
+from .locks import LOCK_TIMEOUT
+from .sandbox import Sandbox, check_overwrite
 
-__all__ = [
-    "APPLY_EDITS",
-    "READ_REGION",
-    "TOOL_NAMES",
-    "DocumentTools",
-    "ToolError",
-    "arguments_digest",
-    "refused_whole",
-    "tool_definitions",
-]
+__all__ = ["DocumentTools", "arguments_digest"]
 
-READ_REGION = "read_region"
-APPLY_EDITS = "apply_edits"
-TOOL_NAMES = (READ_REGION, APPLY_EDITS)
-
-STALE_HINT = (
-    "call read_region again, copy your anchors from the text it returns, and pass the revision it returns"
-)
-MAX_REGION_CHARS = 200_000
 _LOG_ANCHOR_CHARS = 200
-
-# ---------------------------------------------------------------------------------------------
-# Tool definitions (names, descriptions, JSON Schemas), generated from shared_schema
-
-_READ_REGION_DESCRIPTION = (
-    "Read part of a Word document (.docx) exactly as the edit tools see it. Pass `section` (a "
-    "clause as lawyers cite it, such as '4.2', 'Clause 4.2(b)', 'Article IV', 'Schedule 2', or "
-    "a heading's text, such as 'Rent') to get that section with its subsections; or "
-    "`paragraphs` ('12-20': paragraph indexes, inclusive) to get a range; or neither to get the "
-    "outline (every numbered clause and heading with its label, `cite`, title and paragraph "
-    "range). Returns `text` (the region as a reader sees it: each paragraph's clause number "
-    "before its text, paragraphs separated by a line feed, no line numbers or other gutter), "
-    "`paragraphs` (each with its index, label, section, offsets and its own text, the number "
-    "beside it) and the document's "
-    "`revision`. Rules for editing afterwards: copy anchors from this `text` character for "
-    "character, never from memory; pass this `revision` to apply_edits; after apply_edits, "
-    "quote the paragraphs it returns (or read the region again), not this older text. When "
-    "several sections match `section`, the call is refused with the candidates: ask again "
-    "with a candidate's `paragraphs` range or its full heading."
-)
-
-_APPLY_EDITS_DESCRIPTION = (
-    "Apply proposed changes to a Word document (.docx) as native tracked changes (insertions and "
-    "deletions a reviewer can accept or reject). By default the document at `path` is edited in "
-    "place (replaced atomically); pass `output` to write the edited copy to another file and "
-    "leave `path` as it is. Rules: (1) copy each `anchor` character for "
-    "character from the `text` that read_region returned: never paraphrase or re-type it, and "
-    "quote enough words that it occurs exactly once; (2) one call may carry several "
-    "non-overlapping edits, and each is matched against the document as you read it (not as "
-    "the earlier edits of the same call leave it); (3) for a deliberate replace-all, state "
-    "`expected_matches` with the number of occurrences; (4) when the task names a clause, set "
-    "the edit's `section` to it ('4.2', 'Clause 4.2(b)' or the heading text); an anchor may "
-    "begin with the clause number shown before a paragraph: it is left out; (5) pass the `revision` that "
-    "read_region (or the previous apply_edits) returned: if the document changed since, the "
-    "whole call is refused with status 'stale' and nothing is written; call read_region "
-    "again; (6) to decide the other side's redline (read it with read_region's `markup`), "
-    "add entries {action: 'accept' or 'reject', revision_id: '12'} (the number of [r12 Name]; "
-    "or `author` for every change of one author, `expected_matches` its count), {action: "
-    "'comment', anchor, text}, {action: 'reply', comment_id: '4', text} (to a thread's first "
-    "comment) and {action: 'resolve', comment_id: '4'}; decisions are not tracked; never "
-    "accept your own change (reject it to withdraw it); an edit and a decision on touching "
-    "text in one call: the later entry is refused 'overlap'. Edits the document cannot take "
-    "are reported one by one with a code (not_found, "
-    "ambiguous, count_mismatch, out_of_scope, overlap, no_change, invalid ...), a message and "
-    "a hint, while the others are still applied. Returns every edit's result, for applied "
-    "edits the post-edit `paragraphs` they touched, and the new `revision` to use next. A call "
-    "whose every edit was refused writes nothing and comes back as an error (isError) with "
-    "`status` 'unapplied': correct the edits from their hints and call again."
-)
-
-
-def _edit_item_schema() -> tuple[dict[str, Any], dict[str, Any]]:
-    """``json_schema("edit")`` as an array item, with any ``$defs`` split off for the root."""
-    schema = json.loads(json.dumps(json_schema("edit")))  # a private deep copy
-    defs = schema.pop("$defs", {})
-    return schema, defs
-
-
-def tool_definitions() -> list[dict[str, Any]]:
-    """The two tools as MCP-style definitions: ``name``, ``description``, ``inputSchema``.
-
-    The ``edits`` items are the shared :class:`shared_schema.Edit` schema, unchanged.
-    """
-    path_schema = {
-        "type": "string",
-        "description": "The .docx file, relative to the server's root folder (or an absolute "
-        "path inside it).",
-    }
-    read_region = {
-        "name": READ_REGION,
-        "description": _READ_REGION_DESCRIPTION,
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "path": path_schema,
-                "section": {
-                    "type": "string",
-                    "description": "A clause number as displayed ('4.2', '7', '(a)') or a "
-                    "heading's text ('Operating Expenses'). Omit for the outline.",
-                },
-                "paragraphs": {
-                    "type": "string",
-                    "pattern": r"^\s*\d+\s*(-\s*\d+\s*)?$",
-                    "description": "Paragraph indexes 'FIRST-LAST' (inclusive), e.g. '12-20', "
-                    "or one index '12'. Ranges are listed by the outline.",
-                },
-                "markup": {
-                    "type": "boolean",
-                    "description": "Show the region's tracked changes and comments inline, each "
-                    "with its id and author ({++inserted++}[r12 Name], {--deleted--}[r13 Name], "
-                    "{==passage==}{>>comment<<}[c4 Name]); the text then starts with a line on "
-                    "how to read it, and `revisions` and `comments` list them. Quote anchors "
-                    "without the marks: the text outside them is the document as accepted.",
-                },
-            },
-            "required": ["path"],
-            "additionalProperties": False,
-        },
-    }
-    item, defs = _edit_item_schema()
-    apply_schema: dict[str, Any] = {
-        "type": "object",
-        "properties": {
-            "path": path_schema,
-            "edits": {
-                "type": "array",
-                "items": item,
-                "description": "The changes, each matched against the document as read "
-                "(not one after another); they must not overlap.",
-            },
-            "revision": {
-                "type": "string",
-                "description": "The `revision` returned by the read_region call (or the last "
-                "apply_edits call) whose text you quoted.",
-            },
-            "output": {
-                "type": "string",
-                "description": "Write the edited document to this file (inside the root) "
-                "instead of changing `path` in place.",
-            },
-            "author": {
-                "type": "string",
-                "description": "The author name recorded on the tracked changes.",
-            },
-        },
-        "required": ["path", "edits", "revision"],
-        "additionalProperties": False,
-    }
-    if defs:
-        apply_schema["$defs"] = defs
-    apply_edits = {
-        "name": APPLY_EDITS,
-        "description": _APPLY_EDITS_DESCRIPTION,
-        "inputSchema": apply_schema,
-    }
-    read_region["outputSchema"], apply_edits["outputSchema"] = _output_schemas()
-    return [read_region, apply_edits]
-
-
-def refused_whole(result: Mapping[str, Any]) -> bool:
-    """Whether a tool result did nothing: the call was refused (``error``), or it proposed
-    edits and every one was refused (``status`` ``unapplied``).  The MCP server flags such a
-    result ``isError`` -- the field every MCP client shows the model and an agent loop checks
-    first -- so a loop that reads only that flag still notices a call that changed nothing."""
-    return "error" in result or result.get("status") == "unapplied"
-
-
-_ERROR_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "description": "Set when the call was refused whole: a code of the catalogue, a message, a hint.",
-    "properties": {"code": {"type": "string"}, "message": {"type": "string"}, "hint": {"type": "string"}},
-    "required": ["code", "message"],
-}
-_PARAGRAPH_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "index": {"type": "integer"},
-        "label": {"type": ["string", "null"]},
-        "section": {"type": ["string", "null"]},
-        "story": {"type": "string"},
-        "start": {"type": "integer"},
-        "end": {"type": "integer"},
-        "text": {"type": "string"},
-    },
-    "required": ["index", "start", "end", "text"],
-}
-
-
-def _output_schemas() -> tuple[dict[str, Any], dict[str, Any]]:
-    """The tools' ``outputSchema``: what a result holds when the call ran, or ``error`` when it
-    was refused whole (either is an object; further fields may be added, never removed)."""
-    failed = {"required": ["error"]}
-    read_region = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string"},
-            "revision": {"type": "string", "description": "Pass it to apply_edits."},
-            "region": {"type": "object"},
-            "text": {"type": "string", "description": "The region's exact text, to quote anchors from."},
-            "paragraphs": {"type": "array", "items": _PARAGRAPH_SCHEMA},
-            "outline": {"type": "array", "items": {"type": "object"}},
-            "stories": {"type": "array", "items": {"type": "object"}},
-            "revisions": {
-                "type": "array",
-                "items": {"type": "object"},
-                "description": "With `markup`: the region's tracked changes "
-                "(id, kind, author, date, text, paragraph).",
-            },
-            "comments": {
-                "type": "array",
-                "items": {"type": "object"},
-                "description": "With `markup`: the region's comments "
-                "(id, author, date, text, quote, parent, resolved).",
-            },
-            "error": _ERROR_SCHEMA,
-        },
-        "anyOf": [{"required": ["path", "revision", "region"]}, failed],
-    }
-    entry = json.loads(json.dumps(EditResult.model_json_schema()))
-    defs = entry.pop("$defs", {})
-    entry.pop("additionalProperties", None)
-    entry["properties"]["paragraphs"] = {
-        "type": "array",
-        "items": _PARAGRAPH_SCHEMA,
-        "description": "For an applied edit: the paragraphs it touched, as they read now.",
-    }
-    apply_edits = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string"},
-            "output": {"type": ["string", "null"]},
-            "status": {
-                "enum": ["applied", "partial", "unapplied", "stale"],
-                "description": "applied: every edit; partial: some; unapplied: none (the "
-                "result is flagged isError); stale: the call was refused whole.",
-            },
-            "written": {"type": "boolean"},
-            "edits": {"type": "array", "items": entry},
-            "totals": {"type": "object"},
-            "reply": {"type": "object"},
-            "revision": {"type": "string", "description": "The revision to quote next."},
-            "previous_revision": {"type": "string"},
-            "error": _ERROR_SCHEMA,
-        },
-        "anyOf": [{"required": ["status", "edits"]}, failed],
-        "$defs": defs,
-    }
-    return read_region, apply_edits
-
-
-_ARGUMENTS: dict[str, frozenset[str]] = {
-    READ_REGION: frozenset(["path", "section", "paragraphs", "markup"]),
-    APPLY_EDITS: frozenset(["path", "edits", "revision", "output", "author"]),
-}
-
-
-# ---------------------------------------------------------------------------------------------
-# Refusals
-
-
-class ToolError(Exception):
-    """A refusal of the whole call: becomes ``{"error": {"code", "message", "hint", ...}}``.
-
-    Raised (not returned) because the checks that refuse a call sit deep in its handling (an
-    argument, a path, a lock, a section); :meth:`DocumentTools.handle` turns it into the
-    result. ``extra`` holds what a :class:`Refusal` has no field for (outline candidates)."""
-
-    def __init__(self, code: Code, message: str, hint: str, **extra: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.hint = hint
-        self.extra = extra
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "message": self.message, "hint": self.hint, **self.extra}
-
-
-_PACKAGE_HINT = (
-    "The file could not be read as a Word document; check that `path` names a .docx file "
-    "(not a .doc, a PDF or an encrypted file)."
-)
-_BUG_HINT = "This is a bug in redline, not in your call; report it."
-
-
-def _document_refused(refusal: Refusal) -> ToolError:
-    """The call refused because the document (or its output) was: the refusal, with a hint."""
-    hint = "Check that the folder exists and is writable." if refusal.code == Code.IO_ERROR else _PACKAGE_HINT
-    return ToolError(refusal.code, refusal.message, hint)
-
-
-def call_error(exc: Exception) -> tuple[dict[str, Any], str | None]:
-    """What a call that raised ``exc`` returns as its ``error``, and the traceback to log when
-    ``exc`` is a bug of ours -- the tools' one boundary (:meth:`DocumentTools.handle`).
-
-    A refusal (:class:`ToolError`, a refused document) keeps its code. A foreign failure maps
-    to a code: the operating system's (``OSError``) to ``io_error``; a codec's (``UnicodeError``:
-    an argument holding text no file name can carry, such as a lone surrogate) to
-    ``invalid_arguments``. Anything else is ``internal_error``, never a code about the
-    caller's document.
-    """
-    if isinstance(exc, ToolError):
-        return exc.to_dict(), None
-    if isinstance(exc, LockError):  # busy, or lock_failed
-        return ToolError(exc.code, exc.message, exc.hint).to_dict(), None
-    if isinstance(exc, PackageError):
-        return _document_refused(Refusal.from_error(exc)).to_dict(), None
-    if isinstance(exc, OSError):
-        where = f" on {_show(str(exc.filename))}" if exc.filename is not None else ""
-        error = ToolError(
-            Code.IO_ERROR,
-            f"A file could not be read or written{where}: {exc.strerror or exc}.",
-            "Check that the path and its folder exist and are accessible, then try again.",
-        )
-        return error.to_dict(), None
-    if isinstance(exc, UnicodeError):
-        error = ToolError(
-            Code.INVALID_ARGUMENTS,
-            f"An argument holds text that cannot be used ({type(exc).__name__}: {exc}).",
-            "Pass paths and texts as plain Unicode text, without lone surrogates.",
-        )
-        return error.to_dict(), None
-    internal = {
-        "code": Code.INTERNAL_ERROR,
-        "message": f"The tool failed unexpectedly ({type(exc).__name__}: {exc}).",
-        "hint": _BUG_HINT,
-    }
-    return internal, "".join(traceback.format_exception(exc))
 
 
 def arguments_digest(arguments: Any) -> str:
     """``sha256:`` of the arguments as canonical JSON (sorted keys, no spaces)."""
     canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-# ---------------------------------------------------------------------------------------------
-# Locks
 
 
 # ---------------------------------------------------------------------------------------------
@@ -483,7 +156,7 @@ def _parse_range(value: Any, count: int) -> tuple[int, int]:
     ):
         first, last = int(value[0]), int(value[1])
     if first is None or last is None:
-        raise ToolError(Code.INVALID_RANGE, f"{_show(value)} is not a paragraph range.", hint)
+        raise ToolError(Code.INVALID_RANGE, f"{show(value)} is not a paragraph range.", hint)
     if count == 0:
         raise ToolError(Code.INVALID_RANGE, "The document has no paragraphs.", "Check the path.")
     if first > last or first < 0 or last >= count:
@@ -494,11 +167,6 @@ def _parse_range(value: Any, count: int) -> tuple[int, int]:
             hint,
         )
     return first, last
-
-
-def _show(value: Any, limit: int = 80) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -525,14 +193,11 @@ class DocumentTools:
         max_region_chars: int = MAX_REGION_CHARS,
         lock_timeout: float = LOCK_TIMEOUT,
     ) -> None:
-        real = Path(os.path.realpath(root))
-        if not real.is_dir():
-            raise ValueError(f"the root {str(root)!r} is not a folder")
-        self.root = real
+        self.sandbox = Sandbox(root, Path(lock_dir) if lock_dir is not None else None, lock_timeout)
+        self.root = self.sandbox.root
         self.log = Path(log) if log is not None else None
         self.author = author
         self.max_region_chars = max_region_chars
-        self._locks = Locks(Path(lock_dir) if lock_dir is not None else None, lock_timeout)
         self._log_lock = threading.Lock()
 
     # -- public API ----------------------------------------------------------------------------
@@ -599,7 +264,7 @@ class DocumentTools:
         """The lock file that every process holds (``flock``) while it uses the document at
         ``path``: another program can take it to keep the tools off the document meanwhile.
         Raises :class:`ToolError` (``outside_root``) for a path outside the root."""
-        return self._locks.lock_file(str(self._resolve(path, "path")))
+        return self.sandbox.lock_file(path)
 
     # -- the call wrapper ------------------------------------------------------------------------
 
@@ -615,7 +280,7 @@ class DocumentTools:
             if impl is None:
                 raise ToolError(
                     Code.UNKNOWN_TOOL,
-                    f"There is no tool named {_show(name)}.",
+                    f"There is no tool named {show(name)}.",
                     f"The tools are {', '.join(TOOL_NAMES)}.",
                 )
             if arguments is None:
@@ -623,16 +288,16 @@ class DocumentTools:
             if not isinstance(arguments, Mapping):
                 raise ToolError(
                     Code.INVALID_ARGUMENTS,
-                    f"The arguments must be a JSON object, not {_show(arguments)}.",
-                    _usage(name),
+                    f"The arguments must be a JSON object, not {show(arguments)}.",
+                    usage(name),
                 )
             args = dict(arguments)
-            unknown = sorted(set(args) - _ARGUMENTS[name])
+            unknown = sorted(set(args) - ARGUMENTS[name])
             if unknown:
                 raise ToolError(
                     Code.INVALID_ARGUMENTS,
                     f"{name} has no argument {', '.join(repr(k) for k in unknown)}.",
-                    _usage(name),
+                    usage(name),
                 )
             result = impl(args)
         except Exception as exc:  # never let a tool call raise
@@ -645,73 +310,24 @@ class DocumentTools:
         self._log_call(name, arguments, args, result, time.perf_counter() - started, trace)
         return result
 
-    # -- paths ---------------------------------------------------------------------------------
-
-    def _resolve(self, raw: Any, what: str) -> Path:
-        if not isinstance(raw, str) or not raw.strip():
-            raise ToolError(
-                Code.INVALID_ARGUMENTS,
-                f"`{what}` must be a non-empty string naming a file, not {_show(raw)}.",
-                "Pass the document's path relative to the root folder, e.g. 'lease.docx'.",
-            )
-        if "\x00" in raw:
-            raise ToolError(
-                Code.INVALID_ARGUMENTS, f"`{what}` contains a NUL character.", "Pass a plain path."
-            )
-        candidate = Path(raw)  # no ~ expansion: paths are relative to the root
-        if not candidate.is_absolute():
-            candidate = self.root / candidate
-        real = Path(os.path.realpath(candidate))
-        if not real.is_relative_to(self.root):
-            raise ToolError(
-                Code.OUTSIDE_ROOT,
-                f"{_show(raw)} is outside the folder this server may open.",
-                "Only files under the server's root folder can be read or written; pass a path "
-                "relative to it, without '..' and not through a link that leads out of it.",
-            )
-        return real
-
-    def _document(self, raw: Any) -> Path:
-        real = self._resolve(raw, "path")
-        try:
-            exists, is_file = real.exists(), real.is_file()
-        except OSError:  # a name too long, a loop of links...
-            exists = is_file = False
-        if not exists:
-            raise ToolError(
-                Code.NOT_FOUND_FILE,
-                f"There is no file {_show(raw)} under the root folder.",
-                "Check the file name; paths are relative to the server's root folder.",
-            )
-        if not is_file:
-            raise ToolError(
-                Code.NOT_A_FILE,
-                f"{_show(raw)} is not a file.",
-                "Pass the path of a .docx file.",
-            )
-        return real
-
-    def _relative(self, real: Path) -> str:
-        return real.relative_to(self.root).as_posix()
-
     @staticmethod
     def _load(real: Path) -> tuple[Package, DocumentView]:
         loaded = load_view(real)
         if isinstance(loaded, Refusal):
-            raise _document_refused(loaded)
+            raise document_refused(loaded)
         return loaded
 
     # -- read_region ---------------------------------------------------------------------------
 
     def _read_region(self, args: dict[str, Any]) -> dict[str, Any]:
-        real = self._document(args.get("path"))
+        real = self.sandbox.document(args.get("path"))
         section = args.get("section")
         span = args.get("paragraphs")
         if section is not None and (not isinstance(section, str | int) or isinstance(section, bool)):
             raise ToolError(
                 Code.INVALID_ARGUMENTS,
-                f"`section` must be a string such as '4.2', not {_show(section)}.",
-                _usage(READ_REGION),
+                f"`section` must be a string such as '4.2', not {show(section)}.",
+                usage(READ_REGION),
             )
         if isinstance(section, str) and not section.strip():
             section = None
@@ -719,18 +335,18 @@ class DocumentTools:
             raise ToolError(
                 Code.INVALID_ARGUMENTS,
                 "Pass either `section` or `paragraphs`, not both.",
-                _usage(READ_REGION),
+                usage(READ_REGION),
             )
         markup = args.get("markup", False)
         if not isinstance(markup, bool):
             raise ToolError(
                 Code.INVALID_ARGUMENTS,
-                f"`markup` must be true or false, not {_show(markup)}.",
-                _usage(READ_REGION),
+                f"`markup` must be true or false, not {show(markup)}.",
+                usage(READ_REGION),
             )
-        with self._locks.hold([str(real)], exclusive=False):
+        with self.sandbox.hold([str(real)], exclusive=False):
             package, view = self._load(real)
-        out: dict[str, Any] = {"path": self._relative(real), "revision": view.revision}
+        out: dict[str, Any] = {"path": self.sandbox.relative(real), "revision": view.revision}
         if section is not None:
             head = self._section(view, str(section))
             first, last = head.index, head.last
@@ -788,7 +404,7 @@ class DocumentTools:
             near = [_head_dict(view, h) for h in view.outline.heads if key and key in h.title.casefold()][:20]
             raise ToolError(
                 Code.SECTION_NOT_FOUND,
-                f"No section is numbered or headed {_show(name)}.",
+                f"No section is numbered or headed {show(name)}.",
                 "Pass a clause as the document numbers it ('4.2', 'Clause 4.2(b)', 'Article IV', "
                 "'Schedule 2') or a heading's text; call read_region without `section` for the "
                 "outline, which lists every section's `cite`.",
@@ -797,7 +413,7 @@ class DocumentTools:
         if len(found) > 1:
             raise ToolError(
                 Code.AMBIGUOUS_SECTION,
-                f"{len(found)} sections match {_show(name)}: "
+                f"{len(found)} sections match {show(name)}: "
                 + ", ".join(f"\u201c{h.title}\u201d" for h in found[:5])
                 + ".",
                 "Call read_region again with one candidate's `paragraphs` range, or name it in "
@@ -809,7 +425,7 @@ class DocumentTools:
     # -- apply_edits ---------------------------------------------------------------------------
 
     def _apply_edits(self, args: dict[str, Any]) -> dict[str, Any]:
-        real = self._document(args.get("path"))
+        real = self.sandbox.document(args.get("path"))
         revision = args.get("revision")
         if not isinstance(revision, str) or not revision.strip():
             raise ToolError(
@@ -819,38 +435,23 @@ class DocumentTools:
                 "Call read_region first, copy anchors from its text, and pass its revision.",
             )
         output_arg = args.get("output")
-        out_real = real if output_arg is None else self._resolve(output_arg, "output")
-        if out_real != real:
-            if out_real.is_dir():
-                raise ToolError(Code.NOT_A_FILE, f"{_show(output_arg)} is a folder.", "Name a .docx file.")
-            if not out_real.name.lower().endswith(".docx"):
-                raise ToolError(
-                    Code.OUTPUT_NOT_DOCUMENT,
-                    f"The output {_show(output_arg)} is not a .docx file name.",
-                    "Name the output NAME.docx, a new file or a document under the root.",
-                )
-            if not out_real.parent.is_dir():
-                raise ToolError(
-                    Code.NOT_FOUND_FOLDER,
-                    f"The folder of {_show(output_arg)} does not exist.",
-                    "Write into an existing folder under the root.",
-                )
+        out_real = self.sandbox.output(output_arg, real)
         author = args.get("author")
         if author is not None:
             try:
                 author = check_author(author)
             except ArgumentError as exc:
                 raise ToolError(
-                    Code.INVALID_ARGUMENTS, f"`author`: {exc.message}.", _usage(APPLY_EDITS)
+                    Code.INVALID_ARGUMENTS, f"`author`: {exc.message}.", usage(APPLY_EDITS)
                 ) from None
         batch = _parse_edits(args.get("edits"))
-        with self._locks.hold([str(real), str(out_real)], exclusive=True):
+        with self.sandbox.hold([str(real), str(out_real)], exclusive=True):
             package, view = self._load(real)
             if out_real != real:
-                _check_overwrite(out_real, output_arg)
+                check_overwrite(out_real, output_arg)
             base: dict[str, Any] = {
-                "path": self._relative(real),
-                "output": self._relative(out_real) if out_real != real else None,
+                "path": self.sandbox.relative(real),
+                "output": self.sandbox.relative(out_real) if out_real != real else None,
             }
             if revision.strip() != view.revision:
                 return {**base, **_stale(batch, revision)}
@@ -861,7 +462,7 @@ class DocumentTools:
                 raise ToolError(
                     report.error.code,
                     report.error.message,
-                    report.error.hint or _PACKAGE_HINT,
+                    report.error.hint or PACKAGE_HINT,
                 )
             applied = [e for e in report.edits if e.status.ok]
             new_view = view
@@ -870,7 +471,7 @@ class DocumentTools:
                 try:
                     write_atomic(out_real, outcome.output)
                 except PackageError as exc:
-                    raise _document_refused(Refusal.from_error(exc)) from None
+                    raise document_refused(Refusal.from_error(exc)) from None
                 new_view = outcome.reloaded[1]
         # the writer numbers the paragraphs each edit touched as the written document's view does
         after = outcome.written.touched_paragraphs if outcome.written is not None else {}
@@ -883,7 +484,10 @@ class DocumentTools:
                 ]
             entries.append(entry)
         total = report.totals
-        status = "applied" if total.unapplied == 0 else ("partial" if total.applied else "unapplied")
+        if total.unapplied == 0:
+            status = ToolStatus.APPLIED
+        else:
+            status = ToolStatus.PARTIAL if total.applied else ToolStatus.UNAPPLIED
         return {
             **base,
             "status": status,
@@ -919,7 +523,7 @@ class DocumentTools:
             "tool": tool,
             "path": result.get("path") or (path[:500] if isinstance(path, str) else None),
             "arguments_digest": arguments_digest(arguments),
-            "outcome": "refused" if code else result.get("status", "ok"),
+            "outcome": CallOutcome.REFUSED if code else result.get("status", CallOutcome.OK),
             "error_code": code,
             "duration_ms": round(seconds * 1000, 1),
         }
@@ -955,49 +559,6 @@ class DocumentTools:
             print(f"redline: cannot write the call log {self.log}: {exc}", file=sys.stderr)
 
 
-# ---------------------------------------------------------------------------------------------
-# apply_edits helpers
-
-
-def _usage(name: str) -> str:
-    if name == READ_REGION:
-        return (
-            "read_region takes `path` and optionally one of `section` ('4.2' or a heading) or "
-            "`paragraphs` ('12-20'), and `markup` (true: tracked changes and comments inline)."
-        )
-    return (
-        "apply_edits takes `path`, `edits` (a list of {anchor, replacement, ...}), `revision` "
-        "(from read_region), and optionally `output` and `author`."
-    )
-
-
-def _check_overwrite(out_real: Path, output_arg: Any) -> None:
-    """An existing output is overwritten only when it is a document the tools would open
-    (``output_not_document`` otherwise): never a file that is not one."""
-    try:
-        info = os.lstat(out_real)
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise ToolError(
-            Code.OUTPUT_NOT_DOCUMENT,
-            f"The output {_show(output_arg)} cannot be checked: {exc.strerror or exc}.",
-            "Name a new .docx file under the root.",
-        ) from None
-    refusal = None
-    if stat.S_ISREG(info.st_mode):
-        loaded = load_view(out_real)
-        refusal = loaded if isinstance(loaded, Refusal) else None
-    if not stat.S_ISREG(info.st_mode) or refusal is not None:
-        why = f" ({refusal.message.rstrip('.')} [{refusal.code}])" if refusal is not None else ""
-        raise ToolError(
-            Code.OUTPUT_NOT_DOCUMENT,
-            f"The output {_show(output_arg)} exists and is not a document the tools would open{why}; "
-            "it is left as it is.",
-            "Name a new .docx file, or an existing document, under the root.",
-        )
-
-
 def _parse_edits(edits: Any) -> EditBatch:
     """The edits through the tolerant reply parser (legacy field names coerced)."""
     if isinstance(edits, str):
@@ -1013,7 +574,7 @@ def _parse_edits(edits: Any) -> EditBatch:
     if batch is None:
         raise ToolError(
             Code.INVALID_EDITS,
-            f"`edits` holds no usable list of edits: {_show(edits)}.",
+            f"`edits` holds no usable list of edits: {show(edits)}.",
             "Pass `edits` as a list of objects, each with 'anchor' (copied from read_region's "
             "text) and 'replacement'.",
         )
@@ -1039,7 +600,7 @@ def _stale(batch: EditBatch, revision: str) -> dict[str, Any]:
     ]
     results = sorted([*results, *invalid_results(batch)], key=lambda r: r.index)
     return {
-        "status": "stale",
+        "status": ToolStatus.STALE,
         "written": False,
         "error": {"code": Code.STALE, "message": message, "hint": STALE_HINT},
         "edits": [r.model_dump(mode="json") for r in results],

@@ -363,7 +363,9 @@ def _anchor_reply(
     elif end is not None:
         new_end.addnext(run)
     else:
-        raise PackageError(Code.INTERNAL_ERROR, f"comment {parent} has no place in the text", "")
+        # a bug of ours (the thread was found with a range or a reference), never a refusal:
+        # the boundaries report it internal_error, exit 70, with its traceback
+        raise AssertionError(f"comment {parent} has no place in the text")
     if start is None:  # a comment with a reference only: the reply's range is empty there
         new_end.addprevious(new_start)
 

@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Final
 
-from shared_schema import bidi_control, xml_unsafe_character
+from shared_schema import Code, bidi_control, xml_unsafe_character
+
+from ..errors import Refused
 
 __all__ = [
     "MAX_AUTHOR_CHARS",
@@ -39,17 +41,14 @@ _DATE_TIME: Final = re.compile(
 )
 
 
-class ArgumentError(ValueError):
-    """An argument that cannot reach the document: ``message`` says why, for a person;
-    ``field`` names the argument (``"author"``, ``"date"``)."""
+class ArgumentError(Refused, ValueError):
+    """An argument that cannot reach the document (``invalid_arguments``): ``message`` says
+    why, for a person; ``field`` names the argument (``"author"``, ``"date"``).  Still a
+    ``ValueError``, what a bad argument to a Python function is."""
 
     def __init__(self, message: str, field: str) -> None:
-        super().__init__(message)
+        super().__init__(Code.INVALID_ARGUMENTS, message)
         self.field = field
-
-    @property
-    def message(self) -> str:
-        return str(self)
 
 
 def check_author(value: object) -> str:
