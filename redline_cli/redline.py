@@ -183,6 +183,7 @@ def _view(args: argparse.Namespace) -> int:
     from redline.read.annotations import read_annotations
     from redline.read.load import load_view
     from redline.read.markup import render as render_markup
+    from redline.read.shapes import view_document
 
     loaded = load_view(Path(args.doc))
     if not isinstance(loaded, tuple):  # the refusal (its model is not built to read a document)
@@ -198,27 +199,7 @@ def _view(args: argparse.Namespace) -> int:
         for line in notes or ():
             print(f"redline view: unread: {line}", file=sys.stderr)
         return EXIT_OK
-    doc = {
-        "revision": view.revision,
-        "text": view.text,
-        "paragraphs": [
-            {
-                "index": p.index,
-                "part": p.part,
-                "story": p.story,
-                "start": p.start,
-                "end": p.end,
-                "text": view.paragraph_text(p),
-                "label": p.label,
-                "section": p.section,
-            }
-            for p in view.paragraphs
-        ],
-        "revisions": [r.to_dict() for r in annotations.revisions] if annotations is not None else [],
-        "comments": [c.to_dict() for c in annotations.comments] if annotations is not None else [],
-    }
-    if notes is not None:
-        doc["unread"] = notes
+    doc = view_document(view, annotations, notes)
     json.dump(doc, sys.stdout, ensure_ascii=False)
     sys.stdout.write("\n")
     return EXIT_OK

@@ -13,5 +13,6 @@
 * :mod:`~redline.read.outline` -- the outline: the sections paragraphs head, nested, and their names
 * :mod:`~redline.read.annotations` -- other authors' tracked changes and comments, tied to the view
 * :mod:`~redline.read.markup` -- the text with revisions and comments inline (``view --markup``)
+* :mod:`~redline.read.shapes` -- the view as JSON: ``view --json`` and what the tools return
 * :mod:`~redline.read.load` -- the one load step: bytes (or a file) to package and view
 """

@@ -65,8 +65,9 @@ from ..opc.package import Package, PackageError
 from ..read.annotations import read_annotations
 from ..read.load import load_view
 from ..read.markup import render as render_markup
-from ..read.sections import Head
-from ..read.view import DocumentView, Paragraph
+from ..read.outline import Head
+from ..read.shapes import outline_entry, paragraph_range, region_paragraph, story_ranges
+from ..read.view import DocumentView
 from ..report import invalid_results
 from ..write.arguments import ArgumentError, check_author
 from .definitions import APPLY_EDITS, ARGUMENTS, MAX_REGION_CHARS, READ_REGION, STALE_HINT, TOOL_NAMES, usage
@@ -87,46 +88,6 @@ def arguments_digest(arguments: Any) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # Paragraph data
-
-
-def _paragraph_dict(view: DocumentView, p: Paragraph) -> dict[str, Any]:
-    return {
-        "index": p.index,
-        "label": p.label,
-        "section": p.section,
-        "story": p.story,
-        "start": p.start,
-        "end": p.end,
-        "text": view.paragraph_text(p),
-    }
-
-
-def _range(first: int, last: int) -> str:
-    return f"{first}-{last}"
-
-
-def _head_dict(view: DocumentView, head: Head) -> dict[str, Any]:
-    """One outline entry: a heading or numbered clause and the paragraphs it governs."""
-    return {
-        "label": view.paragraphs[head.index].label,
-        "cite": head.cite,
-        "title": head.title,
-        "level": head.depth,
-        "paragraphs": _range(head.index, head.last),
-        "within": None if head.parent is None else head.parent.title,
-    }
-
-
-def _stories(view: DocumentView) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for p in view.paragraphs:
-        if out and out[-1]["story"] == p.story and out[-1]["part"] == p.part:
-            out[-1]["last"] = p.index
-        else:
-            out.append({"story": p.story, "part": p.part, "first": p.index, "last": p.index})
-    return [
-        {"story": s["story"], "part": s["part"], "paragraphs": _range(s["first"], s["last"])} for s in out
-    ]
 
 
 _RANGE = re.compile(r"^\s*(\d+)\s*(?:(?:-|–|—|\.\.|:|to)\s*(\d+)\s*)?$")
@@ -355,15 +316,15 @@ class DocumentTools:
                 "label": view.paragraphs[first].label,
                 "cite": head.cite,
                 "title": head.title,
-                "paragraphs": _range(first, last),
+                "paragraphs": paragraph_range(first, last),
             }
         elif span is not None:
             first, last = _parse_range(span, len(view.paragraphs))
-            region = {"kind": "paragraphs", "paragraphs": _range(first, last)}
+            region = {"kind": "paragraphs", "paragraphs": paragraph_range(first, last)}
         else:
             out["region"] = {"kind": "outline", "paragraph_count": len(view.paragraphs)}
-            out["outline"] = [_head_dict(view, h) for h in view.outline.heads]
-            out["stories"] = _stories(view)
+            out["outline"] = [outline_entry(view, h) for h in view.outline.heads]
+            out["stories"] = story_ranges(view)
             return out
         paras = view.paragraphs[first : last + 1]
         annotations = None
@@ -383,7 +344,7 @@ class DocumentTools:
         region["end"] = paras[-1].end
         out["region"] = region
         out["text"] = text
-        out["paragraphs"] = [_paragraph_dict(view, p) for p in paras]
+        out["paragraphs"] = [region_paragraph(view, p) for p in paras]
         if annotations is not None:
             lo, hi = paras[0].start, paras[-1].end
             out["revisions"] = [
@@ -401,7 +362,8 @@ class DocumentTools:
         found = view.outline.named(name)
         if not found:
             key = " ".join(name.casefold().split())
-            near = [_head_dict(view, h) for h in view.outline.heads if key and key in h.title.casefold()][:20]
+            heads = view.outline.heads
+            near = [outline_entry(view, h) for h in heads if key and key in h.title.casefold()][:20]
             raise ToolError(
                 Code.SECTION_NOT_FOUND,
                 f"No section is numbered or headed {show(name)}.",
@@ -418,7 +380,7 @@ class DocumentTools:
                 + ".",
                 "Call read_region again with one candidate's `paragraphs` range, or name it in "
                 "full (its container too: 'Schedule 2, paragraph 1').",
-                candidates=[_head_dict(view, h) for h in found],
+                candidates=[outline_entry(view, h) for h in found],
             )
         return found[0]
 
@@ -480,7 +442,7 @@ class DocumentTools:
             entry = e.model_dump(mode="json")
             if e.status.ok:
                 entry["paragraphs"] = [
-                    _paragraph_dict(new_view, new_view.paragraphs[i]) for i in after.get(e.index, [])
+                    region_paragraph(new_view, new_view.paragraphs[i]) for i in after.get(e.index, [])
                 ]
             entries.append(entry)
         total = report.totals
