@@ -9,7 +9,7 @@ carries (``mc:AlternateContent``, unknown namespaces) must be handled, not refus
 
 How it is measured:
 
-* the whole catalogue runs in **one worker subprocess** (``_WORKER``) that calls
+* the whole catalogue runs in **one worker subprocess** (``testing.measure jobs``) that calls
   :func:`redline_cli.redline.main` once per case; before each case it resets the process's peak resident
   set (``/proc/self/clear_refs``), so each case reports its own wall time *in process* (no
   interpreter start-up) and its own peak RSS (the interpreter and its imports included);
@@ -325,51 +325,8 @@ assert len({c.id for c in ALL_CASES}) == len(ALL_CASES)
 # =============================================================================================
 # The worker: one process, every case, time (wall and CPU) and peak memory per case
 
-_WORKER = r"""
-import contextlib, io, json, sys, time, traceback
-
-def status(key):
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith(key + ":"):
-                    return int(line.split()[1])
-    except OSError:  # no /proc: the process's peak so far (kB on Linux, bytes on macOS)
-        import resource
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        return peak // 1024 if sys.platform == "darwin" else peak
-    return 0
-
-def reset_peak():
-    try:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-        return True
-    except OSError:
-        return False
-
-from redline_cli.redline import main
-
-jobs = json.load(sys.stdin)
-with open(sys.argv[1], "w") as results:
-    for job in jobs:
-        reset = reset_peak()
-        base = status("VmRSS")
-        err, out = io.StringIO(), io.StringIO()
-        crash = None
-        started, cpu_started = time.perf_counter(), time.process_time()
-        try:
-            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
-                rc = main(job["argv"])
-        except BaseException:
-            rc, crash = None, traceback.format_exc()
-        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu_started
-        peak = status("VmHWM")
-        row = {"id": job["id"], "rc": rc, "crash": crash, "stderr": err.getvalue()[-20000:],
-               "seconds": seconds, "cpu": cpu, "peak_kb": peak, "base_kb": base, "reset": reset}
-        results.write(json.dumps(row) + "\n")
-        results.flush()
-"""
+WORKER = [sys.executable, "-m", "testing.measure", "jobs"]
+"""The worker (``testing/measure.py``): ``WORKER + [RESULTS]``, the jobs as JSON on stdin."""
 
 
 @dataclass
@@ -433,7 +390,7 @@ def _warm_up_job(base: Path) -> dict[str, Any]:
 def run_worker(jobs: list[dict[str, Any]], folder: Path, timeout: float = 300) -> dict[str, Run]:
     results = folder / "results.jsonl"
     proc = subprocess.run(
-        [sys.executable, "-c", _WORKER, str(results)],
+        [*WORKER, str(results)],
         input=json.dumps(jobs).encode(),
         capture_output=True,
         timeout=timeout,
@@ -566,15 +523,7 @@ class ChildRun:
 # A small launcher between pytest and the child: a forked child's peak RSS counts the pages it
 # shared with its parent before exec, so the parent must be small for the number to be the
 # child's own. The launcher (a bare interpreter, ~10 MB) reports the child's os.wait4 usage.
-_LAUNCHER = r"""
-import json, os, subprocess, sys
-with open(sys.argv[2], "wb") as err:
-    proc = subprocess.Popen(sys.argv[3:], stdout=subprocess.DEVNULL, stderr=err)
-    _, status, usage = os.wait4(proc.pid, 0)
-with open(sys.argv[1], "w") as out:
-    json.dump({"rc": os.waitstatus_to_exitcode(status), "maxrss_kb": usage.ru_maxrss,
-               "cpu": usage.ru_utime + usage.ru_stime}, out)
-"""
+LAUNCHER = [sys.executable, "-m", "testing.measure", "launch"]
 
 
 def run_cli_subprocess(argv: list[str], scratch: Path, timeout: float = HANG_GUARD) -> ChildRun:
@@ -583,7 +532,7 @@ def run_cli_subprocess(argv: list[str], scratch: Path, timeout: float = HANG_GUA
     result, err = scratch / "child.json", scratch / "child.stderr"
     started = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-c", _LAUNCHER, str(result), str(err), sys.executable, "-m", "redline", *argv],
+        [*LAUNCHER, str(result), str(err), sys.executable, "-m", "redline", *argv],
         cwd=ROOT,
         timeout=timeout,
         check=True,
@@ -696,7 +645,7 @@ def test_a_small_file_that_costs_a_lot_is_refused_or_handled_in_budget(
     prep = prepare(tmp_path, case)
     results = tmp_path / "results.jsonl"
     proc = subprocess.Popen(
-        [sys.executable, "-c", _WORKER, str(results)],
+        [*WORKER, str(results)],
         stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
