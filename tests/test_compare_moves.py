@@ -384,6 +384,7 @@ def _random_moves(seed: int, count: int) -> list[tuple[bytes, list[str]]]:
     return out
 
 
+@pytest.mark.slow
 def test_libreoffice_accepts_moves(tmp_path: Path, soffice: str) -> None:
     """LibreOffice opens every output and its own accept-all reads as NEW: a move with a word
     changed inside it (formatting on the source), and random moves among other changes."""

@@ -123,6 +123,7 @@ def edit_batch(seed: int, n: int) -> tuple[bytes, list[dict[str, str]], list[str
     return doc.data, edits, kinds
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("track", [True, False], ids=["tracked", "untracked"])
 def test_a_long_contract_edits_beside_and_over_cross_references(track: bool) -> None:
     """The issue's judge: 200 edits beside fields of a generated numbered contract, all applied;

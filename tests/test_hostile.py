@@ -459,11 +459,13 @@ def check_case(case: Case, prep: Prepared, run: Run) -> None:
     assert run.peak_mb < MEMORY_LIMIT_MB, f"peak RSS {run.peak_mb:.0f} MB"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", DOCUMENT_CASES, ids=[c.id for c in DOCUMENT_CASES])
 def test_a_hostile_document_is_refused_end_to_end(case: Case, e2e: dict[str, tuple[Prepared, Run]]) -> None:
     check_case(case, *e2e[case.id])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", REPLY_CASES, ids=[c.id for c in REPLY_CASES])
 def test_a_hostile_reply_is_refused_or_its_bad_entries_are_invalid(
     case: Case, e2e: dict[str, tuple[Prepared, Run]]
@@ -471,6 +473,7 @@ def test_a_hostile_reply_is_refused_or_its_bad_entries_are_invalid(
     check_case(case, *e2e[case.id])
 
 
+@pytest.mark.slow
 def test_the_catalogue_numbers(e2e: dict[str, tuple[Prepared, Run]]) -> None:
     """The numbers for the issue: cases, refusals by code, worst time, worst memory."""
     runs = {case.id: e2e[case.id][1] for case in ALL_CASES}
@@ -558,6 +561,7 @@ def subprocess_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple
     return {name: (prepared[name], runs[name]) for name in SUBPROCESS_SUBSET}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SUBPROCESS_SUBSET)
 def test_python_m_redline_apply_refuses_in_a_real_subprocess(
     name: str, subprocess_runs: dict[str, tuple[Prepared, ChildRun]]
@@ -1679,6 +1683,7 @@ INSERTED_TEXTS = [
 """Texts of insert_after / insert_before entries, hostile ones among them."""
 
 
+@pytest.mark.slow
 @FUZZ_SETTINGS
 @given(body=body_xml(), data=st.data())
 def test_fuzz_random_wordprocessingml_is_edited_exactly_as_reported(body: str, data: st.DataObject) -> None:

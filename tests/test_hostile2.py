@@ -871,6 +871,7 @@ def check(prep: Prepared, run: Run) -> None:
     assert run.peak_mb < case.mb, f"{run.peak_mb:.0f} MB (budget {case.mb})"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case_id", [c.id for c in SMALL])
 def test_a_hostile_input_is_refused_or_handled_in_budget(
     case_id: str, small: dict[str, tuple[Prepared, Run]]
@@ -884,6 +885,7 @@ def test_a_large_input_is_bounded(case_id: str, large: dict[str, tuple[Prepared,
     check(*large[case_id])
 
 
+@pytest.mark.slow
 def test_the_second_catalogue_numbers(small: dict[str, tuple[Prepared, Run]]) -> None:
     """``-s`` prints every case's CPU seconds and peak (the numbers in the module docstring)."""
     rows = sorted(small.values(), key=lambda pr: -pr[1].cpu)

@@ -196,6 +196,7 @@ def test_a_generated_contract_edited_in_many_places_reads_back_as_the_full_read(
 _KINDS = ("msa", "nda", "lease")
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     kind=st.sampled_from(_KINDS),
@@ -474,6 +475,7 @@ def test_what_was_put_in_is_well_formed_exactly_when_the_whole_part_is(bad: byte
 # The corpus
 
 
+@pytest.mark.slow
 def test_corpus_documents_edited_tracked_and_untracked_read_back_as_the_full_read(corpus_dir: Path) -> None:
     folder = corpus_dir
     before = _counted()

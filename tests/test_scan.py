@@ -184,6 +184,7 @@ def _package(body: str) -> bytes:
     return raw_zip([Entry(n, d) for n, d in docx_parts({"word/document.xml": document(body)})])
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(_body())
 def test_random_bodies_scan_exactly_as_the_tree_walk_reads_them(body: str) -> None:

@@ -190,6 +190,7 @@ def test_a_second_write_or_an_unplaced_part_is_serialised_whole() -> None:
     assert writer.splice.changed([MAIN])[MAIN] == serialize(writer.splice.working.xml(MAIN))
 
 
+@pytest.mark.slow
 def test_corpus_documents_splice_to_the_tree_the_writer_left(corpus_dir: Path) -> None:
     folder = corpus_dir
     spliced_any = 0

@@ -1083,6 +1083,7 @@ def _tabs_as_spaces(text: str) -> str:
     return text.replace("\t", " ")
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data(), st.booleans())
 def test_random_runs_and_edits_reject_to_the_original_and_accept_to_plain_replacement(
