@@ -45,6 +45,7 @@ def _cases() -> list[Path]:
     return CORPUS_DOCS
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not CORPUS_DOCS, reason="set REDLINE_CORPUS to the real-document corpus")
 @pytest.mark.parametrize("path", _cases(), ids=[p.name for p in _cases()])
 def test_striking_and_inserting_a_clause_on_a_real_document(path: Path) -> None:

@@ -121,6 +121,7 @@ def test_property_accept_is_new_and_reject_is_old(pandoc: str, docs: tuple[list[
     assert loaded[1].text == "\n".join(new_paras)  # our own reader: the view reads accepted
 
 
+@pytest.mark.slow
 def test_corpus_against_untracked_edits(corpus_dir: Path, pandoc: str) -> None:
     compared = 0
     for path in sorted(corpus_dir.glob("*.docx")):

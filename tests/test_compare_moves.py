@@ -301,6 +301,7 @@ def _move_one(data: bytes, rnd: random.Random) -> tuple[bytes, str] | None:
     return buf.getvalue(), view.paragraph_text(src)
 
 
+@pytest.mark.slow
 def test_corpus_moved_paragraph_and_untracked_edit(corpus_dir: Path, pandoc: str) -> None:
     compared = moved = 0
     for path in sorted(corpus_dir.glob("*.docx")):

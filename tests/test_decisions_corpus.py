@@ -224,6 +224,7 @@ def _fodt_annotations(data: bytes, tmp: Path) -> list[tuple[str, bool]]:
     return found
 
 
+@pytest.mark.slow
 @needs_corpus
 @pytest.mark.parametrize("path", COMMENTED, ids=[p.name for p in COMMENTED])
 def test_a_reply_threads_under_its_parent_and_a_resolved_thread_is_done(path: Path, tmp_path: Path) -> None:
