@@ -376,47 +376,20 @@ def save(ld: Loaded, writer: Writer) -> bytes:
 
 # ---------------------------------------------------------------------------------------------
 # Peak memory (a fresh child process per measurement: lxml allocates outside tracemalloc's view,
-# and ru_maxrss survives exec, so the child reads its own VmHWM)
+# and ru_maxrss survives exec, so the child reads its own VmHWM: testing/measure.py's "load")
 
-_CHILD = r"""
-import io, sys, zipfile
-mode, path = sys.argv[1], sys.argv[2]
-def status(key):  # KiB, from /proc/self/status (VmHWM: this process's peak, reset on exec)
-    for line in open("/proc/self/status"):
-        if line.startswith(key + ":"):
-            return int(line.split()[1])
-    raise KeyError(key)
-def reset_peak():  # Linux >= 4.0: writing 5 resets VmHWM to the current RSS
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-    except OSError:
-        pass
-data = open(path, "rb").read()
-if mode == "bare":
-    from lxml import etree
-    xml = zipfile.ZipFile(io.BytesIO(data)).read("word/document.xml")
-    reset_peak(); before = status("VmRSS")
-    root = etree.fromstring(xml)
-elif mode == "stream":
-    from redline.opc.package import Package
-    from redline.read.build import verify_only_view
-    reset_peak(); before = status("VmRSS")
-    view = verify_only_view(Package.from_bytes(data, stream_main=True))
-else:
-    from redline.opc.package import Package
-    from redline.read.build import build_view
-    reset_peak(); before = status("VmRSS")
-    view = build_view(Package.from_bytes(data))
-print(status("VmHWM") - before)
-"""
+_ROOT = Path(__file__).resolve().parent.parent
 
 
 def peak_kib(mode: str, path: Path, repeats: int) -> float:
     values = []
     for _ in range(repeats):
         out = subprocess.run(
-            [sys.executable, "-c", _CHILD, mode, str(path)], capture_output=True, text=True, check=True
+            [sys.executable, "-m", "testing.measure", "load", mode, str(path)],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=_ROOT,
         )
         values.append(float(out.stdout.strip()))
     return max(1.0, statistics.median(values))

@@ -3,6 +3,7 @@
 - ``contractgen`` — realistic contracts as .docx bytes, deterministic from a seed (clause prose in
   ``data/*.json``); ``python -m testing.contractgen sample_contracts`` regenerates the samples.
 - ``docbuild`` — small .docx files from a compact notation, for unit tests.
+- ``zips`` — zip members with fixed timestamps: generated documents are byte-reproducible.
 - ``hostile_docs`` — valid and hostile packages (hand-written zips whose every field can lie).
 
 Only the tests and the benchmarks import it; python-docx, which ``contractgen`` uses, is a

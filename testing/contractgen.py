@@ -33,7 +33,6 @@ import json
 import random
 import re
 import sys
-import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -42,6 +41,8 @@ from typing import Any, Literal, cast, get_args
 from lxml import etree
 
 from redline.opc.namespaces import W_NS, XML_SPACE, w
+
+from .zips import reproducible
 
 Kind = Literal["lease", "nda", "msa"]
 Story = Literal["body", "header", "footer", "footnotes"]
@@ -59,7 +60,6 @@ SAMPLES: dict[str, tuple[Kind, int]] = {
 """The documents of ``sample_contracts/``: file stem → (kind, seed)."""
 
 _FIXED_DATE = _dt.datetime(2025, 1, 6, 9, 0, 0, tzinfo=_dt.UTC)
-_ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -779,18 +779,6 @@ def _table(doc: Any, writer: _Writer, table: _Table) -> None:
             writer.paragraph(cell.paragraphs[0]._p, para)
 
 
-def _reproducible_zip(data: bytes) -> bytes:
-    out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w") as dst:
-        for info in src.infolist():
-            fixed = zipfile.ZipInfo(info.filename, date_time=_ZIP_DATE)
-            fixed.compress_type = zipfile.ZIP_DEFLATED
-            fixed.external_attr = 0o644 << 16
-            fixed.create_system = 3
-            dst.writestr(fixed, src.read(info.filename), compresslevel=6)
-    return out.getvalue()
-
-
 def _render_docx(plan: _Plan, kind: Kind, seed: int, runs_per_paragraph: int) -> bytes:
     import docx
 
@@ -829,7 +817,7 @@ def _render_docx(plan: _Plan, kind: Kind, seed: int, runs_per_paragraph: int) ->
 
     buf = io.BytesIO()
     doc.save(buf)
-    return _reproducible_zip(buf.getvalue())
+    return reproducible(buf.getvalue())
 
 
 # --------------------------------------------------------------------------------------------

@@ -32,6 +32,8 @@ import zipfile
 import zlib
 from xml.sax.saxutils import escape, quoteattr
 
+from .zips import write_member
+
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 R_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 REL_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
@@ -291,13 +293,13 @@ def docx(
     doc_rels = f'{DECL}<Relationships xmlns="{REL_NS}">{"".join(rels)}</Relationships>'
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-        z.writestr("[Content_Types].xml", types)
-        z.writestr("_rels/.rels", root_rels)
-        z.writestr("word/document.xml", document)
-        z.writestr("word/_rels/document.xml.rels", doc_rels)
-        z.writestr("word/styles.xml", DECL + STYLES)
+        write_member(z, "[Content_Types].xml", types)
+        write_member(z, "_rels/.rels", root_rels)
+        write_member(z, "word/document.xml", document)
+        write_member(z, "word/_rels/document.xml.rels", doc_rels)
+        write_member(z, "word/styles.xml", DECL + STYLES)
         for name, data in parts:
-            z.writestr(name, data)
+            write_member(z, name, data)
         for name, data in (extra or {}).items():
-            z.writestr(name, data, compress_type=zipfile.ZIP_STORED)
+            write_member(z, name, data, compress_type=zipfile.ZIP_STORED)
     return buf.getvalue()

@@ -1,12 +1,15 @@
-"""Shared fixtures: the real-document corpus and the external readers (pandoc, LibreOffice)."""
+"""Shared fixtures: the real-document corpus, the external readers (pandoc, LibreOffice) and the
+generated lease.  The helpers behind them are ``tests/support.py`` and ``tests/oracles.py``."""
 
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
+
+from tests import support
+from tests.oracles import tool
 
 
 @pytest.fixture(scope="session")
@@ -21,20 +24,25 @@ def corpus_dir() -> Path:
     return path
 
 
-def _tool(name: str) -> str:
-    found = shutil.which(name)
-    if found is None:
-        pytest.skip(f"{name} is not installed")
-    return found
+@pytest.fixture(scope="session")
+def corpus_docs(corpus_dir: Path) -> list[Path]:
+    """The corpus's documents (``*.docx``), sorted (skips without a corpus)."""
+    return support.corpus_paths()
 
 
 @pytest.fixture(scope="session")
 def pandoc() -> str:
     """The path of ``pandoc`` (skips when it is not installed)."""
-    return _tool("pandoc")
+    return tool("pandoc")
 
 
 @pytest.fixture(scope="session")
 def soffice() -> str:
     """The path of LibreOffice's ``soffice`` (skips when it is not installed)."""
-    return _tool("soffice")
+    return tool("soffice")
+
+
+@pytest.fixture(scope="session")
+def lease() -> bytes:
+    """The generated lease (``testing.contractgen``, seed 0): ``tests.support.lease()``."""
+    return support.lease()

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests import libreoffice
+from tests import oracles
 
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
@@ -189,7 +189,7 @@ def libreoffice_labels(cases: Sequence[Case], soffice: str | None = None) -> dic
         for case in cases:
             docs[case.name] = src / f"{case.name}.docx"
             docs[case.name].write_bytes(case.docx())
-        plain, accepted = libreoffice.text_exports(
+        plain, accepted = oracles.text_exports(
             [docs[c.name] for c in cases if not c.accepted],
             [docs[c.name] for c in cases if c.accepted],
             Path(tmp) / "work",

@@ -41,7 +41,7 @@ from lxml import etree
 from redline.opc.package import Package, PackageError
 from redline.read.build import build_view
 from redline.read.labels import numbering_of
-from tests import libreoffice
+from tests import oracles
 
 THRESHOLD = 0.995
 """Share of numbered paragraphs whose labels must agree, per document."""
@@ -168,7 +168,7 @@ def convert(
     if soffice is None:
         return {}, {}
     with tempfile.TemporaryDirectory(prefix="numbering-oracle-") as tmp:
-        plain, done = libreoffice.text_exports(docs, accepted, Path(tmp), soffice)
+        plain, done = oracles.text_exports(docs, accepted, Path(tmp), soffice)
     return {d.name: t for d, t in plain.items()}, {d.name: t for d, t in done.items()}
 
 

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 ROWS = [
@@ -50,6 +52,7 @@ ROWS = [
 ]
 
 
+@pytest.mark.slow
 def test_quick_benchmark_prints_every_row(tmp_path: Path) -> None:
     md = tmp_path / "table.md"
     proc = subprocess.run(

@@ -4,26 +4,18 @@ readers' view of them (pandoc for reject-all, LibreOffice for accept-all and its
 from __future__ import annotations
 
 import json
-import re
-import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
 
 from redline.apply import ApplyOptions, apply_reply
-from redline.read.load import load_view
 from redline.read.view import DocumentView
+from tests.oracles import pandoc_plain, rejected
+from tests.support import view_of
 
 ROOT = Path(__file__).resolve().parent.parent
 LEASE = ROOT / "sample_contracts" / "commercial-lease.docx"
-
-
-def view_of(data: bytes) -> DocumentView:
-    loaded = load_view(data)
-    assert isinstance(loaded, tuple), loaded
-    return loaded[1]
 
 
 def apply(entries: list[dict[str, object]]) -> bytes:
@@ -31,31 +23,6 @@ def apply(entries: list[dict[str, object]]) -> bytes:
     assert all(e.status.value == "applied" for e in outcome.report.edits), outcome.report.edits
     assert outcome.output is not None
     return outcome.output
-
-
-def pandoc(data: bytes, mode: str) -> str:
-    if shutil.which("pandoc") is None:
-        pytest.skip("pandoc is not installed")
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "doc.docx"
-        path.write_bytes(data)
-        return subprocess.run(
-            ["pandoc", f"--track-changes={mode}", "-t", "plain", "--wrap=none", str(path)],
-            capture_output=True, text=True, check=True,
-        ).stdout  # fmt: skip
-
-
-_ITEM = re.compile(r"^\s*(?:(?:\d+\.|[a-z]\.|\(\w+\))\s*)+")  # a list item's number, as pandoc prints it
-
-
-def rejected(data: bytes) -> list[str]:
-    """pandoc's reject-all text, paragraph by paragraph.  pandoc 2.17 (Debian 12) handles a
-    revised paragraph mark in a *numbered* paragraph by moving its text into the next
-    paragraph, leaving an empty list item behind and numbering the items after it one on:
-    list numbers and empty items are dropped here (the text is still compared whole).
-    LibreOffice checks the marks themselves (the slow test)."""
-    lines = [_ITEM.sub("", line) for line in pandoc(data, "reject").split("\n")]
-    return [line for line in lines if line.strip()]
 
 
 def clause(view: DocumentView, label: str) -> str:
@@ -139,7 +106,7 @@ def test_insert_after_and_before_add_whole_numbered_paragraphs_beside_the_anchor
     assert sub.label == "(a)" and sub.section is not None and sub.section.startswith("2.4(a)")
     assert clause(after, "2.5").startswith("Holding Over.")
     assert rejected(out) == rejected(LEASE.read_bytes())
-    assert "Right of First Offer" in pandoc(out, "accept")
+    assert "Right of First Offer" in pandoc_plain(out, "accept")
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import zipfile
 from pathlib import Path
 
@@ -16,10 +15,10 @@ from lxml import etree
 from redline.apply import ApplyOptions, apply_reply
 from redline.read.load import load_view
 from redline.read.view import DocumentView
-from tests.test_clauses import rejected
+from tests.oracles import rejected
+from tests.support import corpus_paths
 
-CORPUS = os.environ.get("REDLINE_CORPUS")
-CORPUS_DOCS = sorted(Path(CORPUS).glob("*.docx")) if CORPUS else []
+CORPUS_DOCS = corpus_paths()
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 
 
@@ -46,6 +45,7 @@ def _cases() -> list[Path]:
     return CORPUS_DOCS
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not CORPUS_DOCS, reason="set REDLINE_CORPUS to the real-document corpus")
 @pytest.mark.parametrize("path", _cases(), ids=[p.name for p in _cases()])
 def test_striking_and_inserting_a_clause_on_a_real_document(path: Path) -> None:
@@ -127,7 +127,7 @@ def test_libreoffice_numbers_a_struck_or_inserted_clause_as_if_it_had_been_typed
     every change accepted by LibreOffice reads, labels included, exactly as the same edit made
     untracked -- the list renumbers after a struck clause, and an inserted clause gets the next
     label -- on every corpus document with a numbered clause."""
-    from tests.libreoffice import text_exports, uno_python
+    from tests.oracles import text_exports, uno_python
 
     if uno_python() is None:
         pytest.skip("no Python with LibreOffice's uno module")

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from redline.apply import ApplyOptions, apply_reply
 from redline.read.load import load_view
 from testing.numbered import contract
-from tests.test_clauses import _ITEM, pandoc
+from tests.oracles import ITEM, pandoc_plain
 
 ARTICLES, CLAUSES = 3, 3
 DOC = contract(articles=ARTICLES, clauses=CLAUSES, seed=11)
@@ -39,7 +39,7 @@ PARAGRAPHS = _paragraphs()
 
 def plain(text: str) -> str:
     """pandoc's plain text without list numbers, one space between words."""
-    lines = [_ITEM.sub("", line) for line in text.split("\n")]
+    lines = [ITEM.sub("", line) for line in text.split("\n")]
     return " ".join(" ".join(lines).split())
 
 
@@ -121,5 +121,5 @@ def test_random_clause_edits_read_as_the_oracle_says(
     out = outcome.output
     assert out is not None
     assert isinstance(load_view(out), tuple)  # the output loads
-    assert plain(pandoc(out, "reject")) == plain(pandoc(DOC.data, "reject"))
-    assert plain(pandoc(out, "accept")) == " ".join(" ".join(t for t in expected if t).split())
+    assert plain(pandoc_plain(out, "reject")) == plain(pandoc_plain(DOC.data, "reject"))
+    assert plain(pandoc_plain(out, "accept")) == " ".join(" ".join(t for t in expected if t).split())

@@ -7,10 +7,8 @@ against a copy edited with ``redline apply --no-track``; untouched zip members b
 
 from __future__ import annotations
 
-import io
 import json
 import random
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -22,31 +20,10 @@ from redline.compare.diff import CompareOptions, compare
 from redline.read.load import load_view
 from redline_cli.redline import main
 from testing.docbuild import B, P, Table, docx
-from tests.test_writer import fold, pandoc_text
+from tests.oracles import check_compare
+from tests.support import members
 
 DATE = "2020-01-01T00:00:00Z"
-
-
-def _members(data: bytes) -> dict[str, bytes]:
-    with zipfile.ZipFile(io.BytesIO(data)) as z:
-        return {i.filename: z.read(i) for i in z.infolist()}
-
-
-def _read(pandoc: str, data: bytes, mode: str) -> str:
-    text = pandoc_text(pandoc, data, mode)
-    assert text is not None
-    return fold(text)
-
-
-def _check(pandoc: str, old: bytes, new: bytes, out: bytes) -> None:
-    """pandoc's reject of OUT reads as OLD, its accept as NEW (folded as tests.test_writer
-    does: pandoc 2.17 joins paragraphs across a rejected inserted mark with a space); our own
-    view of OUT (every revision accepted) is NEW's, character for character."""
-    assert _read(pandoc, out, "reject") == _read(pandoc, old, "reject")
-    assert _read(pandoc, out, "accept") == _read(pandoc, new, "accept")
-    got, want = load_view(out), load_view(new)
-    assert isinstance(got, tuple) and isinstance(want, tuple)
-    assert got[1].text == want[1].text
 
 
 def test_words_and_paragraphs(pandoc: str) -> None:
@@ -65,13 +42,13 @@ def test_words_and_paragraphs(pandoc: str) -> None:
     )
     outcome = compare(old, new, CompareOptions(author="Counsel", date=DATE))
     assert outcome.exit_code == 0 and outcome.output is not None
-    _check(pandoc, old, new, outcome.output)
+    check_compare(pandoc, old, new, outcome.output)
     kinds = [(c.kind, c.old, c.new) for c in outcome.report.changes]
     assert ("replace", "monthly", "quarterly") in kinds and ("insert", "", "all ") in kinds
-    xml = _members(outcome.output)["word/document.xml"].decode()
+    xml = members(outcome.output)["word/document.xml"].decode()
     assert 'w:author="Counsel"' in xml and f'w:date="{DATE}"' in xml
     assert "<w:b/>" in xml  # the bold run is kept
-    members_old, members_out = _members(old), _members(outcome.output)
+    members_old, members_out = members(old), members(outcome.output)
     assert list(members_old) == list(members_out)
     assert all(members_old[n] == members_out[n] for n in members_old if n != "word/document.xml")
 
@@ -81,7 +58,7 @@ def test_one_word_is_one_revision_and_identical_is_untouched() -> None:
     new = docx(P("Payment is due within sixty days of the invoice."), P("Other."))
     outcome = compare(old, new, CompareOptions(date=DATE))
     assert [(c.kind, c.old, c.new) for c in outcome.report.changes] == [("replace", "thirty", "sixty")]
-    xml = _members(outcome.output or b"")["word/document.xml"].decode()
+    xml = members(outcome.output or b"")["word/document.xml"].decode()
     assert xml.count("<w:ins ") == 1 and xml.count("<w:del ") == 1
     same = compare(old, old)
     assert same.report.changes == [] and same.output == old  # nothing to change: OLD's very bytes
@@ -93,7 +70,7 @@ def test_exact_characters_are_changes(pandoc: str) -> None:
     new = docx(P("The \u201cPremises\u201d are leased."))
     outcome = compare(old, new, CompareOptions(date=DATE))
     assert outcome.report.changes
-    _check(pandoc, old, new, outcome.output or b"")
+    check_compare(pandoc, old, new, outcome.output or b"")
 
 
 def test_table_cells(pandoc: str) -> None:
@@ -101,7 +78,7 @@ def test_table_cells(pandoc: str) -> None:
     new = docx(P("Before."), Table([["Rent", "120"], ["Term", "24 months"]]), P("After."))
     outcome = compare(old, new, CompareOptions(date=DATE))
     assert [c.new for c in outcome.report.changes] == ["120", "24"]
-    _check(pandoc, old, new, outcome.output or b"")
+    check_compare(pandoc, old, new, outcome.output or b"")
 
 
 _WORDS = st.sampled_from(
@@ -138,12 +115,13 @@ def test_property_accept_is_new_and_reject_is_old(pandoc: str, docs: tuple[list[
     old, new = docx(*[P(t) for t in old_paras]), docx(*[P(t) for t in new_paras])
     outcome = compare(old, new, CompareOptions(date=DATE))
     assert outcome.exit_code == 0 and outcome.output is not None
-    _check(pandoc, old, new, outcome.output)
+    check_compare(pandoc, old, new, outcome.output)
     loaded = load_view(outcome.output)
     assert isinstance(loaded, tuple)
     assert loaded[1].text == "\n".join(new_paras)  # our own reader: the view reads accepted
 
 
+@pytest.mark.slow
 def test_corpus_against_untracked_edits(corpus_dir: Path, pandoc: str) -> None:
     compared = 0
     for path in sorted(corpus_dir.glob("*.docx")):
@@ -170,10 +148,10 @@ def test_corpus_against_untracked_edits(corpus_dir: Path, pandoc: str) -> None:
         outcome = compare(data, new, CompareOptions(date=DATE))
         assert outcome.output is not None, (path.name, outcome.report.error)
         assert outcome.exit_code == 0, path.name
-        _check(pandoc, data, new, outcome.output)
+        check_compare(pandoc, data, new, outcome.output)
         # a one-word change is a one-word revision
         assert all(c.new in ("CHANGED", "") or "CHANGED" in c.new for c in outcome.report.changes), path.name
-        a, b = _members(data), _members(outcome.output)
+        a, b = members(data), members(outcome.output)
         assert list(a) == list(b)
         assert sum(a[n] != b[n] for n in a) == 1, path.name  # only the body changed
         compared += 1

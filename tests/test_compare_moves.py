@@ -30,7 +30,8 @@ from redline.opc.namespaces import W_NS, w
 from redline.read.load import load_view
 from redline_cli.redline import main
 from testing.docbuild import B, I, P, Table, docx
-from tests.test_compare import _check, _members, _read
+from tests.oracles import check_compare, pandoc_folded
+from tests.support import members
 
 DATE = "2020-01-01T00:00:00Z"
 NS = {"w": W_NS}
@@ -45,7 +46,7 @@ LONG = [
 
 
 def _body(data: bytes) -> etree._Element:
-    return etree.fromstring(_members(data)["word/document.xml"])
+    return etree.fromstring(members(data)["word/document.xml"])
 
 
 def _moves(data: bytes) -> dict[str, dict[str, list[etree._Element]]]:
@@ -85,7 +86,7 @@ def test_one_paragraph_moved_is_one_move(pandoc: str) -> None:
     outcome = compare(old, new, CompareOptions(author="Counsel", date=DATE))
     assert outcome.exit_code == 0 and outcome.output is not None
     out = outcome.output
-    _check(pandoc, old, new, out)
+    check_compare(pandoc, old, new, out)
     [change] = outcome.report.changes
     d = change.to_dict()
     assert d["kind"] == "move" and d["paragraph"] == 1 and d["to_paragraph"] == 3 and d["paragraphs"] == 1
@@ -111,7 +112,7 @@ def test_one_paragraph_moved_is_one_move(pandoc: str) -> None:
         w("moveFromRangeEnd"),
         w("moveToRangeEnd"),
     ]
-    a, b = _members(old), _members(out)
+    a, b = members(old), members(out)
     assert list(a) == list(b) and [n for n in a if a[n] != b[n]] == ["word/document.xml"]
 
 
@@ -120,7 +121,7 @@ def test_consecutive_paragraphs_move_as_one(pandoc: str) -> None:
     new = docx(*[P(t) for t in (LONG[2], LONG[3], LONG[0], LONG[1], LONG[4], LONG[5])])
     outcome = compare(old, new, CompareOptions(date=DATE))
     assert outcome.output is not None
-    _check(pandoc, old, new, outcome.output)
+    check_compare(pandoc, old, new, outcome.output)
     [change] = outcome.report.changes
     assert change.kind == "move" and change.paragraphs == 2
     assert len(_moves(outcome.output)) == 1
@@ -135,7 +136,7 @@ def test_a_nearly_identical_move_carries_its_word_diff_flat(pandoc: str) -> None
     new = docx(*[P(t) for t in (LONG[1], LONG[2], LONG[3], edited, LONG[4], LONG[5])])
     outcome = compare(old, new, CompareOptions(date=DATE))
     assert outcome.output is not None
-    _check(pandoc, old, new, outcome.output)
+    check_compare(pandoc, old, new, outcome.output)
     [change] = outcome.report.changes
     assert change.kind == "move" and change.new == edited
     assert change.inner == [{"kind": "replace", "old": "monthly", "new": "quarterly", "paragraph": 0}]
@@ -165,7 +166,7 @@ def test_short_paragraphs_are_not_moves(pandoc: str, moved: str, is_move: bool) 
     new = docx(*[P(t) for t in LONG[:4]], P(moved))
     outcome = compare(old, new, CompareOptions(date=DATE))
     assert outcome.output is not None
-    _check(pandoc, old, new, outcome.output)
+    check_compare(pandoc, old, new, outcome.output)
     assert any(c.kind == "move" for c in outcome.report.changes) is is_move
     assert bool(_moves(outcome.output)) is is_move
 
@@ -181,7 +182,7 @@ def test_similarity_threshold(pandoc: str) -> None:
         new = docx(P(LONG[0]), P(LONG[2]), P(LONG[3]), P(LONG[4]), P(text), P(LONG[5]))
         outcome = compare(old, new, CompareOptions(date=DATE))
         assert outcome.output is not None
-        _check(pandoc, old, new, outcome.output)
+        check_compare(pandoc, old, new, outcome.output)
         assert any(c.kind == "move" for c in outcome.report.changes) is is_move, text
 
 
@@ -197,7 +198,7 @@ def test_moves_out_of_a_table_are_written_as_deletion_and_insertion(pandoc: str)
     new = docx(P(LONG[0]), Table([["", "x"]]), P(LONG[2]), P(LONG[3]), P(LONG[1]))
     outcome = compare(old, new, CompareOptions(date=DATE))
     assert outcome.output is not None
-    _check(pandoc, old, new, outcome.output)
+    check_compare(pandoc, old, new, outcome.output)
     assert not _moves(outcome.output)
     assert all(c.kind != "move" for c in outcome.report.changes)
     assert any(c.moved for c in outcome.report.changes)  # still reported as moved
@@ -256,8 +257,8 @@ def test_property_permutations(pandoc: str, docs: tuple[list[str], list[str]]) -
     new = docx(*[P(t) for t in new_paras])
     outcome = compare(old, new, CompareOptions(date=DATE))
     assert outcome.exit_code == 0 and outcome.output is not None
-    assert _read(pandoc, outcome.output, "reject") == _read(pandoc, old, "reject")
-    assert _read(pandoc, outcome.output, "accept") == _read(pandoc, new, "accept")
+    assert pandoc_folded(pandoc, outcome.output, "reject") == pandoc_folded(pandoc, old, "reject")
+    assert pandoc_folded(pandoc, outcome.output, "accept") == pandoc_folded(pandoc, new, "accept")
     loaded = load_view(outcome.output)
     assert isinstance(loaded, tuple) and loaded[1].text == "\n".join(new_paras)
     _ids_unique(outcome.output)
@@ -300,6 +301,7 @@ def _move_one(data: bytes, rnd: random.Random) -> tuple[bytes, str] | None:
     return buf.getvalue(), view.paragraph_text(src)
 
 
+@pytest.mark.slow
 def test_corpus_moved_paragraph_and_untracked_edit(corpus_dir: Path, pandoc: str) -> None:
     compared = moved = 0
     for path in sorted(corpus_dir.glob("*.docx")):
@@ -329,7 +331,7 @@ def test_corpus_moved_paragraph_and_untracked_edit(corpus_dir: Path, pandoc: str
             new = edited.output
         outcome = compare(data, new, CompareOptions(date=DATE))
         assert outcome.output is not None and outcome.exit_code == 0, path.name
-        _check(pandoc, data, new, outcome.output)
+        check_compare(pandoc, data, new, outcome.output)
         changes = outcome.report.changes
         moves = [c for c in changes if c.kind == "move"]
         assert len(moves) <= 1, path.name
@@ -337,7 +339,7 @@ def test_corpus_moved_paragraph_and_untracked_edit(corpus_dir: Path, pandoc: str
         assert all(c.kind == "move" or "CHANGED" in c.new for c in changes), (path.name, changes)
         if moves:
             _ids_unique(outcome.output)
-        a, b = _members(data), _members(outcome.output)
+        a, b = members(data), members(outcome.output)
         assert list(a) == list(b)
         assert [n for n in a if a[n] != b[n]] == ["word/document.xml"], path.name
         compared += 1
@@ -383,10 +385,11 @@ def _random_moves(seed: int, count: int) -> list[tuple[bytes, list[str]]]:
     return out
 
 
+@pytest.mark.slow
 def test_libreoffice_accepts_moves(tmp_path: Path, soffice: str) -> None:
     """LibreOffice opens every output and its own accept-all reads as NEW: a move with a word
     changed inside it (formatting on the source), and random moves among other changes."""
-    from tests.libreoffice import text_exports, uno_python
+    from tests.oracles import text_exports, uno_python
 
     if uno_python() is None:
         pytest.skip("no Python with LibreOffice's uno module")

@@ -280,11 +280,6 @@ def summary_statuses(paras: list[OPara], path: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def lease() -> bytes:
-    return generate_contract("lease")
-
-
-@pytest.fixture(scope="module")
 def big_msa() -> bytes:
     return generate_contract("msa", seed=3, pages=8, runs_per_paragraph=20)
 

@@ -19,12 +19,11 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from redline.apply import ApplyOptions, Outcome, apply_reply
-from redline.read.annotations import Annotations, read_annotations
-from redline.read.load import load_view
 from shared_schema import EditStatus, json_schema, parse_edit_reply
 from testing.docbuild import CommentEnd, CommentStart, Del, Ins, P, Raw, Table, docx
 from testing.hostile_docs2 import in_header
-from tests.test_clauses import pandoc as clauses_pandoc
+from tests.oracles import pandoc_spaced as pandoc  # its text, every run of whitespace one space
+from tests.support import body_xml, comment, members, part, read_back, text_of, with_part
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 W15 = "http://schemas.microsoft.com/office/word/2012/wordml"
@@ -40,45 +39,8 @@ def run(doc: bytes, entries: list[dict[str, Any]], **options: Any) -> Outcome:
     )
 
 
-def part(data: bytes, name: str) -> etree._Element:
-    with zipfile.ZipFile(io.BytesIO(data)) as z:
-        return etree.fromstring(z.read(name))
-
-
-def members(data: bytes) -> dict[str, bytes]:
-    with zipfile.ZipFile(io.BytesIO(data)) as z:
-        return {n: z.read(n) for n in z.namelist()}
-
-
-def text_of(el: etree._Element) -> str:
-    return "".join(str(t) for t in el.itertext())
-
-
-def body_xml(data: bytes) -> str:
-    text = members(data)["word/document.xml"].decode()
-    return text[text.index("<w:body>") + 8 : text.index("<w:sectPr")]
-
-
-def pandoc(data: bytes, mode: str) -> str:
-    return " ".join(clauses_pandoc(data, mode).split())
-
-
-def read_back(data: bytes) -> Annotations:
-    loaded = load_view(data)
-    assert isinstance(loaded, tuple), loaded
-    return read_annotations(*loaded)
-
-
 def statuses(out: Outcome) -> list[str]:
     return [e.status.value for e in out.report.edits]
-
-
-def comment(cid: int, text: str, author: str = "Opp", para_id: str | None = None) -> str:
-    pid = f' w14:paraId="{para_id}"' if para_id else ""
-    return (
-        f'<w:comment w:id="{cid}" w:author="{author}" w:date="{DATE}"><w:p{pid}><w:r><w:t>{text}</w:t>'
-        "</w:r></w:p></w:comment>"
-    )
 
 
 RENT = docx(
@@ -514,25 +476,6 @@ def test_a_reply_to_a_reply_is_refused_naming_the_parent() -> None:
         for e in part(out.output, "word/commentsExtended.xml")
     }
     assert done == {"00000A01": "1", "00000A02": "1"}
-
-
-def with_part(doc: bytes, name: str, data: bytes, rel_type: str, content_type: str) -> bytes:
-    files = members(doc)
-    files[name] = data
-    rels = files["word/_rels/document.xml.rels"].decode()
-    files["word/_rels/document.xml.rels"] = rels.replace(
-        "</Relationships>",
-        f'<Relationship Id="rIdX{len(files)}" Type="{rel_type}" Target="{name[5:]}"/></Relationships>',
-    ).encode()
-    types = files["[Content_Types].xml"].decode()
-    files["[Content_Types].xml"] = types.replace(
-        "</Types>", f'<Override PartName="/{name}" ContentType="{content_type}"/></Types>'
-    ).encode()
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-        for n, d in files.items():
-            z.writestr(n, d)
-    return buf.getvalue()
 
 
 def test_an_unknown_comment_id_lists_the_comments_near_it() -> None:

@@ -29,11 +29,11 @@ from redline.apply import ApplyOptions, apply_reply
 from redline.read.annotations import Annotations, Revision, read_annotations
 from redline.read.load import load_view
 from redline.read.roles import RevisionKind
-from tests.libreoffice import run as run_isolated
-from tests.test_clauses import pandoc as clauses_pandoc
+from tests.oracles import pandoc_unspaced
+from tests.oracles import run as run_isolated
+from tests.support import corpus_paths
 
-CORPUS = os.environ.get("REDLINE_CORPUS")
-CORPUS_DOCS = sorted(Path(CORPUS).glob("*.docx")) if CORPUS else []
+CORPUS_DOCS = corpus_paths()
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 W15 = "http://schemas.microsoft.com/office/word/2012/wordml"
 OPTIONS = ApplyOptions(author="Redline Reviewer", date="2024-05-01T00:00:00Z")
@@ -67,10 +67,6 @@ def _with_comments() -> list[Path]:
 REVISED = _with_revisions()
 COMMENTED = _with_comments()
 needs_corpus = pytest.mark.skipif(not CORPUS_DOCS, reason="set REDLINE_CORPUS to the real-document corpus")
-
-
-def pandoc(data: bytes, mode: str) -> str:
-    return "".join(clauses_pandoc(data, mode).split())  # up to spacing
 
 
 def python_docx_opens(data: bytes, original: bytes) -> None:
@@ -161,9 +157,9 @@ def test_one_insertion_accepted_and_one_deletion_rejected_by_id(path: Path) -> N
     # pandoc reads what an lxml oracle making the same decisions gives
     hand = oracle(data, chosen[0].part, {r.id: ("ins" if r is ins else "del", r is ins) for r in chosen})
     for mode in ("accept", "reject"):
-        assert pandoc(out.output, mode) == pandoc(hand, mode), mode
+        assert pandoc_unspaced(out.output, mode) == pandoc_unspaced(hand, mode), mode
     if dele is None:  # accepting an insertion alone leaves the accept view as it was
-        assert pandoc(out.output, "accept") == pandoc(data, "accept")
+        assert pandoc_unspaced(out.output, "accept") == pandoc_unspaced(data, "accept")
     python_docx_opens(out.output, data)
 
 
@@ -187,7 +183,7 @@ def test_all_of_one_authors_changes_accepted_or_rejected(path: Path) -> None:
         assert out.output is not None
         after = _annotations(out.output)
         assert after is not None and not after.revisions
-        assert pandoc(out.output, "all") == pandoc(data, action), action
+        assert pandoc_unspaced(out.output, "all") == pandoc_unspaced(data, action), action
         python_docx_opens(out.output, data)
 
 
@@ -228,6 +224,7 @@ def _fodt_annotations(data: bytes, tmp: Path) -> list[tuple[str, bool]]:
     return found
 
 
+@pytest.mark.slow
 @needs_corpus
 @pytest.mark.parametrize("path", COMMENTED, ids=[p.name for p in COMMENTED])
 def test_a_reply_threads_under_its_parent_and_a_resolved_thread_is_done(path: Path, tmp_path: Path) -> None:
@@ -259,7 +256,7 @@ def test_a_reply_threads_under_its_parent_and_a_resolved_thread_is_done(path: Pa
     entries = {e.get(f"{{{W15}}}paraId"): e for e in ex}
     assert entries[pids[mine.id]].get(f"{{{W15}}}paraIdParent") == pids[root.id]
     assert entries[pids[root.id]].get(f"{{{W15}}}done") == "1"
-    assert pandoc(out.output, "accept") == pandoc(data, "accept")
+    assert pandoc_unspaced(out.output, "accept") == pandoc_unspaced(data, "accept")
     python_docx_opens(out.output, data)
     before_notes = _fodt_annotations(data, tmp_path)
     after_notes = _fodt_annotations(out.output, tmp_path)

@@ -1,6 +1,6 @@
 """Hostile and broken inputs end to end (issue 9): refused cleanly, quickly, nothing written or lost.
 
-Every case of the catalogue (``tests/test_package.py``'s ``CATALOGUE``, built by
+Every case of the catalogue (``tests/hostile_catalogue.py``'s ``CATALOGUE``, built by
 ``testing/hostile_docs.py``), every hostile reply and every hostile output path goes through
 ``redline apply`` as a user runs it, and must come out as a typed refusal: exit code 3, one
 sentence with its stable code on stderr, no traceback, no output document, no temporary file,
@@ -9,7 +9,7 @@ carries (``mc:AlternateContent``, unknown namespaces) must be handled, not refus
 
 How it is measured:
 
-* the whole catalogue runs in **one worker subprocess** (``_WORKER``) that calls
+* the whole catalogue runs in **one worker subprocess** (``testing.measure jobs``) that calls
   :func:`redline_cli.redline.main` once per case; before each case it resets the process's peak resident
   set (``/proc/self/clear_refs``), so each case reports its own wall time *in process* (no
   interpreter start-up) and its own peak RSS (the interpreter and its imports included);
@@ -58,7 +58,7 @@ from redline.read.roles import RANGE_MARKUP
 from redline_cli.redline import main as redline_main
 from shared_schema import EditStatus
 from testing import hostile_docs as h
-from tests.test_package import CATALOGUE
+from tests.hostile_catalogue import CATALOGUE
 
 ROOT = Path(__file__).resolve().parent.parent
 MB = 1024 * 1024
@@ -325,51 +325,8 @@ assert len({c.id for c in ALL_CASES}) == len(ALL_CASES)
 # =============================================================================================
 # The worker: one process, every case, time (wall and CPU) and peak memory per case
 
-_WORKER = r"""
-import contextlib, io, json, sys, time, traceback
-
-def status(key):
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith(key + ":"):
-                    return int(line.split()[1])
-    except OSError:  # no /proc: the process's peak so far (kB on Linux, bytes on macOS)
-        import resource
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        return peak // 1024 if sys.platform == "darwin" else peak
-    return 0
-
-def reset_peak():
-    try:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-        return True
-    except OSError:
-        return False
-
-from redline_cli.redline import main
-
-jobs = json.load(sys.stdin)
-with open(sys.argv[1], "w") as results:
-    for job in jobs:
-        reset = reset_peak()
-        base = status("VmRSS")
-        err, out = io.StringIO(), io.StringIO()
-        crash = None
-        started, cpu_started = time.perf_counter(), time.process_time()
-        try:
-            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
-                rc = main(job["argv"])
-        except BaseException:
-            rc, crash = None, traceback.format_exc()
-        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu_started
-        peak = status("VmHWM")
-        row = {"id": job["id"], "rc": rc, "crash": crash, "stderr": err.getvalue()[-20000:],
-               "seconds": seconds, "cpu": cpu, "peak_kb": peak, "base_kb": base, "reset": reset}
-        results.write(json.dumps(row) + "\n")
-        results.flush()
-"""
+WORKER = [sys.executable, "-m", "testing.measure", "jobs"]
+"""The worker (``testing/measure.py``): ``WORKER + [RESULTS]``, the jobs as JSON on stdin."""
 
 
 @dataclass
@@ -433,7 +390,7 @@ def _warm_up_job(base: Path) -> dict[str, Any]:
 def run_worker(jobs: list[dict[str, Any]], folder: Path, timeout: float = 300) -> dict[str, Run]:
     results = folder / "results.jsonl"
     proc = subprocess.run(
-        [sys.executable, "-c", _WORKER, str(results)],
+        [*WORKER, str(results)],
         input=json.dumps(jobs).encode(),
         capture_output=True,
         timeout=timeout,
@@ -502,11 +459,13 @@ def check_case(case: Case, prep: Prepared, run: Run) -> None:
     assert run.peak_mb < MEMORY_LIMIT_MB, f"peak RSS {run.peak_mb:.0f} MB"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", DOCUMENT_CASES, ids=[c.id for c in DOCUMENT_CASES])
 def test_a_hostile_document_is_refused_end_to_end(case: Case, e2e: dict[str, tuple[Prepared, Run]]) -> None:
     check_case(case, *e2e[case.id])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", REPLY_CASES, ids=[c.id for c in REPLY_CASES])
 def test_a_hostile_reply_is_refused_or_its_bad_entries_are_invalid(
     case: Case, e2e: dict[str, tuple[Prepared, Run]]
@@ -514,6 +473,7 @@ def test_a_hostile_reply_is_refused_or_its_bad_entries_are_invalid(
     check_case(case, *e2e[case.id])
 
 
+@pytest.mark.slow
 def test_the_catalogue_numbers(e2e: dict[str, tuple[Prepared, Run]]) -> None:
     """The numbers for the issue: cases, refusals by code, worst time, worst memory."""
     runs = {case.id: e2e[case.id][1] for case in ALL_CASES}
@@ -566,15 +526,7 @@ class ChildRun:
 # A small launcher between pytest and the child: a forked child's peak RSS counts the pages it
 # shared with its parent before exec, so the parent must be small for the number to be the
 # child's own. The launcher (a bare interpreter, ~10 MB) reports the child's os.wait4 usage.
-_LAUNCHER = r"""
-import json, os, subprocess, sys
-with open(sys.argv[2], "wb") as err:
-    proc = subprocess.Popen(sys.argv[3:], stdout=subprocess.DEVNULL, stderr=err)
-    _, status, usage = os.wait4(proc.pid, 0)
-with open(sys.argv[1], "w") as out:
-    json.dump({"rc": os.waitstatus_to_exitcode(status), "maxrss_kb": usage.ru_maxrss,
-               "cpu": usage.ru_utime + usage.ru_stime}, out)
-"""
+LAUNCHER = [sys.executable, "-m", "testing.measure", "launch"]
 
 
 def run_cli_subprocess(argv: list[str], scratch: Path, timeout: float = HANG_GUARD) -> ChildRun:
@@ -583,7 +535,7 @@ def run_cli_subprocess(argv: list[str], scratch: Path, timeout: float = HANG_GUA
     result, err = scratch / "child.json", scratch / "child.stderr"
     started = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-c", _LAUNCHER, str(result), str(err), sys.executable, "-m", "redline", *argv],
+        [*LAUNCHER, str(result), str(err), sys.executable, "-m", "redline", *argv],
         cwd=ROOT,
         timeout=timeout,
         check=True,
@@ -609,6 +561,7 @@ def subprocess_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple
     return {name: (prepared[name], runs[name]) for name in SUBPROCESS_SUBSET}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SUBPROCESS_SUBSET)
 def test_python_m_redline_apply_refuses_in_a_real_subprocess(
     name: str, subprocess_runs: dict[str, tuple[Prepared, ChildRun]]
@@ -696,7 +649,7 @@ def test_a_small_file_that_costs_a_lot_is_refused_or_handled_in_budget(
     prep = prepare(tmp_path, case)
     results = tmp_path / "results.jsonl"
     proc = subprocess.Popen(
-        [sys.executable, "-c", _WORKER, str(results)],
+        [*WORKER, str(results)],
         stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -1733,6 +1686,7 @@ INSERTED_TEXTS = [
 """Texts of insert_after / insert_before entries, hostile ones among them."""
 
 
+@pytest.mark.slow
 @FUZZ_SETTINGS
 @given(body=body_xml(), data=st.data())
 def test_fuzz_random_wordprocessingml_is_edited_exactly_as_reported(body: str, data: st.DataObject) -> None:
@@ -2293,9 +2247,9 @@ def test_a_clause_level_edit_in_an_awkward_place_is_refused_or_written_right(
     assert tolerant(accepted_text(outcome.output)) in {
         tolerant(t) for t in expected_texts(data, outcome, entries)
     }
-    from tests.test_clauses import pandoc
+    from tests.oracles import pandoc_spaced
 
-    assert " ".join(pandoc(outcome.output, "reject").split()) == " ".join(pandoc(data, "reject").split())
+    assert pandoc_spaced(outcome.output, "reject") == pandoc_spaced(data, "reject")
     root = Package.from_bytes(outcome.output).xml("word/document.xml")
     body, before = root.find(w("body")), Package.from_bytes(data).xml("word/document.xml").find(w("body"))
     assert body is not None and before is not None

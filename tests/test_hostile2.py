@@ -9,7 +9,7 @@ the tools), and asserts: the stable code (or sound output), nothing partial writ
 unchanged, and its CPU time and peak resident memory under the budget below.
 
 How it is measured (as ``tests/test_hostile.py``): the command-line cases run in one worker
-process (``_WORKER``) that calls ``main`` per case and resets its peak RSS before each
+process (``testing.measure jobs``) that calls ``main`` per case and resets its peak RSS before each
 (``/proc/self/clear_refs``), so a case's CPU seconds (``time.process_time``: every thread, not
 the wall clock a busy machine stretches) and peak are its own; the documents that are large on
 purpose run in a second worker, with their own (stated) budgets. A case that hangs is caught
@@ -80,55 +80,8 @@ def reply(*edits: dict[str, Any]) -> bytes:
 # =============================================================================================
 # The worker: every command-line case in one process, each measured on its own
 
-_WORKER = r"""
-import contextlib, io, json, os, sys, time, traceback
-
-def status(key):
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-    return 0
-
-def reset_peak():
-    try:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-    except OSError:
-        pass
-
-from redline_cli.redline import main as redline_main
-from redline_cli.summarize import main as summarize_main
-mains = {"redline": redline_main, "summarize": summarize_main}
-
-class Stdin:
-    def __init__(self, path):
-        self.buffer = open(path, "rb")
-
-jobs = json.load(sys.stdin)
-with open(sys.argv[1], "w") as results:
-    for job in jobs:
-        reset_peak()
-        err, out = io.StringIO(), io.StringIO()
-        crash = None
-        saved = sys.stdin
-        if job.get("stdin"):
-            sys.stdin = Stdin(job["stdin"])
-        cpu = time.process_time()
-        try:
-            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
-                rc = mains[job["prog"]](job["argv"])
-        except BaseException:
-            rc, crash = None, traceback.format_exc()
-        cpu = time.process_time() - cpu
-        if sys.stdin is not saved:
-            sys.stdin.buffer.close()
-            sys.stdin = saved
-        row = {"id": job["id"], "rc": rc, "crash": crash, "stderr": err.getvalue()[-20000:],
-               "stdout": out.getvalue()[-20000:], "cpu": cpu, "peak_mb": status("VmHWM") / 1024}
-        results.write(json.dumps(row) + "\n")
-        results.flush()
-"""
+WORKER = [sys.executable, "-m", "testing.measure", "jobs"]
+"""The worker (``testing/measure.py``): ``WORKER + [RESULTS]``, the jobs as JSON on stdin."""
 
 
 @dataclass
@@ -144,7 +97,7 @@ class Run:
 def run_worker(jobs: list[dict[str, Any]], folder: Path) -> dict[str, Run]:
     results = folder / "results.jsonl"
     proc = subprocess.run(
-        [sys.executable, "-c", _WORKER, str(results)],
+        [*WORKER, str(results)],
         input=json.dumps(jobs).encode(),
         capture_output=True,
         timeout=HANG_GUARD,
@@ -919,6 +872,7 @@ def check(prep: Prepared, run: Run) -> None:
     assert run.peak_mb < case.mb, f"{run.peak_mb:.0f} MB (budget {case.mb})"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case_id", [c.id for c in SMALL])
 def test_a_hostile_input_is_refused_or_handled_in_budget(
     case_id: str, small: dict[str, tuple[Prepared, Run]]
@@ -932,6 +886,7 @@ def test_a_large_input_is_bounded(case_id: str, large: dict[str, tuple[Prepared,
     check(*large[case_id])
 
 
+@pytest.mark.slow
 def test_the_second_catalogue_numbers(small: dict[str, tuple[Prepared, Run]]) -> None:
     """``-s`` prints every case's CPU seconds and peak (the numbers in the module docstring)."""
     rows = sorted(small.values(), key=lambda pr: -pr[1].cpu)

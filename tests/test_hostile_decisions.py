@@ -13,7 +13,7 @@ import pytest
 from redline.apply import ApplyOptions, Outcome, apply_reply
 from shared_schema import Code, parse_edit_reply
 from testing.docbuild import CommentEnd, CommentStart, Del, Ins, P, Raw, docx
-from tests.test_decisions import body_xml, comment, members, part, read_back, text_of, with_part
+from tests.support import body_xml, comment, members, part, read_back, text_of, with_part
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 W15 = "http://schemas.microsoft.com/office/word/2012/wordml"

@@ -7,7 +7,6 @@ real documents in ``$REDLINE_CORPUS``.
 
 from __future__ import annotations
 
-import os
 import random
 import re
 import subprocess
@@ -31,6 +30,7 @@ from redline.read.build import build_view, flatten
 from redline.read.view import DocumentView, Story
 from redline.text.normalize import normalize
 from shared_schema import Edit, EditStatus, MatchKind
+from tests.support import corpus_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -429,8 +429,7 @@ def test_an_anchor_that_occurs_twice_is_always_ambiguous(
 
 # -- the real documents ---------------------------------------------------------------------------
 
-CORPUS = os.environ.get("REDLINE_CORPUS")
-CORPUS_DOCS = sorted(Path(CORPUS).glob("*.docx")) if CORPUS else []
+CORPUS_DOCS = corpus_paths()
 _STRIP = str.maketrans(
     {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-", "\u2011": "-",
      "\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u00ad": "", "\u200b": "", "\u2026": "..."}

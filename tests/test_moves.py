@@ -18,7 +18,7 @@ from lxml import etree
 
 from redline.apply import ApplyOptions, apply_reply
 from testing.docbuild import DATE, MoveFrom, MoveTo, P, Raw, docx
-from tests.test_clauses import pandoc
+from tests.oracles import pandoc_plain
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 _A = f'w:author="Opposing Counsel" w:date="{DATE}"'
@@ -92,7 +92,7 @@ CASES = [
 
 def expected_accept(data: bytes, edit: dict[str, str]) -> str:
     """The independent oracle: pandoc's accept-all of the original, the edit made as text."""
-    before = flat(pandoc(data, "accept"))
+    before = flat(pandoc_plain(data, "accept"))
     if edit.get("action") == "insert_after":
         anchor = str(edit["anchor"])
         return before.replace(anchor, f"{anchor} {edit['text']}", 1)
@@ -109,9 +109,9 @@ def expected_accept(data: bytes, edit: dict[str, str]) -> str:
 def test_an_edit_to_moved_to_text_is_written_inside_the_move(build, edit, track: bool) -> None:  # type: ignore[no-untyped-def]
     data = build()
     out, notes = applied(data, [edit], track)
-    assert flat(pandoc(out, "accept")) == expected_accept(data, edit)
+    assert flat(pandoc_plain(out, "accept")) == expected_accept(data, edit)
     if track:
-        assert flat(pandoc(out, "reject")) == flat(pandoc(data, "reject"))  # back at the source
+        assert flat(pandoc_plain(out, "reject")) == flat(pandoc_plain(data, "reject"))  # back at the source
         if edit.get("action") is None:
             assert any("Opposing Counsel moved here" in n for n in notes), notes
 
@@ -183,7 +183,7 @@ def test_libreoffice_accepts_and_rejects_edits_inside_a_move(soffice: str, tmp_p
         if path in rejected:
             # (LibreOffice keeps an empty paragraph where a mark both moved and deleted is
             # rejected, as it does for a mark both inserted and deleted: spaces compared flat)
-            assert flat(rejected[path]) == flat(pandoc(data, "reject")), path.name
+            assert flat(rejected[path]) == flat(pandoc_plain(data, "reject")), path.name
 
 
 def _corpus_with_moves(folder: Path) -> list[Path]:
@@ -229,8 +229,8 @@ def test_corpus_documents_with_moves_edits_and_refusals(corpus_dir: Path) -> Non
                 edits.append({"anchor": anchor, "replacement": anchor + " (amended)"})
         if edits:
             out, _ = applied(data, edits)
-            assert flat(pandoc(out, "reject")) == flat(pandoc(data, "reject")), path.name
-            accepted = flat(pandoc(out, "accept"))
+            assert flat(pandoc_plain(out, "reject")) == flat(pandoc_plain(data, "reject")), path.name
+            accepted = flat(pandoc_plain(out, "accept"))
             assert all(f"{e['anchor']} (amended)" in accepted for e in edits), path.name
         with zipfile.ZipFile(path) as z:
             root = etree.fromstring(z.read("word/document.xml"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -20,6 +19,7 @@ from redline.read.numbering import ListNumber, Numbering
 from redline.read.numformat import format_number
 from tests import numbering_cases, numbering_oracle
 from tests.numbering_cases import abstract, num, start_override
+from tests.support import corpus_folder, corpus_paths
 
 # ---------------------------------------------------------------------------------------------
 # Building numbering.xml, styles.xml and paragraphs by hand
@@ -785,8 +785,8 @@ def test_libreoffice_still_shows_the_recorded_labels(soffice: str) -> None:
 # LibreOffice as an oracle on the real documents in $REDLINE_CORPUS (tests/numbering_oracle.py:
 # `python -m tests.numbering_oracle` prints the same table)
 
-CORPUS = os.environ.get("REDLINE_CORPUS")
-CORPUS_DOCS = sorted(Path(CORPUS).glob("*.docx")) if CORPUS else []
+CORPUS = corpus_folder()
+CORPUS_DOCS = corpus_paths()
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
@@ -290,6 +291,7 @@ def paragraph_xml(p: ParaDef) -> etree._Element:
     return etree.fromstring(f'<w:p xmlns:w="{W_NS}"><w:pPr>{ppr}</w:pPr><w:r><w:t>x</w:t></w:r></w:p>')
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(doc=documents())
 def test_labels_agree_with_a_plain_counter_model(doc: Document) -> None:

@@ -10,7 +10,6 @@ revision -- and where the full read refuses, the read-back refuses the same, cod
 
 from __future__ import annotations
 
-import os
 import random
 from collections import Counter
 from pathlib import Path
@@ -198,6 +197,7 @@ def test_a_generated_contract_edited_in_many_places_reads_back_as_the_full_read(
 _KINDS = ("msa", "nda", "lease")
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     kind=st.sampled_from(_KINDS),
@@ -476,9 +476,9 @@ def test_what_was_put_in_is_well_formed_exactly_when_the_whole_part_is(bad: byte
 # The corpus
 
 
-@pytest.mark.skipif(not os.environ.get("REDLINE_CORPUS"), reason="REDLINE_CORPUS not set")
-def test_corpus_documents_edited_tracked_and_untracked_read_back_as_the_full_read() -> None:
-    folder = Path(os.environ["REDLINE_CORPUS"])
+@pytest.mark.slow
+def test_corpus_documents_edited_tracked_and_untracked_read_back_as_the_full_read(corpus_dir: Path) -> None:
+    folder = corpus_dir
     before = _counted()
     runs = 0
     for path in sorted(folder.glob("*.docx")):

@@ -284,17 +284,14 @@ def test_console_script_runs_as_a_module() -> None:
 
 @pytest.mark.corpus
 @pytest.mark.slow
-def test_a_batch_over_the_real_corpus_with_generated_replies(tmp_path: Path) -> None:
+def test_a_batch_over_the_real_corpus_with_generated_replies(tmp_path: Path, corpus_dir: Path) -> None:
     """Every real document gets its outputs and report (or its refusal), and stats agrees."""
-    import os
 
     from redline.match.locate import Locator
     from redline.opc.package import Package, PackageError
     from redline.read.build import build_view
 
-    folder = os.environ.get("REDLINE_CORPUS")
-    if not folder:
-        pytest.skip("REDLINE_CORPUS is not set")
+    folder = corpus_dir
     batch = tmp_path / "batch"
     batch.mkdir()
     docs = sorted(Path(folder).glob("*.docx"))

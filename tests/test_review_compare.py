@@ -13,7 +13,7 @@ from redline_cli.redline import main
 from redline_review.job import pair
 from shared_schema import Code
 from testing.docbuild import P, docx
-from tests.test_compare import _read
+from tests.oracles import pandoc_folded
 
 DATE = "2020-01-01T00:00:00Z"
 L = [
@@ -66,10 +66,10 @@ def test_batch_compares(tmp_path: Path, pandoc: str) -> None:
     report = json.loads((out / "lease.compare.json").read_text())
     assert [c["kind"] for c in report["changes"]] == ["move", "replace"]
     compared = (out / "lease.compared.docx").read_bytes()
-    assert _read(pandoc, compared, "accept") == _read(
+    assert pandoc_folded(pandoc, compared, "accept") == pandoc_folded(
         pandoc, (tmp_path / "lease.new.docx").read_bytes(), "accept"
     )
-    assert _read(pandoc, compared, "reject") == _read(
+    assert pandoc_folded(pandoc, compared, "reject") == pandoc_folded(
         pandoc, (tmp_path / "lease.docx").read_bytes(), "reject"
     )
     assert docs["nda"]["outcome"] == "applied"

@@ -9,7 +9,6 @@ scanner declines must still load through the tree walk.
 from __future__ import annotations
 
 import itertools
-import os
 from pathlib import Path
 
 import pytest
@@ -179,6 +178,7 @@ def _package(body: str) -> bytes:
     return raw_zip([Entry(n, d) for n, d in docx_parts({"word/document.xml": document(body)})])
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(_body())
 def test_random_bodies_scan_exactly_as_the_tree_walk_reads_them(body: str) -> None:
@@ -353,10 +353,8 @@ def test_test_documents_scan_as_the_tree_reads_them() -> None:
 
 
 @pytest.mark.corpus
-def test_every_corpus_document_scans_as_the_tree_reads_it_or_is_left_to_the_tree() -> None:
-    folder = os.environ.get("REDLINE_CORPUS")
-    if not folder:
-        pytest.skip("REDLINE_CORPUS is not set")
+def test_every_corpus_document_scans_as_the_tree_reads_it_or_is_left_to_the_tree(corpus_dir: Path) -> None:
+    folder = corpus_dir
     scanned = declined = 0
     for path in sorted(Path(folder).glob("*.docx")):
         try:
@@ -460,10 +458,8 @@ def test_package_stream_gives_the_part_in_pieces_and_checks_the_crc() -> None:
 
 
 @pytest.mark.corpus
-def test_every_corpus_document_streams_as_it_reads() -> None:
-    folder = os.environ.get("REDLINE_CORPUS")
-    if not folder:
-        pytest.skip("REDLINE_CORPUS is not set")
+def test_every_corpus_document_streams_as_it_reads(corpus_dir: Path) -> None:
+    folder = corpus_dir
     for path in sorted(Path(folder).glob("*.docx")):
         data = path.read_bytes()
         try:

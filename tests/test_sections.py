@@ -21,15 +21,10 @@ from redline.read.sections import Kind, parse_reference, read_number, typed_numb
 from redline.read.view import DocumentView
 from shared_schema import Code, Edit, EditBatch, EditResult, EditStatus, Refusal, parse_edit_reply
 from testing.docbuild import P, docx
+from tests.support import view_of
 
 ROOT = Path(__file__).resolve().parent.parent
 LEASE = ROOT / "sample_contracts" / "commercial-lease.docx"
-
-
-def view_of(data: bytes | Path) -> DocumentView:
-    loaded = load_view(data)
-    assert not isinstance(loaded, Exception) and isinstance(loaded, tuple), loaded
-    return loaded[1]
 
 
 def check(

@@ -12,7 +12,6 @@ held to LibreOffice's in ``tests/test_numbering.py``.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -26,9 +25,10 @@ from redline.read.outline import Head
 from redline.read.sections import Kind
 from redline.read.view import DocumentView
 from shared_schema import Edit, EditBatch, EditStatus
+from tests.support import corpus_folder, corpus_paths
 
-CORPUS = os.environ.get("REDLINE_CORPUS")
-CORPUS_DOCS = sorted(Path(CORPUS).glob("*.docx")) if CORPUS else []
+CORPUS = corpus_folder()
+CORPUS_DOCS = corpus_paths()
 PER_DOCUMENT = 12  # clauses tried per document
 
 

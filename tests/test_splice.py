@@ -8,7 +8,6 @@ edits, the root's start tag.
 
 from __future__ import annotations
 
-import os
 import zipfile
 from io import BytesIO
 from pathlib import Path
@@ -191,9 +190,9 @@ def test_a_second_write_or_an_unplaced_part_is_serialised_whole() -> None:
     assert writer.splice.changed([MAIN])[MAIN] == serialize(writer.splice.working.xml(MAIN))
 
 
-@pytest.mark.skipif(not os.environ.get("REDLINE_CORPUS"), reason="REDLINE_CORPUS not set")
-def test_corpus_documents_splice_to_the_tree_the_writer_left() -> None:
-    folder = Path(os.environ["REDLINE_CORPUS"])
+@pytest.mark.slow
+def test_corpus_documents_splice_to_the_tree_the_writer_left(corpus_dir: Path) -> None:
+    folder = corpus_dir
     spliced_any = 0
     for path in sorted(folder.glob("*.docx")):
         try:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -17,20 +16,12 @@ from redline_cli.summarize import main as summarize_main
 from shared_schema import EditResult, Location, QuoteCheck, Refusal
 from summarize.check import check, check_reply
 from summarize.render import to_markdown
-from testing.contractgen import generate_contract
+from tests import support
 
 
 @pytest.fixture(scope="module")
-def corpus_docs() -> list[Path]:
-    folder = os.environ.get("REDLINE_CORPUS")
-    if not folder:
-        pytest.skip("REDLINE_CORPUS is not set")
-    return sorted(Path(folder).glob("*.docx"))
-
-
-@pytest.fixture(scope="module")
-def lease() -> bytes:
-    return generate_contract("lease", seed=3)
+def lease() -> bytes:  # not conftest's: seed 3
+    return support.lease(seed=3)
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +64,7 @@ def test_typography_stripped_quote_verifies_as_normalized(view) -> None:  # type
     plain = quote.replace("\u201c", '"').replace("\u201d", '"').replace("\u00a0", " ").replace("\u2019", "'")
     assert plain != quote
     reply = json.dumps({"summary": "s", "key_points": [{"title": "T", "quote": plain}]})
-    report = check_reply(generate_contract("lease", seed=3), reply)
+    report = check_reply(support.lease(seed=3), reply)
     q = report.points[0].quotes[0]
     assert q.status == "verified" and q.match == "normalized" and q.tolerances
 

@@ -23,36 +23,26 @@ import docx
 import pytest
 
 from redline.opc.package import Package
-from redline.read.build import build_view
 from redline.read.view import DocumentView
 from redline.stats import collect
 from redline.tools import DocumentTools, arguments_digest, tool_definitions
 from shared_schema import Edit, json_schema
-from testing.contractgen import generate_contract
+from tests.support import view_of
 
 DOC = "lease.docx"
 
 
-@pytest.fixture(scope="module")
-def lease_bytes() -> bytes:
-    return generate_contract("lease")
-
-
 @pytest.fixture
-def root(tmp_path: Path, lease_bytes: bytes) -> Path:
+def root(tmp_path: Path, lease: bytes) -> Path:
     folder = tmp_path / "work"
     folder.mkdir()
-    (folder / DOC).write_bytes(lease_bytes)
+    (folder / DOC).write_bytes(lease)
     return folder
 
 
 @pytest.fixture
 def tools(root: Path, tmp_path: Path) -> DocumentTools:
     return DocumentTools(root, tmp_path / "calls.jsonl", lock_dir=tmp_path / "locks")
-
-
-def view_of(path: Path) -> DocumentView:
-    return build_view(Package.open(path))
 
 
 def unique_anchors(view: DocumentView, count: int) -> list[tuple[int, str]]:
@@ -426,9 +416,9 @@ def test_two_processes_never_lose_an_update(root: Path, tmp_path: Path) -> None:
 # The root
 
 
-def test_paths_outside_the_root_are_refused(tools: DocumentTools, root: Path, lease_bytes: bytes) -> None:
+def test_paths_outside_the_root_are_refused(tools: DocumentTools, root: Path, lease: bytes) -> None:
     outside = root.parent / "outside.docx"
-    outside.write_bytes(lease_bytes)
+    outside.write_bytes(lease)
     (root / "escape.docx").symlink_to(outside)
     (root / "sub").mkdir()
     (root / "sub" / "inside.docx").symlink_to(root / DOC)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import subprocess
 from collections import Counter
 from pathlib import Path
@@ -255,18 +253,9 @@ _IMAGE_ALT = re.compile(r"^\[(?!TABLE\]).*\]$", re.M)
 _PANDOC_BLIND = {"d2p-checked-boxes.docx", "poi-stress012-altchunk-html.docx"}
 
 
-def _corpus() -> list[Path]:
-    folder = os.environ.get("REDLINE_CORPUS")
-    if not folder:
-        pytest.skip("REDLINE_CORPUS is not set")
-    if shutil.which("pandoc") is None:
-        pytest.skip("pandoc is not installed")
-    return sorted(Path(folder).glob("*.docx"))
-
-
 @pytest.mark.corpus
-def test_every_corpus_document_loads_or_is_refused_with_a_reason() -> None:
-    for path in _corpus():
+def test_every_corpus_document_loads_or_is_refused_with_a_reason(corpus_docs: list[Path]) -> None:
+    for path in corpus_docs:
         try:
             view = build_view(Package.open(path))
         except PackageError as exc:
@@ -277,12 +266,12 @@ def test_every_corpus_document_loads_or_is_refused_with_a_reason() -> None:
 
 @pytest.mark.corpus
 @pytest.mark.slow
-def test_body_text_agrees_with_pandoc_word_for_word() -> None:
+def test_body_text_agrees_with_pandoc_word_for_word(corpus_docs: list[Path], pandoc: str) -> None:
     """≥ 99% of pandoc's words are in our view, per document (pandoc's list numbers removed:
     labels are metadata in our view), and ≥ 90% of ours are in pandoc's where pandoc renders
     every table (its plain writer replaces tables it cannot lay out with "[TABLE]")."""
     checked = 0
-    for path in _corpus():
+    for path in corpus_docs:
         if path.name in _PANDOC_BLIND:
             continue
         try:

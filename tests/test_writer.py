@@ -14,13 +14,11 @@ import difflib
 import hashlib
 import io
 import itertools
-import json
 import random
 import re
 import struct
 import subprocess
 import tempfile
-import unicodedata
 import zipfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -62,6 +60,7 @@ from testing.docbuild import (
     docx,
 )
 from testing.docbuild import Del as Deleted
+from tests.oracles import fold, pandoc_text
 
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 NS = {"w": W_NS}
@@ -145,71 +144,6 @@ def read_chars(data: bytes, mode: str, part: str = MAIN) -> list[tuple[str, str]
     if out and out[-1] == ("\n", "¶"):
         out.pop()
     return out
-
-
-# -----------------------------------------------------------------------------------------
-# pandoc as a reader
-
-
-def pandoc_text(pandoc: str, data: bytes, mode: str) -> str | None:
-    """pandoc's reading of ``data`` (``--track-changes=mode``) as plain words; None when
-    pandoc cannot read the file at all."""
-    with tempfile.NamedTemporaryFile(suffix=".docx") as f:
-        f.write(data)
-        f.flush()
-        proc = subprocess.run(
-            [pandoc, f"--track-changes={mode}", "-f", "docx", "-t", "json", f.name],
-            capture_output=True,
-        )
-    if proc.returncode != 0:
-        return None
-    pieces: list[str] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, list):
-            for item in node:
-                walk(item)
-            return
-        if not isinstance(node, dict) or "t" not in node:
-            return
-        kind: str = node["t"]
-        content: Any = node.get("c")
-        if kind == "Str":
-            pieces.append(content)
-        elif kind in ("Space", "SoftBreak", "LineBreak"):
-            pieces.append(" ")
-        elif kind in ("Code", "Math", "RawInline"):
-            pieces.append(content[1])
-        elif kind == "Quoted":
-            quote = "\u201c" if content[0]["t"] == "DoubleQuote" else "\u2018"
-            pieces.append(quote)
-            walk(content[1])
-            pieces.append(quote)
-        else:
-            walk(content)
-            if kind in ("Para", "Plain", "Header", "CodeBlock", "LineBlock"):
-                pieces.append("\n")
-
-    walk(json.loads(proc.stdout)["blocks"])
-    return "".join(pieces)
-
-
-_FOLD = str.maketrans(
-    {
-        **{c: '"' for c in "\u201c\u201d\u201e\u201f"},
-        **{c: "'" for c in "\u2018\u2019\u201a\u201b"},
-        **{c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2212"},
-        **{c: "" for c in "\u00ad\u200b\u200c\u200d\u2060\ufeff"},
-    }
-)
-
-
-def fold(text: str) -> str:
-    """Text compared the way a reader sees it: quotes, dashes and invisible characters
-    flattened, and whitespace (line and paragraph breaks too) left out -- pandoc 2.17 joins
-    the two halves of a paragraph whose mark is deleted with a space where Word joins them
-    with nothing.  (Our own reader above checks every space exactly.)"""
-    return "".join(unicodedata.normalize("NFC", text).translate(_FOLD).split())
 
 
 # -----------------------------------------------------------------------------------------
@@ -1150,6 +1084,7 @@ def _tabs_as_spaces(text: str) -> str:
     return text.replace("\t", " ")
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data(), st.booleans())
 def test_random_runs_and_edits_reject_to_the_original_and_accept_to_plain_replacement(
