@@ -18,7 +18,8 @@ from xml.sax.saxutils import escape, quoteattr
 
 import pytest
 
-from redline.read.annotations import Annotations, Revision
+from redline.read.annotations import Annotations, Revision, read_annotations
+from redline.read.load import load_view
 from redline.read.markup import DELIMITERS, ESCAPABLE, HEADER, MARKS, MAX_AUTHOR, MAX_COMMENT, render
 from redline.read.roles import RevisionKind
 from redline.read.view import DocumentView
@@ -383,3 +384,17 @@ def test_the_plain_view_is_unchanged(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["view", str(doc), "--markup"]) == 0
     marked = capsys.readouterr().out
     assert payload not in marked and parse(marked.rstrip("\n")).text == view.labelled()
+
+
+def test_corpus_markup_parses_back_to_the_view(corpus_dir: Path) -> None:
+    # real documents (moves, formatting changes, threads): the parser finds the view's text and
+    # one mark per revision and comment shown
+    for path in sorted(corpus_dir.glob("*.docx")):
+        loaded = load_view(path.read_bytes())
+        if not isinstance(loaded, tuple):
+            continue
+        package, view = loaded
+        found = read_annotations(package, view)
+        got = parse(render(view, found))
+        assert got.text == view.labelled(), path.name
+        assert len(got.comments) == sum(1 for c in found.comments if c.paragraph is not None), path.name
