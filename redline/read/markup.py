@@ -75,9 +75,9 @@ HEADER = (
     "text, a comment, a name or an id contains a mark sequence (such as {++ or <<}), a backslash "
     "stands before it (\\{++); so it does before [ ] and , inside a [...] tag (and before white "
     "space in an id), before the document's own \u00b6 inside a mark, and before a backslash that "
-    "precedes any of these. Those backslashes are not the document's: quote without them. A "
-    f"comment shows at most {MAX_COMMENT} characters (its tag then says 'cut from N "
-    f"characters'), a name at most {MAX_AUTHOR}.]\n\n"
+    "precedes any of these. Those backslashes are not the document's: quote anchors, ids and "
+    f"names without them. A comment shows at most {MAX_COMMENT} characters (its tag then says "
+    f"'cut from N characters'), a name at most {MAX_AUTHOR}.]\n\n"
 )
 """The line ``--markup`` starts with: how to read the notation."""
 
