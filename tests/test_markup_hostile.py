@@ -398,3 +398,24 @@ def test_corpus_markup_parses_back_to_the_view(corpus_dir: Path) -> None:
         got = parse(render(view, found))
         assert got.text == view.labelled(), path.name
         assert len(got.comments) == sum(1 for c in found.comments if c.paragraph is not None), path.name
+
+
+@pytest.mark.parametrize("delimiter", DELIMITERS)
+def test_a_numbering_label_cannot_make_a_mark(delimiter: str) -> None:
+    # a label is the document's too (numbering.xml's lvlText): escaped as the text it stands in
+    for payload in (delimiter, f"%1{delimiter}", f"{delimiter}%1."):
+        numbering = (
+            '<w:abstractNum w:abstractNumId="0"><w:lvl w:ilvl="0"><w:start w:val="1"/>'
+            f'<w:numFmt w:val="decimal"/><w:lvlText w:val={quoteattr(payload)}/></w:lvl>'
+            '</w:abstractNum><w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>'
+        )
+        numbered = '<w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr>'
+        data = docx(
+            P(R("First"), ppr=numbered),
+            P(Raw(f'<w:ins w:id="3" w:author="A" w:date="{DATE}">{R("new")}</w:ins>'), ppr=numbered),
+            numbering=numbering,
+        )
+        _, view, found = _load(data)
+        assert any(p.label for p in view.paragraphs), payload
+        got = assert_round_trip(view, found)
+        assert got.revisions == [("++", "3", "A", (), "new")]
