@@ -29,7 +29,9 @@ So a document without these sequences (every ordinary contract) reads exactly as
 its text outside the marks is the view's text character for character.  What one comment or
 author can put in the view is bounded: a comment's text is cut at :data:`MAX_COMMENT`
 characters (its tag then says ``cut from N characters``), an author's name at
-:data:`MAX_AUTHOR` (``…`` ends it); white space in either is one space.
+:data:`MAX_AUTHOR` (``…`` ends it); white space in either is one space, and invisible
+characters (zero-width, direction overrides, controls) are left out of both.  (Body text keeps
+them: it is what anchors are quoted from.)
 """
 
 from __future__ import annotations
@@ -127,8 +129,25 @@ def _pattern(inside: bool, tag: str, space: bool, tail: bool) -> re.Pattern[str]
 _TAG = "[],"
 
 
+_INVISIBLE = re.compile(
+    "[\x00-\x08\x0e-\x1b\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064"
+    "\u2066-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
+)
+"""Controls and invisible format characters (zero-width spaces and joiners, direction
+overrides, the invisible tag characters): in a comment or a name they would hide in a mark
+sequence (``{\u200b++``) or carry text a reader does not see."""
+
+
+def _shown(text: str) -> str:
+    """A comment's text or a name as the view shows it: white space one space, no invisibles."""
+    text = " ".join(text.split())
+    if _INVISIBLE.search(text):
+        text = " ".join(_INVISIBLE.sub("", text).split())
+    return text
+
+
 def _author(author: str | None) -> str:
-    name = " ".join((author or "").split())
+    name = _shown(author or "")
     if len(name) > MAX_AUTHOR:
         name = name[:MAX_AUTHOR] + "\u2026"
     return _escape(name, tag=_TAG)
@@ -192,7 +211,7 @@ def _thread(c: DocComment, replies: dict[str, list[DocComment]]) -> list[DocComm
 
 
 def _comment(c: DocComment, reply: bool = False) -> str:
-    text = " ".join(c.text.split()) or "(empty)"
+    text = _shown(c.text) or "(empty)"
     cut = ""
     if len(text) > MAX_COMMENT:
         cut = f"cut from {len(text)} characters"
