@@ -8,17 +8,63 @@ A CriticMarkup-like notation, each mark carrying the document's own id and the a
 The text outside the marks (inserted text included, deleted text not) is the view's text --
 the document read with every revision accepted, which is what anchors are quoted from; the
 marks, their ids and deleted text are never part of it.  :data:`HEADER` says so at the top.
+
+The notation is unambiguous (the marked-up view is what a model reads, and a counterparty
+writes the comments, the author names and the text): nothing the document holds can open or
+close a mark.  Comments and authors stay inline (a legend keyed by id would move a comment away
+from the passage it is about, and the legend itself would need the same escaping); instead,
+every string the document supplies -- body and inserted text, deleted text, comment and reply
+text, author names, ids, numbering labels -- is escaped with a backslash:
+
+* a mark sequence (:data:`MARKS`) the document holds gets ``\\`` before its first character
+  (``\\{++``, ``\\++}``); so does a ``{`` that ends a stretch of text right before a mark (it
+  would join the mark's own characters);
+* inside a mark, the document's own ``\u00b6`` is ``\\\u00b6`` (a bare ``\u00b6`` there is a
+  paragraph mark); inside a ``[...]`` tag, ``[``, ``]`` and ``,`` are escaped, and in an id
+  also white space;
+* a backslash is doubled when an escapable character (:data:`ESCAPABLE`) or the end of the
+  stretch follows it; any other backslash stands for itself.
+
+So a document without these sequences (every ordinary contract) reads exactly as before, and
+its text outside the marks is the view's text character for character.  What one comment or
+author can put in the view is bounded: a comment's text is cut at :data:`MAX_COMMENT`
+characters (its tag then says ``cut from N characters``), an author's name at
+:data:`MAX_AUTHOR` (``…`` ends it); white space in either is one space, and invisible
+characters (zero-width, direction overrides, controls) are left out of both.  (Body text keeps
+them: it is what anchors are quoted from.)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+import re
+from dataclasses import dataclass, field
 
 from .annotations import Annotations, DocComment, Revision
 from .roles import RevisionKind
 from .view import DocumentView
 
-__all__ = ["HEADER", "render"]
+__all__ = ["DELIMITERS", "ESCAPABLE", "HEADER", "MARKS", "MAX_AUTHOR", "MAX_COMMENT", "render"]
+
+_PILCROW = "\u00b6"
+_BACKSLASH = "\\"
+
+MARKS: tuple[str, ...] = ("{++", "++}", "{--", "--}", "{@@", "@@}", "{==", "==}", "{>>", "<<}")
+"""Every mark sequence of the notation: the openers and closers of the five marks."""
+
+DELIMITERS: tuple[str, ...] = (*MARKS, "[", "]", ", ", _PILCROW, _BACKSLASH)
+"""Everything that means something in the notation: the marks, a tag's brackets and note
+separator, the paragraph mark and the escape character."""
+
+ESCAPABLE = frozenset({m[0] for m in MARKS} | {_BACKSLASH, _PILCROW, "[", "]", ","})
+"""A backslash before one of these (or before white space) stands for that character; any
+other backslash is itself."""
+
+MAX_COMMENT = 2000
+"""The most characters of one comment's text the view shows."""
+
+MAX_AUTHOR = 80
+"""The most characters of one author's name the view shows."""
 
 HEADER = (
     "[How to read this text: tracked changes and comments are shown inline, each with its id "
@@ -27,11 +73,15 @@ HEADER = (
     "formatting changed; \u00b6 is a paragraph mark; {==passage==}{>>comment<<}[c4 Name] is "
     "comment 4 on the passage, a reply says 'reply to c4', a finished thread 'resolved'. The "
     "text reads as if every change were accepted: quote anchors from it without any of the "
-    "marks, ids or deleted text.]\n\n"
+    "marks, ids or deleted text. Nothing the document holds can make or close a mark: where its "
+    "text, a comment, a name or an id contains a mark sequence (such as {++ or <<}), a backslash "
+    "stands before it (\\{++); so it does before [ ] and , inside a [...] tag (and before white "
+    "space in an id), before the document's own \u00b6 inside a mark, and before a backslash that "
+    "precedes any of these. Those backslashes are not the document's: quote anchors, ids and "
+    f"names without them. A comment shows at most {MAX_COMMENT} characters (its tag then says "
+    f"'cut from N characters'), a name at most {MAX_AUTHOR}.]\n\n"
 )
 """The line ``--markup`` starts with: how to read the notation."""
-
-_PILCROW = "\u00b6"
 
 _OPEN, _POINT, _CLOSE = 2, 1, 0  # at one offset: closes first, then points, then opens
 
@@ -43,12 +93,75 @@ class _Mark:
     order: int  # closes: the later-opened first; opens: the longer first
     seq: int
     text: str
+    depth: int = field(default=0, compare=False)  # +1 opens a mark, -1 closes one
+
+
+def _escape(s: str, *, inside: bool = False, tag: str = "", space: bool = False, tail: bool = True) -> str:
+    """``s`` (a string the document supplies) with every character that could be read as
+    notation escaped: a mark sequence's first character, ``\u00b6`` when ``inside`` a mark,
+    any of ``tag``'s characters (and white space, when ``space``), and a backslash before an
+    escapable character (or before the end, when ``tail``: notation follows).  With ``tail``,
+    a ``{`` that with the end of ``s`` begins an opener is escaped too (a mark follows)."""
+    return _pattern(inside, tag, space, tail).sub(_backslashed, s)
+
+
+def _backslashed(m: re.Match[str]) -> str:
+    return _BACKSLASH + m.group()
+
+
+@functools.cache
+def _pattern(inside: bool, tag: str, space: bool, tail: bool) -> re.Pattern[str]:
+    after = "".join(sorted(ESCAPABLE)) + tag
+    end = r"|\Z" if tail else ""
+    alts = [rf"\\(?=[{re.escape(after)}]|\s{end})"]
+    alts += [f"{re.escape(m[0])}(?={re.escape(m[1:])})" for m in MARKS]
+    if tail:
+        seconds = "".join(sorted({m[1] for m in MARKS if m[0] == "{"}))
+        alts.append(rf"\{{(?=[{re.escape(seconds)}]?\Z)")
+    chars = tag + (_PILCROW if inside else "")
+    if chars:
+        alts.append(f"[{re.escape(chars)}]")
+    if space:
+        alts.append(r"\s")
+    return re.compile("|".join(alts))
+
+
+_TAG = "[],"
+
+
+_INVISIBLE = re.compile(
+    "[\x00-\x08\x0e-\x1b\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064"
+    "\u2066-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
+)
+"""Controls and invisible format characters (zero-width spaces and joiners, direction
+overrides, the invisible tag characters): in a comment or a name they would hide in a mark
+sequence (``{\u200b++``) or carry text a reader does not see."""
+
+
+def _shown(text: str) -> str:
+    """A comment's text or a name as the view shows it: white space one space, no invisibles."""
+    text = " ".join(text.split())
+    if _INVISIBLE.search(text):
+        text = " ".join(_INVISIBLE.sub("", text).split())
+    return text
+
+
+def _author(author: str | None) -> str:
+    name = _shown(author or "")
+    if len(name) > MAX_AUTHOR:
+        name = name[:MAX_AUTHOR] + "\u2026"
+    return _escape(name, tag=_TAG)
+
+
+def _id(rid: str) -> str:
+    return _escape(rid, tag=_TAG, space=True)
 
 
 def _tag(prefix: str, rid: str, author: str | None, *notes: str) -> str:
-    who = f" {author}" if author else ""
+    name = _author(author)
+    who = f" {name}" if name else ""
     extra = "".join(f", {n}" for n in notes if n)
-    return f"[{prefix}{rid}{who}{extra}]"
+    return f"[{prefix}{_id(rid)}{who}{extra}]"
 
 
 def _marks(annotations: Annotations) -> list[_Mark]:
@@ -57,7 +170,8 @@ def _marks(annotations: Annotations) -> list[_Mark]:
 
     def add(offset: int, rank: int, order: int, text: str) -> None:
         nonlocal seq
-        out.append(_Mark(offset, rank, order, seq, text))
+        depth = 1 if rank == _OPEN else -1 if rank == _CLOSE else 0
+        out.append(_Mark(offset, rank, order, seq, text, depth))
         seq += 1
 
     for rev in annotations.revisions:
@@ -97,9 +211,17 @@ def _thread(c: DocComment, replies: dict[str, list[DocComment]]) -> list[DocComm
 
 
 def _comment(c: DocComment, reply: bool = False) -> str:
-    text = " ".join(c.text.split()) or "(empty)"
-    notes = (f"reply to c{c.parent}" if reply and c.parent else "", "resolved" if c.resolved else "")
-    return "{>>" + text + "<<}" + _tag("c", c.id, c.author, *notes)
+    text = _shown(c.text) or "(empty)"
+    cut = ""
+    if len(text) > MAX_COMMENT:
+        cut = f"cut from {len(text)} characters"
+        text = text[:MAX_COMMENT]
+    notes = (
+        f"reply to c{_id(c.parent)}" if reply and c.parent else "",
+        "resolved" if c.resolved else "",
+        cut,
+    )
+    return "{>>" + _escape(text, inside=True) + "<<}" + _tag("c", c.id, c.author, *notes)
 
 
 def _revision_marks(rev: Revision) -> list[tuple[int, int, int, str]]:
@@ -113,7 +235,7 @@ def _revision_marks(rev: Revision) -> list[tuple[int, int, int, str]]:
     if kind in _REMOVED:
         if not rev.text:
             return []
-        shown = rev.text.replace("\n", _PILCROW)
+        shown = _escape(rev.text, inside=True).replace("\n", _PILCROW)
         return [(rev.start, _POINT, 0, f"{{--{shown}--}}" + _tag("r", rev.id, rev.author, moved))]
     if kind is RevisionKind.PARAGRAPH_FORMAT:
         tag = _tag("r", rev.id, rev.author, "paragraph formatting")
@@ -143,28 +265,43 @@ def render(
     header: bool = True,
 ) -> str:
     """Paragraphs ``first``..``last`` as :meth:`DocumentView.labelled` shows them, with every
-    revision and comment that lies in them inline (:data:`HEADER` first, when ``header``)."""
+    revision and comment that lies in them inline (:data:`HEADER` first, when ``header``).
+
+    The document's own text between two marks (labels included) is escaped as one stretch,
+    so that nothing in it, nor its edges, reads as notation."""
     paras = view.paragraphs[first : (len(view.paragraphs) if last is None else last + 1)]
     if not paras:
         return HEADER if header else ""
     lo, hi = paras[0].start, paras[-1].end
     marks = [m for m in _marks(annotations) if lo <= m.offset <= hi]
     text = view.text
-    out: list[str] = [HEADER] if header else []
+    pieces: list[str | _Mark] = []
     k = 0
     at = lo
     for p in paras:
-        out.append(text[at : p.start])
+        pieces.append(text[at : p.start])
         at = p.start
         if p.label:
-            out.append(p.label + " ")
+            pieces.append(p.label + " ")
         while k < len(marks) and marks[k].offset <= p.end:
             m = marks[k]
             m_at = max(at, m.offset)  # (never before what is written already)
-            out.append(text[at:m_at])
-            out.append(m.text)
+            pieces.append(text[at:m_at])
+            pieces.append(m)
             at = m_at
             k += 1
-        out.append(text[at : p.end])
+        pieces.append(text[at : p.end])
         at = p.end
+    out: list[str] = [HEADER] if header else []
+    stretch: list[str] = []
+    depth = 0
+    for piece in pieces:
+        if isinstance(piece, str):
+            stretch.append(piece)
+            continue
+        out.append(_escape("".join(stretch), inside=depth > 0))
+        stretch = []
+        out.append(piece.text)
+        depth += piece.depth
+    out.append(_escape("".join(stretch), inside=depth > 0, tail=False))
     return "".join(out)
