@@ -31,6 +31,7 @@ from .locate import Found, Locator
 from .moves import move_note, movers
 
 HINTED_CANDIDATES = 20  # candidates of an ambiguous anchor that get a unique extension in the hint
+MAX_CANDIDATES = 20  # candidates a refusal lists; ``actual_matches`` (and the message) count them all
 # EditResult(**fields) and Refusal(**fields), validated the same, without keyword-argument handling.
 _new_result: Callable[[dict[str, object]], EditResult] = EditResult.__pydantic_validator__.validate_python
 _new_refusal: Callable[[dict[str, object]], Refusal] = Refusal.__pydantic_validator__.validate_python
@@ -256,7 +257,7 @@ def _refuse(
             "code": status.code,
             "message": message,
             "hint": hint,
-            "candidates": candidates or [],
+            "candidates": (candidates or [])[:MAX_CANDIDATES],
             "tolerances": list(result.tolerances),
             **extra,
         }
