@@ -510,32 +510,32 @@ class _MoveRanges:
 
     of: dict[etree._Element, etree._Element]
     starts: list[etree._Element]
+    named: dict[tuple[str, str], list[etree._Element]] = field(default_factory=dict)  # (tag, name)
 
 
 def _read_move_ranges(root: etree._Element) -> _MoveRanges:
     """A range is opened by its start and closed by the first end of its side with the same
     ``w:id`` after it (ECMA-376 Part 1, §17.13.5.22-.28); a range id is not trusted to be
     unique in the part, so ranges are told apart by their start elements."""
-    opened: list[etree._Element] = []
+    opened: dict[str, list[etree._Element]] = {_FROM_START: [], _TO_START: []}  # per side, in order
     of: dict[etree._Element, etree._Element] = {}
     starts: list[etree._Element] = []
-    for el in root.iter():
+    named: dict[tuple[str, str], list[etree._Element]] = {}
+    for el in root.iter(*_OTHER_SIDE, *_RANGE_ENDS, *_SIDE_START):
         tag = el.tag
         if tag in _OTHER_SIDE:
-            opened.append(el)
+            opened[tag].append(el)
             starts.append(el)
+            named.setdefault((tag, el.get(_NAME) or ""), []).append(el)
         elif tag in _RANGE_ENDS:
-            side, rid = _RANGE_ENDS[tag], el.get(_ID)
-            for k in range(len(opened) - 1, -1, -1):
-                if opened[k].tag == side and opened[k].get(_ID) == rid:
-                    del opened[k]
+            side, rid = opened[_RANGE_ENDS[tag]], el.get(_ID)
+            for k in range(len(side) - 1, -1, -1):  # (the innermost open range of that id)
+                if side[k].get(_ID) == rid:
+                    del side[k]
                     break
-        elif tag in _SIDE_START:
-            side = _SIDE_START[tag]
-            start = next((o for o in reversed(opened) if o.tag == side), None)
-            if start is not None:
-                of[el] = start
-    return _MoveRanges(of, starts)
+        elif opened[_SIDE_START[tag]]:
+            of[el] = opened[_SIDE_START[tag]][-1]
+    return _MoveRanges(of, starts, named)
 
 
 def _partner(
@@ -551,9 +551,8 @@ def _partner(
     name = start.get(_NAME)
     if not name:
         return None, []
-    other_tag = _OTHER_SIDE[start.tag]
-    same = [s for s in ranges.starts if s.tag == start.tag and s.get(_NAME) == name]
-    other = [s for s in ranges.starts if s.tag == other_tag and s.get(_NAME) == name]
+    same = ranges.named.get((start.tag, name), [])
+    other = ranges.named.get((_OTHER_SIDE[start.tag], name), [])
     if not other:
         return None, []
     if len(same) == 1 and len(other) == 1:

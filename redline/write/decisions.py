@@ -159,32 +159,29 @@ def _restore(change: etree._Element) -> None:
 
 def _remove_move_ranges(starts: list[etree._Element]) -> None:
     """Remove each range start of ``starts`` and the end that closes it: the first end of its
-    side with its ``w:id`` after it in document order (another range's markers, even of the
-    same id or name, are left as they were)."""
-    by_tree: dict[int, tuple[etree._Element, list[etree._Element]]] = {}
+    side with its ``w:id`` after it, the innermost range of that id closing first (as the check
+    read them, in :mod:`redline.match.decisions`); another range's markers,
+    even of the same id or name, are left as they were."""
+    roots: dict[int, etree._Element] = {}
     for start in starts:
-        if start.getparent() is None:
-            continue
-        root = start.getroottree().getroot()
-        by_tree.setdefault(id(root), (root, []))[1].append(start)
-    for root, mine in by_tree.values():
-        wanted = set(mine)
-        ends = {_MOVE_RANGES[s.tag] for s in mine}
-        waiting: list[etree._Element] = []
-        gone: list[etree._Element] = []
-        for el in root.iter(*_MOVE_RANGES, *ends):
-            if el in wanted:
-                waiting.append(el)
-                gone.append(el)
-            elif el.tag in ends:
-                match = next(
-                    (s for s in waiting if _MOVE_RANGES[s.tag] == el.tag and s.get(_ID) == el.get(_ID)), None
-                )
-                if match is not None:
-                    waiting.remove(match)
+        if start.getparent() is not None:
+            root = start.getroottree().getroot()
+            roots[id(root)] = root
+    wanted = set(starts)
+    gone: list[etree._Element] = []
+    for root in roots.values():
+        opened: dict[tuple[str, str | None], list[etree._Element]] = {}
+        for el in root.iter(*_MOVE_RANGES, *_MOVE_RANGES.values()):
+            if el.tag in _MOVE_RANGES:
+                opened.setdefault((_MOVE_RANGES[el.tag], el.get(_ID)), []).append(el)
+                if el in wanted:
                     gone.append(el)
-        for el in gone:
-            remove(el, keep_tail=True)
+                continue
+            waiting = opened.get((el.tag, el.get(_ID)))
+            if waiting and waiting.pop() in wanted:
+                gone.append(el)
+    for el in gone:
+        remove(el, keep_tail=True)
 
 
 def story_roots(package: Package, view: DocumentView) -> dict[str, etree._Element]:
