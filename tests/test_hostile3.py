@@ -294,6 +294,7 @@ def test_ten_thousand_revisions_sharing_an_id_make_a_small_report() -> None:
     assert error is not None
     assert len(error.candidates) == MAX_CANDIDATES
     assert error.actual_matches == 10_000
+    assert "9,980 more are not" in error.message
     size = len(json.dumps(out.report.to_dict()))
     assert size < 50_000, size
 
@@ -304,3 +305,4 @@ def test_an_author_count_mismatch_lists_a_bounded_set_of_candidates() -> None:
     assert codes(out) == ["count_mismatch"]
     error = out.report.edits[0].error
     assert error is not None and len(error.candidates) == MAX_CANDIDATES and error.actual_matches == 500
+    assert "480 more are not" in error.message

@@ -383,7 +383,8 @@ def _targets(
                 result,
                 EditStatus.AMBIGUOUS,
                 f"{len(found)} tracked changes carry the id {rid!r} "
-                f"({'; '.join(_describe(r) for r in found[:5])}); which one is meant cannot be told.",
+                f"({'; '.join(_describe(r) for r in found[:5])}); which one is meant cannot be told."
+                + _unlisted(found),
                 "Decide them by `author` (every change of that author), or in Word.",
                 **_bounded_candidates(locator, found),
             )
@@ -478,7 +479,7 @@ def _targets(
             result,
             EditStatus.COUNT_MISMATCH,
             f"You expected {edit.expected_matches} tracked change(s) by {name}, but the document "
-            f"has {count}.",
+            f"has {count}." + _unlisted(mine),
             f"Set expected_matches to {count} to {verb} all of them, or decide them one by one "
             "by revision_id.",
             **_bounded_candidates(locator, mine),
@@ -603,7 +604,7 @@ def _with_moves(
                 EditStatus.AMBIGUOUS,
                 f"Tracked change r{t.id} is one side of a move named {start.get(_NAME)!r}, a name "
                 f"{len(could_be) + 1} or more unrelated moves share; which is its other side cannot be "
-                f"told (it could be {'; '.join(shown) or 'any of them'}).",
+                f"told (it could be {'; '.join(shown) or 'any of them'})." + _unlisted(inside),
                 "Decide this move in Word, or decide the document's other changes here.",
                 **_bounded_candidates(locator, inside),
             )
@@ -619,6 +620,14 @@ def _with_moves(
                 out.append(r)
                 seen.add(id(r))
     return out, list(chosen)
+
+
+def _unlisted(revisions: list[Revision]) -> str:
+    """What a refusal's message says of the candidates it does not list (nothing when all are)."""
+    placed = sum(1 for r in revisions if r.paragraph is not None)
+    if placed <= MAX_CANDIDATES:
+        return ""
+    return f" (the first {MAX_CANDIDATES} are listed as candidates; {placed - MAX_CANDIDATES:,} more are not)"
 
 
 def _bounded_candidates(locator: Locator, revisions: list[Revision]) -> dict[str, object]:
