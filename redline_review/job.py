@@ -6,13 +6,15 @@ file names only: ``NAME.docx`` goes with ``NAME.reply.json`` (or ``.reply.txt`` 
 and, for the summary flow, ``NAME.summary.json``; or with ``NAME.new.docx``, the version that
 came back, which is compared with it (``redline compare``: ``NAME.compared.docx`` and
 ``NAME.compare.json``).  ``X.new.docx`` is a new version only beside ``X.docx``; alone it is a
-document like any other.
+document like any other.  Extensions and names are matched ignoring case (``CONTRACT.DOCX`` is a
+document, and ``contract.reply.JSON`` its reply).
 """
 
 from __future__ import annotations
 
 import sys
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
@@ -122,12 +124,16 @@ def pair(names: list[str]) -> list[Job]:
     Names are matched ignoring case (on a case-insensitive disk ``Lease.docx`` and
     ``lease.docx`` would write the same outputs, so both are refused ``duplicate_name``); a
     document with two reply files is refused ``ambiguous_reply`` (which one the model meant
-    is not ours to guess); a name that is not valid UTF-8 is refused ``invalid_file_name``
-    (reported with its odd bytes escaped, never read); a reply without a document and a
-    document without a reply are jobs too (``missing_document``, ``missing_reply``)."""
+    is not ours to guess), as is one with two summary files, and two replies with no document
+    (each its own job); the files that go with duplicate documents are named in their message,
+    never read.  No two jobs share a name: a duplicate whose stem another has exactly
+    (``A.docx``, ``A.DOCX``) is named by its whole file name.  A name that is not valid UTF-8
+    is refused ``invalid_file_name`` (reported with its odd bytes escaped, never read); a reply
+    without a document and a document without a reply are jobs too (``missing_document``,
+    ``missing_reply``)."""
     docs: dict[str, list[str]] = {}
     replies: dict[str, list[str]] = {}
-    summaries: dict[str, str] = {}
+    summaries: dict[str, list[str]] = {}
     jobs: list[Job] = []
     for name in sorted(names):
         base = PurePosixPath(name).name
@@ -147,7 +153,7 @@ def pair(names: list[str]) -> list[Job]:
                     break
             else:
                 if low.endswith(SUMMARY_SUFFIX):
-                    summaries[base[: -len(SUMMARY_SUFFIX)].casefold()] = name
+                    summaries.setdefault(base[: -len(SUMMARY_SUFFIX)].casefold(), []).append(name)
                 continue
         if not _valid_utf8(name):
             message = f"the file name {shown(name)!r} is not valid UTF-8; rename it"
@@ -162,19 +168,33 @@ def pair(names: list[str]) -> list[Job]:
                 versions[base_key] = docs.pop(key)[0]
     for key in sorted(set(docs) | set(replies)):
         found, answers = docs.get(key, []), replies.get(key, [])
-        summary = summaries.get(key)
+        summary_files = summaries.get(key, [])
+        summary = summary_files[0] if len(summary_files) == 1 else None
         new = versions.get(key)
         if len(found) > 1:
-            listed = ", ".join(found)
-            for name in found:
-                stem = PurePosixPath(name).name[: -len(".docx")]
-                message = f"{listed}: names that differ only by case, whose outputs would collide"
-                jobs.append(Job(stem, name, None, problem=(Code.DUPLICATE_NAME, message)))
+            jobs.extend(_duplicates(found, answers, summary_files, new))
+            continue
+        if not found and len(answers) > 1:
+            for name, stem in zip(answers, _names(answers, _reply_stem), strict=True):
+                others = ", ".join(a for a in answers if a != name)
+                message = (
+                    f"{name}: a reply whose name differs only by case from {others}'s, and no "
+                    f"document {_reply_stem(name)}.docx for them; keep one, beside its document"
+                )
+                jobs.append(Job(stem, None, name, problem=(Code.AMBIGUOUS_REPLY, message)))
             continue
         stem = PurePosixPath(found[0]).name[: -len(".docx")] if found else _reply_stem(answers[0])
         if found and len(answers) > 1:
             message = f"{found[0]} has {len(answers)} reply files ({', '.join(answers)}); keep one"
             jobs.append(Job(stem, found[0], None, summary, problem=(Code.AMBIGUOUS_REPLY, message)))
+            continue
+        if found and len(summary_files) > 1:
+            message = (
+                f"{found[0]} has {len(summary_files)} summary files ({', '.join(summary_files)}); keep one"
+            )
+            jobs.append(
+                Job(stem, found[0], answers[0] if answers else None, problem=(Code.AMBIGUOUS_REPLY, message))
+            )
             continue
         if found and answers and new is not None:
             message = (
@@ -187,6 +207,37 @@ def pair(names: list[str]) -> list[Job]:
             continue
         jobs.append(Job(stem, found[0] if found else None, answers[0] if answers else None, summary, new=new))
     return sorted(jobs, key=lambda j: (j.name.casefold(), j.name))
+
+
+def _doc_stem(name: str) -> str:
+    return PurePosixPath(name).name[: -len(".docx")]
+
+
+def _names(files: list[str], stem_of: Callable[[str], str]) -> list[str]:
+    """Each file's job name: its stem, or -- when two of ``files`` have the same stem exactly
+    (``A.docx`` and ``A.DOCX``) -- its whole file name, so that no two jobs share a name (a
+    batch's results and summary.json's entries are told apart by it)."""
+    stems = [stem_of(f) for f in files]
+    pairs = zip(files, stems, strict=True)
+    return [stem if stems.count(stem) == 1 else PurePosixPath(f).name for f, stem in pairs]
+
+
+def _duplicates(found: list[str], answers: list[str], summaries: list[str], new: str | None) -> list[Job]:
+    """The documents whose names are one name once case is folded: each refused
+    ``duplicate_name``, its message naming the others (and the files that go with the name,
+    which are not read: whose they are cannot be told)."""
+    jobs = []
+    extra = [*answers, *summaries, *([new] if new else [])]
+    with_them = f"; with them: {', '.join(extra)} (not read)" if extra else ""
+    for name, stem in zip(found, _names(found, _doc_stem), strict=True):
+        others = ", ".join(f for f in found if f != name)
+        message = (
+            f"{name}: a document whose name differs only by case from {others}'s; their outputs "
+            f"would collide (on a case-insensitive disk they are one file): rename all but one{with_them}"
+        )
+        reply = answers[0] if len(answers) == 1 else None
+        jobs.append(Job(stem, name, reply, problem=(Code.DUPLICATE_NAME, message), new=new))
+    return jobs
 
 
 def _reply_stem(name: str) -> str:

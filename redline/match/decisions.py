@@ -39,12 +39,16 @@ from ..read.roles import RevisionKind
 from ..read.view import DocumentView
 from ..read.walk import ancestor
 from .locate import Locator
-from .verify import Planned
+from .verify import MAX_CANDIDATES, Planned
 from .verify import needs_annotations as needs_annotations  # (defined beside the verifier)
 
 __all__ = ["PROPERTY_CHANGES", "DecisionPlan", "Thread", "check", "needs_annotations", "place_of"]
 
-_ID, _AUTHOR = w("id"), w("author")
+_ID, _AUTHOR, _NAME = w("id"), w("author"), w("name")
+_FROM_START, _TO_START = w("moveFromRangeStart"), w("moveToRangeStart")
+_RANGE_ENDS = {w("moveFromRangeEnd"): _FROM_START, w("moveToRangeEnd"): _TO_START}
+_SIDE_START = {w("moveFrom"): _FROM_START, w("moveTo"): _TO_START}
+_OTHER_SIDE = {_FROM_START: _TO_START, _TO_START: _FROM_START}
 _P, _PPR, _RPR = w("p"), w("pPr"), w("rPr")
 # Property-change records the view does not list (they change no text) and what each restores
 PROPERTY_CHANGES = {
@@ -80,6 +84,7 @@ class _Decision:
     edit_index: int
     accept: bool
     targets: list[Revision]  # everything decided (a move: both sides)
+    ranges: list[etree._Element] = field(default_factory=list)  # the moves' range starts decided
 
 
 @dataclass
@@ -136,6 +141,7 @@ def check(
     edit_ranges = [(p.start, p.end, p.edit_index) for p in planned]
     dropped: set[int] = set()
     resolved: set[str] = set()
+    move_ranges: dict[str, _MoveRanges] = {}
     for i in live:
         edit, result = edits[i], results[i]
         if edit.action in THREAD_ACTIONS:
@@ -155,7 +161,10 @@ def check(
         targets = _targets(locator, everything, edit, result, own_author)
         if targets is None:
             continue
-        group = _with_moves(targets, everything)
+        moved = _with_moves(locator, targets, everything, result, move_ranges)
+        if moved is None:
+            continue
+        group, ranges = moved
         # two decisions on one change (or one inside the other): the later refused
         clash = _claimed_by(group, claimed)
         if clash is not None:
@@ -194,13 +203,13 @@ def check(
                 f"Edit {result.index} of this reply decides a tracked change this passage touches; "
                 "the earlier entry stands.",
                 "Send this edit again in a later call, quoting the text as it reads after the decision.",
-                candidates=later.locations,
+                candidates=later.locations[:MAX_CANDIDATES],
                 related=[result.index],
             )
         for t in group:
             if t.element is not None:
                 claimed[t.element] = result.index
-        plan.decisions.append(_Decision(result.index, edit.action == _ACCEPTED, group))
+        plan.decisions.append(_Decision(result.index, edit.action == _ACCEPTED, group, ranges))
         for t in group:
             plan.parts.add(t.part)
             if t.paragraph is None or not _placed(view, t):
@@ -220,8 +229,8 @@ def check(
         if edit.author is not None:
             result.notes.append(
                 f"{verb} {len(targets)} tracked change(s) by {targets[0].author}: "
-                + ", ".join(f"r{t.id}" for t in targets[:50])
-                + (" ..." if len(targets) > 50 else "")
+                + ", ".join(f"r{t.id}" for t in targets[:MAX_CANDIDATES])
+                + (f" and {len(targets) - MAX_CANDIDATES} more" if len(targets) > MAX_CANDIDATES else "")
             )
         else:
             t = targets[0]
@@ -374,10 +383,10 @@ def _targets(
                 result,
                 EditStatus.AMBIGUOUS,
                 f"{len(found)} tracked changes carry the id {rid!r} "
-                f"({'; '.join(_describe(r) for r in found[:5])}); which one is meant cannot be told.",
+                f"({'; '.join(_describe(r) for r in found[:5])}); which one is meant cannot be told."
+                + _unlisted(found),
                 "Decide them by `author` (every change of that author), or in Word.",
-                candidates=[locator.location(r.start, r.end) for r in found if r.paragraph is not None],
-                actual_matches=len(found),
+                **_bounded_candidates(locator, found),
             )
             return None
         rev = found[0]
@@ -405,12 +414,31 @@ def _targets(
     name = edit.author
     mine = [r for r in everything if r.author == name]
     if not mine:
-        folded = " ".join(name.split()).casefold()
-        mine = [
-            r for r in everything if r.author is not None and " ".join(r.author.split()).casefold() == folded
-        ]
-        if mine:
-            result.notes.append(f"read the author {name!r} as {mine[0].author!r}")
+        # authors are compared exactly; a name that matches only once case and spacing are
+        # folded is read as that author when just one author matches so, and is ambiguous
+        # when several do ("Opp" and "opp" are two people as far as the document says)
+        folded = _fold(name)
+        near = sorted({r.author for r in everything if r.author is not None and _fold(r.author) == folded})
+        if len(near) > 1:
+            per = {a: sum(1 for r in everything if r.author == a) for a in near}
+            _refuse(
+                result,
+                EditStatus.AMBIGUOUS,
+                f"No tracked change is by {name!r} exactly, and {len(near)} authors match it once case "
+                "and spacing are ignored: "
+                + ", ".join(f"{a!r} ({per[a]})" for a in near[:MAX_CANDIDATES])
+                + (f" and {len(near) - MAX_CANDIDATES} more" if len(near) > MAX_CANDIDATES else "")
+                + "; which one is meant cannot be told.",
+                "Name the author exactly as the marked-up text shows them (one entry per author).",
+                actual_matches=sum(per.values()),
+            )
+            return None
+        if near:
+            mine = [r for r in everything if r.author == near[0]]
+            result.notes.append(
+                f"read the author {name!r} as {near[0]!r}, the one author of that name once case and "
+                "spacing are ignored"
+            )
     if not mine:
         counts: dict[str, int] = {}
         for r in everything:
@@ -451,14 +479,18 @@ def _targets(
             result,
             EditStatus.COUNT_MISMATCH,
             f"You expected {edit.expected_matches} tracked change(s) by {name}, but the document "
-            f"has {count}.",
+            f"has {count}." + _unlisted(mine),
             f"Set expected_matches to {count} to {verb} all of them, or decide them one by one "
             "by revision_id.",
-            candidates=[locator.location(r.start, r.end) for r in mine if r.paragraph is not None][:50],
-            actual_matches=count,
+            **_bounded_candidates(locator, mine),
         )
         return None
     return mine
+
+
+def _fold(name: str) -> str:
+    """An author's name with case and spacing folded (only to find near misses)."""
+    return "".join(name.split()).casefold()
 
 
 def _cell_removal(rev: Revision, accept: bool) -> bool:
@@ -472,23 +504,140 @@ def _cell_removal(rev: Revision, accept: bool) -> bool:
     )
 
 
-def _with_moves(targets: list[Revision], everything: list[Revision]) -> list[Revision]:
-    """``targets`` with the other side of each named move they hold (a move is decided whole)."""
-    names = {
-        (t.part, t.move)
-        for t in targets
-        if t.move and t.kind in (RevisionKind.MOVE_FROM, RevisionKind.MOVE_TO)
-    }
+@dataclass
+class _MoveRanges:
+    """A story part's move ranges: each move-side element's range start (the innermost range
+    of its side open where it stands), and every range start, in document order."""
+
+    of: dict[etree._Element, etree._Element]
+    starts: list[etree._Element]
+    named: dict[tuple[str, str], list[etree._Element]] = field(default_factory=dict)  # (tag, name)
+
+
+def _read_move_ranges(root: etree._Element) -> _MoveRanges:
+    """A range is opened by its start and closed by the first end of its side with the same
+    ``w:id`` after it (ECMA-376 Part 1, §17.13.5.22-.28); a range id is not trusted to be
+    unique in the part, so ranges are told apart by their start elements."""
+    opened: dict[str, list[etree._Element]] = {_FROM_START: [], _TO_START: []}  # per side, in order
+    of: dict[etree._Element, etree._Element] = {}
+    starts: list[etree._Element] = []
+    named: dict[tuple[str, str], list[etree._Element]] = {}
+    for el in root.iter(*_OTHER_SIDE, *_RANGE_ENDS, *_SIDE_START):
+        tag = el.tag
+        if tag in _OTHER_SIDE:
+            opened[tag].append(el)
+            starts.append(el)
+            named.setdefault((tag, el.get(_NAME) or ""), []).append(el)
+        elif tag in _RANGE_ENDS:
+            side, rid = opened[_RANGE_ENDS[tag]], el.get(_ID)
+            for k in range(len(side) - 1, -1, -1):  # (the innermost open range of that id)
+                if side[k].get(_ID) == rid:
+                    del side[k]
+                    break
+        elif opened[_SIDE_START[tag]]:
+            of[el] = opened[_SIDE_START[tag]][-1]
+    return _MoveRanges(of, starts, named)
+
+
+def _partner(
+    start: etree._Element, ranges: _MoveRanges
+) -> tuple[etree._Element | None, list[etree._Element]]:
+    """The other side of the move whose range starts at ``start``: (the other side's range
+    start or None, and the ranges it could be when that cannot be told).
+
+    The name (``w:name``) links a move's two sides; a name that one source range and one
+    destination range carry pairs them.  A name several moves share pairs two ranges only when
+    they are the only ones of that name by their author; otherwise the pairing is ambiguous --
+    never widened to every range of the name."""
+    name = start.get(_NAME)
+    if not name:
+        return None, []
+    same = ranges.named.get((start.tag, name), [])
+    other = ranges.named.get((_OTHER_SIDE[start.tag], name), [])
+    if not other:
+        return None, []
+    if len(same) == 1 and len(other) == 1:
+        return other[0], []
+    author = start.get(_AUTHOR)
+    same_by = [s for s in same if s.get(_AUTHOR) == author]
+    other_by = [s for s in other if s.get(_AUTHOR) == author]
+    if author is not None and len(same_by) == 1 and len(other_by) == 1:
+        return other_by[0], []
+    return None, other
+
+
+def _with_moves(
+    locator: Locator,
+    targets: list[Revision],
+    everything: list[Revision],
+    result: EditResult,
+    cache: dict[str, _MoveRanges],
+) -> tuple[list[Revision], list[etree._Element]] | None:
+    """``targets`` with the rest of each move they hold (a move is decided whole: its range on
+    both sides, found by range, :func:`_partner`), and the range starts decided; None when a
+    move's other side cannot be told (``result`` refused ``ambiguous``)."""
     out = list({id(t): t for t in targets}.values())
-    if names:
+    moved = (RevisionKind.MOVE_FROM, RevisionKind.MOVE_TO)
+    view = locator.view
+    if view.working is None:
+        return out, []
+    chosen: dict[etree._Element, str] = {}  # range start -> its part
+    for t in out:
+        if t.kind not in moved or t.element is None:
+            continue
+        if t.part not in cache:
+            cache[t.part] = _read_move_ranges(view.working.xml(t.part))
+        ranges = cache[t.part]
+        start = ranges.of.get(t.element)
+        if start is None or start in chosen:
+            continue
+        chosen[start] = t.part
+        other, could_be = _partner(start, ranges)
+        if could_be:
+            inside = [
+                r for r in everything
+                if r.part == t.part and r.element is not None and ranges.of.get(r.element) in could_be
+            ]  # fmt: skip
+            shown = [f"r{r.id} ({_describe(r)})" for r in inside[:5]]
+            _refuse(
+                result,
+                EditStatus.AMBIGUOUS,
+                f"Tracked change r{t.id} is one side of a move named {start.get(_NAME)!r}, a name "
+                f"{len(could_be) + 1} or more unrelated moves share; which is its other side cannot be "
+                f"told (it could be {'; '.join(shown) or 'any of them'})." + _unlisted(inside),
+                "Decide this move in Word, or decide the document's other changes here.",
+                **_bounded_candidates(locator, inside),
+            )
+            return None
+        if other is not None:
+            chosen[other] = t.part
+    if chosen:
         seen = {id(t) for t in out}
-        moved = (RevisionKind.MOVE_FROM, RevisionKind.MOVE_TO)
-        wanted = {name for _, name in names}
         for r in everything:
-            if id(r) not in seen and r.move in wanted and r.kind in moved:
+            if id(r) in seen or r.kind not in moved or r.element is None or r.part not in cache:
+                continue
+            if cache[r.part].of.get(r.element) in chosen:
                 out.append(r)
                 seen.add(id(r))
-    return out
+    return out, list(chosen)
+
+
+def _unlisted(revisions: list[Revision]) -> str:
+    """What a refusal's message says of the candidates it does not list (nothing when all are)."""
+    placed = sum(1 for r in revisions if r.paragraph is not None)
+    if placed <= MAX_CANDIDATES:
+        return ""
+    return f" (the first {MAX_CANDIDATES} are listed as candidates; {placed - MAX_CANDIDATES:,} more are not)"
+
+
+def _bounded_candidates(locator: Locator, revisions: list[Revision]) -> dict[str, object]:
+    """A refusal's ``candidates`` (at most :data:`MAX_CANDIDATES`) and ``actual_matches``
+    (all of them); the message says how many are not listed."""
+    placed = [r for r in revisions if r.paragraph is not None]
+    return {
+        "candidates": [locator.location(r.start, r.end) for r in placed[:MAX_CANDIDATES]],
+        "actual_matches": len(revisions),
+    }
 
 
 def _claimed_by(group: list[Revision], claimed: dict[etree._Element, int]) -> int | None:
@@ -538,7 +687,9 @@ def _thread(
             f"{len(found)} comments carry the id {cid!r} ({'; '.join(_comment_said(c) for c in found[:4])}); "
             "which one is meant cannot be told.",
             "Start a new comment on the passage instead (the action 'comment' with an anchor).",
-            candidates=[locator.location(c.start, c.end) for c in found if c.paragraph is not None],
+            candidates=[locator.location(c.start, c.end) for c in found if c.paragraph is not None][
+                :MAX_CANDIDATES
+            ],
             actual_matches=len(found),
         )
         return None

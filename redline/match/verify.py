@@ -31,6 +31,10 @@ from .locate import Found, Locator
 from .moves import move_note, movers
 
 HINTED_CANDIDATES = 20  # candidates of an ambiguous anchor that get a unique extension in the hint
+# candidates a decision's refusal lists; ``actual_matches`` (and the message) count them all.
+# (An anchor's candidates are bounded by locate.MAX_MATCHES, 1000: bounding them to this too
+# would change the golden reports, whose generated replies have such anchors -- left as is.)
+MAX_CANDIDATES = 20
 # EditResult(**fields) and Refusal(**fields), validated the same, without keyword-argument handling.
 _new_result: Callable[[dict[str, object]], EditResult] = EditResult.__pydantic_validator__.validate_python
 _new_refusal: Callable[[dict[str, object]], Refusal] = Refusal.__pydantic_validator__.validate_python

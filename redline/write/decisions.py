@@ -9,7 +9,8 @@ inserted one rejected) joins its paragraph to the next, whose mark and propertie
 ``w:pPrChange``, ``w:sectPrChange``, ``w:tblPrChange``, ``w:trPrChange``, ``w:tcPrChange``,
 ``w:tblGridChange``...) accepted drops its record, rejected restores the old properties; a
 table row inserted or deleted keeps or loses its row; a move is decided as a whole (both sides,
-found by the ``w:name`` of its range starts, and its range markers).  Every other element is
+as the check paired their ranges -- by range, never by ``w:name`` alone -- and those ranges'
+markers: each start and the end that closes it).  Every other element is
 left as it was.  The checking is :mod:`redline.match.decisions`'s.
 """
 
@@ -28,7 +29,7 @@ from .tree import ancestor, detached, join_into_next, remove, unwrap
 
 __all__ = ["story_roots", "write_decisions"]
 
-_ID, _NAME = w("id"), w("name")
+_ID = w("id")
 _P, _PPR, _RPR, _TR, _T, _SECT_PR = w("p"), w("pPr"), w("rPr"), w("tr"), w("t"), w("sectPr")
 _INS, _DEL, _MOVE_FROM, _MOVE_TO = w("ins"), w("del"), w("moveFrom"), w("moveTo")
 _DEL_TEXT, _DEL_INSTR, _INSTR = w("delText"), w("delInstrText"), w("instrText")
@@ -51,23 +52,20 @@ _KEEP_BACK = {
 
 def write_decisions(plan: DecisionPlan, roots: dict[str, etree._Element]) -> bool:
     """Carry out ``plan``'s decisions on the working copy's trees (untracked); ``roots``: the
-    story parts' roots, for a move's range markers.  Returns whether a paragraph or a table
+    story parts' roots (kept for callers; a move's range markers are the plan's own elements,
+    found in their trees).  Returns whether a paragraph or a table
     row may have gone (a paragraph mark or a row decided): the paragraphs after it are then
     numbered otherwise than the writer counted."""
     restructured = False
     for decision in plan.decisions:
-        names = {t.move for t in decision.targets if t.move}
         # paragraph marks last: joining paragraphs moves what the other decisions hold
         ordered = sorted(decision.targets, key=lambda t: _is_mark(t))
         for t in ordered:
             if t.element is not None:
                 restructured = restructured or place_of(t.element) in ("mark", "row", "cell")
                 _decide(t.element, decision.accept)
-        if names:
-            for part in {t.part for t in decision.targets}:
-                root = roots.get(part)
-                if root is not None:
-                    _remove_move_ranges(root, names)
+        if decision.ranges:
+            _remove_move_ranges(decision.ranges)
     return restructured
 
 
@@ -159,15 +157,31 @@ def _restore(change: etree._Element) -> None:
         change.addprevious(c)
 
 
-def _remove_move_ranges(root: etree._Element, names: set[str]) -> None:
-    starts = [el for el in root.iter(*_MOVE_RANGES) if el.get(_NAME) in names]
+def _remove_move_ranges(starts: list[etree._Element]) -> None:
+    """Remove each range start of ``starts`` and the end that closes it: the first end of its
+    side with its ``w:id`` after it, the innermost range of that id closing first (as the check
+    read them, in :mod:`redline.match.decisions`); another range's markers,
+    even of the same id or name, are left as they were."""
+    roots: dict[int, etree._Element] = {}
     for start in starts:
-        end_tag = _MOVE_RANGES[start.tag]
-        rid = start.get(_ID)
-        for end in list(root.iter(end_tag)):
-            if end.get(_ID) == rid:
-                remove(end, keep_tail=True)
-        remove(start, keep_tail=True)
+        if start.getparent() is not None:
+            root = start.getroottree().getroot()
+            roots[id(root)] = root
+    wanted = set(starts)
+    gone: list[etree._Element] = []
+    for root in roots.values():
+        opened: dict[tuple[str, str | None], list[etree._Element]] = {}
+        for el in root.iter(*_MOVE_RANGES, *_MOVE_RANGES.values()):
+            if el.tag in _MOVE_RANGES:
+                opened.setdefault((_MOVE_RANGES[el.tag], el.get(_ID)), []).append(el)
+                if el in wanted:
+                    gone.append(el)
+                continue
+            waiting = opened.get((el.tag, el.get(_ID)))
+            if waiting and waiting.pop() in wanted:
+                gone.append(el)
+    for el in gone:
+        remove(el, keep_tail=True)
 
 
 def story_roots(package: Package, view: DocumentView) -> dict[str, etree._Element]:
