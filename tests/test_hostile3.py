@@ -17,7 +17,7 @@ from redline_review.job import pair
 from redline_review.runner import InProcess, run_review
 from redline_review.storage import LocalStorage, Storage, open_storage
 from testing.docbuild import P, Raw, docx
-from tests.test_decisions import part
+from tests.support import part
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 NS = {"w": W}
