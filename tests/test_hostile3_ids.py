@@ -18,16 +18,22 @@ from __future__ import annotations
 import io
 import json
 import re
+import time
 import zipfile
 from typing import Any
 
+import pytest
 from lxml import etree
 
 from redline.apply import ApplyOptions, Outcome, apply_reply
+from redline.match import verify as verify_module
+from redline.match.verify import too_large
 from redline.read.annotations import read_annotations
 from redline.read.ids import MAX_ID, id_key, id_number, same_id
 from redline.read.load import load_view
 from redline.write.writer import Ids, document_ids, max_revision_id
+from shared_schema import parse_edit_reply
+from testing.contractgen import generate_contract
 from testing.docbuild import P, Raw, Xml, docx
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
@@ -173,3 +179,101 @@ def test_a_reply_by_comment_id_finds_the_zero_padded_comment_and_anchors_beside_
     assert len(starts) == 2 and starts[0] == 5 and starts[1] != 5
     replies = [id_number(c.get(f"{{{W}}}id")) for c in part(out.output, "word/comments.xml")]
     assert replies[0] == 5 and replies[1] == starts[1]
+
+
+# -------------------------------------------------------------------------------------------
+# 2. a long insert_after costs linear time, and is bounded
+
+
+def _contract() -> tuple[bytes, str]:
+    doc = generate_contract("lease", seed=1)
+    loaded = load_view(doc)
+    assert isinstance(loaded, tuple)
+    view = loaded[1]
+    para = view.paragraphs[5]
+    return doc, view.text[para.start : para.end][:40]
+
+
+def _insert(doc: bytes, anchor: str, lines: int) -> tuple[float, Outcome]:
+    text = "\n".join(f"New line number {i} of the schedule." for i in range(lines))
+    reply = json.dumps({"edits": [{"action": "insert_after", "anchor": anchor, "text": text}]})
+    start = time.process_time()
+    out = apply_reply(doc, reply, ApplyOptions(author="Us"))
+    return time.process_time() - start, out
+
+
+def test_a_long_insert_after_costs_linear_cpu_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    doc, anchor = _contract()
+    _insert(doc, anchor, 200)  # warm: imports, caches
+    small, out = _insert(doc, anchor, 5_000)
+    assert statuses(out) == ["applied"]
+    # above the limit (to see the curve where a quadratic term shows): 5x the lines
+    monkeypatch.setattr(verify_module, "MAX_INSERT_LINES", 100_000)
+    large, out = _insert(doc, anchor, 25_000)
+    assert statuses(out) == ["applied"] and out.output is not None
+    loaded = load_view(out.output)
+    assert isinstance(loaded, tuple) and len(loaded[1].paragraphs) > 25_000
+    # linear is ~5x (5k 0.7 s, 25k 3.4 s); the quadratic writer was ~8x (one list search a line)
+    assert large < 7.5 * small + 0.5, (small, large)
+
+
+def test_an_insert_after_over_the_line_limit_is_refused_alone_and_fast() -> None:
+    doc, anchor = _contract()
+    text = "\n".join(f"Line {i}." for i in range(100_000))
+    reply = {
+        "edits": [
+            {"action": "insert_after", "anchor": anchor, "text": text},
+            {"action": "insert_after", "anchor": anchor, "text": "A new clause.\nAnd another."},
+        ]
+    }
+    start = time.process_time()
+    out = apply_reply(doc, json.dumps(reply), ApplyOptions(author="Us"))
+    spent = time.process_time() - start
+    assert statuses(out) == ["invalid", "applied"] and out.output is not None
+    error = out.report.edits[0].error
+    assert error is not None and "MAX_INSERT_LINES" in error.message and "100,000 lines" in error.message
+    assert spent < 10, spent  # (the lines are not written: ~1 s here, 60 s and more before)
+
+
+# -------------------------------------------------------------------------------------------
+# 3. an entry the loader could not read back is refused alone
+
+
+def test_a_replacement_over_the_text_node_limit_is_refused_alone() -> None:
+    doc = docx(
+        P("The rent is due monthly."), P("Interest accrues at five percent."), P("Notices in writing.")
+    )
+    entries = [
+        {"anchor": "monthly", "replacement": "quarterly"},
+        {"anchor": "Notices in writing", "replacement": "x" * (20 * 1024 * 1024)},
+        {"anchor": "five", "replacement": "six"},
+    ]
+    out = run(doc, entries)
+    assert out.report.error is None
+    assert statuses(out) == ["applied", "invalid", "applied"]
+    error = out.report.edits[1].error
+    assert error is not None and "max_text_chars" in error.message
+    assert out.output is not None
+    loaded = load_view(out.output)
+    assert isinstance(loaded, tuple) and "quarterly" in loaded[1].text and "six" in loaded[1].text
+
+
+def test_one_line_over_libxml2s_text_node_limit_is_refused_by_that_limit() -> None:
+    doc = docx(P("The rent is due monthly."), P("Notices in writing."))
+    # 9 M characters (within max_text_chars) but 27 MB as UTF-8: one text node over 10 MB
+    long = "\u20ac" * 9_000_000
+    entries = [{"anchor": "monthly", "replacement": "quarterly"}, {"anchor": "Notices", "replacement": long}]
+    out = apply_reply(doc, json.dumps({"edits": entries}, ensure_ascii=False), ApplyOptions(author="Us"))
+    assert statuses(out) == ["applied", "invalid"] and out.output is not None
+    error = out.report.edits[1].error
+    assert error is not None and "10,000,000 bytes" in error.message
+    # many lines, each within the node limit, are written
+    assert too_large_of("a\n" * 1000) is None
+
+
+def too_large_of(replacement: str) -> str | None:
+    loaded = load_view(docx(P("Some text.")))
+    assert isinstance(loaded, tuple)
+    edit = parse_edit_reply(json.dumps({"edits": [{"anchor": "Some", "replacement": replacement}]}))
+    assert edit is not None
+    return too_large(edit.edits[0], loaded[1])

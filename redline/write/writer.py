@@ -297,6 +297,7 @@ class Writer:
         # reply's order
         anchor = self._inserted_after.get(para.index, p) if after else p
         level = max(0, min(8, (para.ilvl or 0) + plan.level)) if plan.level else None
+        first, news = anchor, []
         for line in lines:
             new = shallow_copy(p, skip=_PARA_IDS)
             ppr = p.find(_PPR)
@@ -317,13 +318,14 @@ class Writer:
             new.append(holder)
             numbering.inserted(holder)
             made.append(holder)
+            news.append(new)
             if after:
                 anchor.addnext(new)
-                numbering.paragraph_added(para.index, new, anchor, after=True)
                 anchor = new
             else:
                 p.addprevious(new)
-                numbering.paragraph_added(para.index, new, p, after=False)
+        # told once, not a line at a time: each telling searches the paragraph's pieces
+        numbering.paragraphs_added(para.index, news, first if after else p, after=after)
         if after:
             self._inserted_after[para.index] = anchor
         if self.options.comments and plan.rationale and made and para.story not in ("header", "footer"):
