@@ -31,6 +31,7 @@ from redline.match.verify import too_large
 from redline.read.annotations import read_annotations
 from redline.read.ids import MAX_ID, id_key, id_number, same_id
 from redline.read.load import load_view
+from redline.read.sections import read_number, typed_number
 from redline.write.writer import Ids, document_ids, max_revision_id
 from shared_schema import parse_edit_reply
 from testing.contractgen import generate_contract
@@ -277,3 +278,38 @@ def too_large_of(replacement: str) -> str | None:
     edit = parse_edit_reply(json.dumps({"edits": [{"anchor": "Some", "replacement": replacement}]}))
     assert edit is not None
     return too_large(edit.edits[0], loaded[1])
+
+
+# -------------------------------------------------------------------------------------------
+# 4. typed clause numbers of any width are sections
+
+
+def test_a_section_edit_lands_in_typed_clause_1234_of_1300() -> None:
+    # (a section names where the anchor must be: a scope, checked; "Clause 1234" was no section)
+    doc = docx(*(P(f"Clause {n}. The Supplier shall pay the fee of {n} pounds.") for n in range(1, 1301)))
+    entry = {
+        "anchor": "the fee of 1234 pounds",
+        "replacement": "the fee of 1235 pounds",
+        "section": "Clause 1234",
+    }
+    out = run(doc, [entry])
+    assert statuses(out) == ["applied"], out.report.edits[0].error
+    assert out.output is not None
+    body = part(out.output, "word/document.xml")
+    changed = [p for p in body.iterfind(".//w:p", NS) if p.find(".//w:ins", NS) is not None]
+    assert len(changed) == 1 and "".join(str(t) for t in changed[0].itertext()).startswith("Clause 1234.")
+    location = out.report.edits[0].locations[0]
+    assert location.paragraph == 1233
+    out = run(doc, [{**entry, "section": "Clause 1233"}])
+    assert statuses(out) == ["out_of_scope"]
+    error = out.report.edits[0].error
+    assert error is not None and "Clause 1234" in (error.hint or "") + error.message
+
+
+def test_typed_numbers_up_to_six_digits_are_sections_and_seven_are_not() -> None:
+    assert typed_number("Clause 1234. The fee.") == "Clause 1234."
+    assert typed_number("Section 999999 Notices") == "Section 999999"
+    assert typed_number("Clause 1000.2 Notices") == "Clause 1000.2"
+    assert typed_number("Clause 1234567 The fee.") is None
+    number = read_number("Clause 1234")
+    assert number is not None and number.path[0] == "1234"
