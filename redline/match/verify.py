@@ -33,8 +33,10 @@ from .moves import move_note, movers
 
 MAX_INSERT_LINES = 10_000
 """The new paragraphs one ``insert_after`` / ``insert_before`` may add (its ``text``'s lines):
-a whole schedule is a few hundred; the writer costs ~0.1 CPU ms a line (linear), so the limit
-is ~1 CPU s.  An entry over it is refused alone (``invalid``)."""
+a whole schedule is a few hundred; the writer costs ~0.13 CPU ms a line (linear), so the limit
+is ~1.4 CPU s, and 10,000 new paragraphs are ~100,000 of the loader's 1,000,000 tags
+(``Limits.max_markup``: 100,000 lines would make the output unloadable, the whole document
+refused).  An entry over it is refused alone (``invalid``)."""
 MAX_TEXT_NODE_BYTES = 10_000_000
 """libxml2's limit on one text node (``XML_MAX_TEXT_LENGTH``, ``huge_tree=False``): the loader
 refuses a part that holds a longer one (``xml_node_too_large``), so no line of a replacement or
@@ -112,7 +114,7 @@ def too_large(edit: Edit, view: DocumentView, limits: Limits | None = None) -> s
     room = (limits or DEFAULT_LIMITS).max_text_chars - len(view.text)
     if chars > room:
         return (
-            f"Its new text is {chars:,} characters; the document's text may total at most "
+            f"its new text is {chars:,} characters; the document's text may total at most "
             f"{(limits or DEFAULT_LIMITS).max_text_chars:,} (Limits.max_text_chars), which leaves "
             f"{max(room, 0):,} for new text."
         )
@@ -120,7 +122,7 @@ def too_large(edit: Edit, view: DocumentView, limits: Limits | None = None) -> s
         lines = edit.text.count("\n") + 1
         if lines > MAX_INSERT_LINES:
             return (
-                f"Its text is {lines:,} lines; one {edit.action} adds at most {MAX_INSERT_LINES:,} "
+                f"its text is {lines:,} lines; one {edit.action} adds at most {MAX_INSERT_LINES:,} "
                 "paragraphs (redline.match.verify.MAX_INSERT_LINES)."
             )
     for t in texts:
@@ -132,7 +134,7 @@ def too_large(edit: Edit, view: DocumentView, limits: Limits | None = None) -> s
             ) + 4 * line.count("\r")
             if size > MAX_TEXT_NODE_BYTES:
                 return (
-                    f"A line of its new text is {size:,} bytes as written; the loader reads no "
+                    f"a line of its new text is {size:,} bytes as written; the loader reads no "
                     f"text node over {MAX_TEXT_NODE_BYTES:,} bytes (libxml2's limit), so the "
                     "document would be refused."
                 )
