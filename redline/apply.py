@@ -163,7 +163,7 @@ def _apply_batch(
     output_name: str | None,
 ) -> Outcome:
     locator = Locator(view)
-    verification = verify(locator, batch, dry_run=options.dry_run)
+    verification = verify(locator, batch, dry_run=options.dry_run, limits=options.limits)
     plan: DecisionPlan | None = None
     if needs_annotations(batch.edits):  # accept / reject / reply / resolve (redline.match.decisions)
         from .match.decisions import check

@@ -35,6 +35,7 @@ from shared_schema.models import DECISIONS, THREAD_ACTIONS
 from ..opc.namespaces import w
 from ..opc.package import Package
 from ..read.annotations import Annotations, DocComment, Revision, read_annotations
+from ..read.ids import id_number, same_id
 from ..read.roles import RevisionKind
 from ..read.view import DocumentView
 from ..read.walk import ancestor
@@ -265,7 +266,7 @@ def _mark_spans(view: DocumentView, c: DocComment) -> list[tuple[int, int]] | No
     root = view.working.xml(c.part)
     holders = []
     for el in root.iter(*_COMMENT_MARKS):
-        if el.get(_ID) == c.id:
+        if same_id(el.get(_ID), c.id):
             holder = ancestor(el, _P)
             if holder is None:
                 return None
@@ -289,7 +290,7 @@ def _reply_has_place(view: DocumentView, c: DocComment) -> bool:
     if view.working is None or c.part is None:
         return True
     for el in view.working.xml(c.part).iter(w("commentRangeEnd"), w("commentReference")):
-        if el.get(_ID) == c.id:
+        if same_id(el.get(_ID), c.id):
             holder = el.getparent()
             if el.tag == w("commentRangeEnd") or (holder is not None and holder.tag == w("r")):
                 return True
@@ -331,7 +332,8 @@ def _describe(rev: Revision) -> str:
 
 def _lookup(ident: str, ids: list[str]) -> tuple[str | None, str | None]:
     """``ident`` as the document has it (as written; "r12" / "c4" as the marked-up text shows
-    them, read as "12" / "4"), and a note when read so; None when no such id."""
+    them, read as "12" / "4"; by number, as Word reads ids: "5" finds ``w:id="0005"``), and a
+    note when read so; None when no such id."""
     if ident in ids:
         return ident, None
     shown = _SHOWN.fullmatch(ident.strip())
@@ -339,17 +341,21 @@ def _lookup(ident: str, ids: list[str]) -> tuple[str | None, str | None]:
         return shown.group(1), f"read the id {ident!r} as {shown.group(1)!r}, as the marked-up text shows it"
     if ident.strip() in ids:
         return ident.strip(), None
+    number = id_number(shown.group(1) if shown is not None else ident)
+    if number is not None:
+        for x in ids:
+            if id_number(x) == number:
+                return x, f"read the id {ident!r} as the document's {x!r}, the same number"
     return None, None
 
 
 def _nearest_ids(ident: str, ids: list[str]) -> list[str]:
     digits = _SHOWN.fullmatch(ident.strip())
-    number = digits.group(1) if digits else ident.strip()
-    if number.isdigit():
-        n = int(number)
-        return sorted(
-            dict.fromkeys(ids), key=lambda x: (not x.isdigit(), abs(int(x) - n) if x.isdigit() else 0, x)
-        )
+    n = id_number(digits.group(1) if digits else ident)
+    if n is not None:
+        numbers = {x: id_number(x) for x in dict.fromkeys(ids)}
+        return sorted(numbers, key=lambda x: (numbers[x] is None, abs((numbers[x] or 0) - n), x))
+    number = ident.strip()
     return sorted(dict.fromkeys(ids), key=lambda x: (not x.startswith(number[:1]), x))
 
 
@@ -377,7 +383,7 @@ def _targets(
             return None
         if note:
             result.notes.append(note)
-        found = [r for r in everything if r.id == rid]
+        found = [r for r in everything if same_id(r.id, rid)]
         if len(found) > 1:
             _refuse(
                 result,
@@ -531,7 +537,7 @@ def _read_move_ranges(root: etree._Element) -> _MoveRanges:
         elif tag in _RANGE_ENDS:
             side, rid = opened[_RANGE_ENDS[tag]], el.get(_ID)
             for k in range(len(side) - 1, -1, -1):  # (the innermost open range of that id)
-                if side[k].get(_ID) == rid:
+                if same_id(side[k].get(_ID), rid):
                     del side[k]
                     break
         elif opened[_SIDE_START[tag]]:
@@ -679,7 +685,7 @@ def _thread(
         return None
     if note:
         result.notes.append(note)
-    found = [c for c in comments if c.id == cid]
+    found = [c for c in comments if same_id(c.id, cid)]
     if len(found) > 1:
         _refuse(
             result,

@@ -19,6 +19,7 @@ from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, Mat
 from shared_schema.models import NO_ANCHOR_ACTIONS
 
 from ..collector import paused
+from ..opc.zipread import DEFAULT_LIMITS, Limits
 from ..read.outline import Head
 from ..read.sections import label_key, split_label
 from ..read.view import DocumentView, Paragraph, SpanFlag, SpanKind
@@ -29,6 +30,17 @@ from .fields import code_runs, open_at_end
 from .hints import HintBudget, not_found, unique_extension
 from .locate import Found, Locator
 from .moves import move_note, movers
+
+MAX_INSERT_LINES = 10_000
+"""The new paragraphs one ``insert_after`` / ``insert_before`` may add (its ``text``'s lines):
+a whole schedule is a few hundred; the writer costs ~0.13 CPU ms a line (linear), so the limit
+is ~1.4 CPU s, and 10,000 new paragraphs are ~100,000 of the loader's 1,000,000 tags
+(``Limits.max_markup``: 100,000 lines would make the output unloadable, the whole document
+refused).  An entry over it is refused alone (``invalid``)."""
+MAX_TEXT_NODE_BYTES = 10_000_000
+"""libxml2's limit on one text node (``XML_MAX_TEXT_LENGTH``, ``huge_tree=False``): the loader
+refuses a part that holds a longer one (``xml_node_too_large``), so no line of a replacement or
+text may be longer, as written (UTF-8, escaped)."""
 
 HINTED_CANDIDATES = 20  # candidates of an ambiguous anchor that get a unique extension in the hint
 # candidates a decision's refusal lists; ``actual_matches`` (and the message) count them all.
@@ -80,17 +92,62 @@ def verify(
     *,
     dry_run: bool = False,
     hints: bool = True,
+    limits: Limits | None = None,
 ) -> Verification:
     """Check every edit of ``batch`` against the locator's view.
 
     With ``hints=False`` the refusals carry no near-miss passage and no unique extensions (the
     statuses, candidates and counts are the same): for callers that only need the verdicts.
+    ``limits``: the loader's (the default's when None), which no entry's new text may break
+    (:func:`too_large`).
     """
     with paused():
-        return _verify(locator, batch, dry_run, hints)
+        return _verify(locator, batch, dry_run, hints, limits)
 
 
-def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hints: bool) -> Verification:
+def too_large(edit: Edit, view: DocumentView, limits: Limits | None = None) -> str | None:
+    """Why ``edit``'s new text (``replacement``, ``text``) cannot be written within the loader's
+    limits -- a line over libxml2's text-node limit, more text than ``limits.max_text_chars``
+    leaves beside the document's, more lines than :data:`MAX_INSERT_LINES` -- or None.
+    Checked before anything is located, so such an entry costs nothing and is refused alone:
+    the written document would be refused whole (``unloadable_output``)."""
+    texts = [t for t in (edit.replacement, edit.text) if t]
+    if not texts:
+        return None
+    chars = sum(len(t) for t in texts)
+    room = (limits or DEFAULT_LIMITS).max_text_chars - len(view.text)
+    if chars > room:
+        return (
+            f"its new text is {chars:,} characters; the document's text may total at most "
+            f"{(limits or DEFAULT_LIMITS).max_text_chars:,} (Limits.max_text_chars), which leaves "
+            f"{max(room, 0):,} for new text."
+        )
+    if edit.action in ("insert_after", "insert_before") and edit.text:
+        lines = edit.text.count("\n") + 1
+        if lines > MAX_INSERT_LINES:
+            return (
+                f"its text is {lines:,} lines; one {edit.action} adds at most {MAX_INSERT_LINES:,} "
+                "paragraphs (redline.match.verify.MAX_INSERT_LINES)."
+            )
+    for t in texts:
+        if 4 * len(t) <= MAX_TEXT_NODE_BYTES:  # (no shorter text can be over it)
+            continue
+        for line in t.split("\n"):
+            size = len(line.encode("utf-8", "surrogatepass")) + 4 * line.count("&") + 3 * (
+                line.count("<") + line.count(">")
+            ) + 4 * line.count("\r")
+            if size > MAX_TEXT_NODE_BYTES:
+                return (
+                    f"a line of its new text is {size:,} bytes as written; the loader reads no "
+                    f"text node over {MAX_TEXT_NODE_BYTES:,} bytes (libxml2's limit), so the "
+                    "document would be refused."
+                )
+    return None
+
+
+def _verify(
+    locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hints: bool, limits: Limits | None = None
+) -> Verification:
     edits = batch.edits if isinstance(batch, EditBatch) else batch
     revision = batch.revision if isinstance(batch, EditBatch) else None
     view = locator.view
@@ -118,6 +175,17 @@ def _verify(locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hint
                 f"These edits were written against revision {revision}, but the document is now "
                 f"at {view.revision}.",
                 "Re-read the document and quote its current text.",
+            )
+            continue
+        oversized = too_large(edit, view, limits)
+        if oversized is not None:
+            result = _result(index, edit, ok_status)
+            results.append(result)
+            _refuse(
+                result,
+                EditStatus.INVALID,
+                f"The entry is too large to write: {oversized}",
+                "Split it into smaller entries, or leave the long text out of the reply.",
             )
             continue
         if edit.action in NO_ANCHOR_ACTIONS:

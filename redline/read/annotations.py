@@ -41,6 +41,7 @@ from ..opc.namespaces import (
 )
 from ..opc.package import Package
 from .build import stories_of
+from .ids import id_key, id_number, same_id
 from .paragraphs import StoryText
 from .roles import CHAR_OF, RevisionKind, revision_kind, symbol, track_field
 from .view import DocumentView, SpanKind
@@ -131,10 +132,10 @@ class Annotations:
 
     def revision(self, rid: str) -> list[Revision]:
         """Every revision with id ``rid`` (one in a well-formed document)."""
-        return [r for r in self.revisions if r.id == rid]
+        return [r for r in self.revisions if same_id(r.id, rid)]
 
     def comment(self, cid: str) -> list[DocComment]:
-        return [c for c in self.comments if c.id == cid]
+        return [c for c in self.comments if same_id(c.id, cid)]
 
     def __bool__(self) -> bool:
         return bool(self.revisions or self.comments)
@@ -257,10 +258,10 @@ class _StoryWalk:
                 self.stack[-1].pos = spot[0] + spot[1]
                 continue
             if tag in _MOVE_STARTS:
-                self.moves[el.get(_ID) or ""] = el.get(_NAME) or ""
+                self.moves[id_key(el.get(_ID))] = el.get(_NAME) or ""
                 continue
             if tag in _MOVE_ENDS:
-                self.moves.pop(el.get(_ID) or "", None)
+                self.moves.pop(id_key(el.get(_ID)), None)
                 continue
             if tag in (_C_START, _C_END, _C_REF):
                 self._comment_mark(el)
@@ -375,7 +376,7 @@ class _StoryWalk:
 
     # -- comment anchors -------------------------------------------------------------------
     def _comment_mark(self, el: etree._Element) -> None:
-        cid = el.get(_ID) or ""
+        cid = id_key(el.get(_ID))  # the anchors are keyed by number, as Word pairs them
         here = self._here()
         if el.tag == _C_START:
             if here is None:
@@ -501,7 +502,7 @@ def _read_comments(
         parent = by_para.get(parent_pid) if parent_pid else None
         if parent is not None and not done:
             done = thread.get(parent_pid or "", (None, False))[1]
-        anchor = anchors.get(cid)
+        anchor = anchors.get(id_key(cid))
         if anchor is None:
             index, where, start, end = None, None, 0, 0
         else:
@@ -517,7 +518,8 @@ def _read_comments(
 
 
 def _order(cid: str) -> tuple[int, str]:
-    return (int(cid), "") if cid.isdigit() else (1 << 62, cid)
+    number = id_number(cid)
+    return (number, "") if number is not None else (1 << 62, cid)
 
 
 def _iter_ex(package: Package, part: str) -> Iterator[etree._Element]:

@@ -82,7 +82,9 @@ _WORDS: Final = {
 # "Paragraph 3 applies" begins many a body paragraph).
 _HEAD_WORDS = r"article|art\.|clause|section|sec\.|schedule|annex(?:ure)?|exhibit|appendix|attachment|part"
 _ROMAN = re.compile(r"M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})", re.IGNORECASE)
-_DECIMAL = r"\d{1,3}(?:\.\d{1,3})*"
+# a typed number below 10^6 ("Clause 1234"; read_number reads six digits a part): no contract
+# has more clauses, and a seven-digit number is no section (a year or an amount, rather)
+_DECIMAL = r"\d{1,6}(?:\.\d{1,6})*"
 _PARENS = r"(?:\s?\((?:[A-Za-z]{1,4}|\d{1,3})\))*"
 _AFTER_NUMBER = r"(?!\.?\d)(?=\s*$|\s*[.:)\u2013\u2014-]|\s+[A-Z0-9\"'(\[\u201c\u2018\u00ab\u201e]|\t)"
 TYPED_PATTERNS: Final = (

@@ -22,6 +22,7 @@ from ..opc.package import Package
 from ..opc.parts import rels_part_for
 from ..opc.working import WorkingCopy
 from ..opc.xmlparse import parse_xml, serialize
+from ..read.ids import same_id
 from .options import Comment, WriteOptions
 
 if TYPE_CHECKING:  # (a run with no thread to write never imports redline.match.decisions)
@@ -334,7 +335,7 @@ def _anchor_reply(
     marks: dict[str, etree._Element] = {}
     for root in roots.values():
         for el in root.iter(*_MARKS):
-            if el.get(w("id")) == parent and el.tag not in marks:
+            if same_id(el.get(w("id")), parent) and el.tag not in marks:
                 marks[el.tag] = el
         if marks:
             break

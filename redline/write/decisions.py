@@ -24,6 +24,7 @@ from ..match.decisions import PROPERTY_CHANGES, DecisionPlan, place_of
 from ..opc.namespaces import w
 from ..opc.package import Package
 from ..read.annotations import Revision
+from ..read.ids import id_key
 from ..read.view import DocumentView
 from .tree import ancestor, detached, join_into_next, remove, unwrap
 
@@ -173,11 +174,11 @@ def _remove_move_ranges(starts: list[etree._Element]) -> None:
         opened: dict[tuple[str, str | None], list[etree._Element]] = {}
         for el in root.iter(*_MOVE_RANGES, *_MOVE_RANGES.values()):
             if el.tag in _MOVE_RANGES:
-                opened.setdefault((_MOVE_RANGES[el.tag], el.get(_ID)), []).append(el)
+                opened.setdefault((_MOVE_RANGES[el.tag], id_key(el.get(_ID))), []).append(el)
                 if el in wanted:
                     gone.append(el)
                 continue
-            waiting = opened.get((el.tag, el.get(_ID)))
+            waiting = opened.get((el.tag, id_key(el.get(_ID))))
             if waiting and waiting.pop() in wanted:
                 gone.append(el)
     for el in gone:

@@ -28,7 +28,7 @@ from ..read.view import DocumentView
 from .options import WriteOptions, WriteResult
 from .readback import Changes, read_again
 from .splice import Splice
-from .writer import Writer, max_revision_id
+from .writer import Ids, Writer, document_ids
 
 # Decisions on others' revisions, replies and resolved threads (redline.match.decisions) and
 # rationale comments (redline.write.comments) are imported by the write that has them.
@@ -171,12 +171,15 @@ def _write(
 
 def make_writer(package: Package, view: DocumentView, options: WriteOptions) -> Writer:
     """A writer for ``view`` (built by :func:`build_view`: its trees are its working copy's)
-    whose revision ids start above every id the package already uses, and whose changed parts
+    whose revision ids are numbers the package does not use, within what Word reads
+    (:class:`redline.write.writer.Ids`: above every id it uses while they stay under 2^31),
+    and whose changed parts
     :attr:`Writer.splice` gives as bytes."""
     if view.working is None:
         raise TypeError("the view has no working copy to write into: build it with build_view()")
     parts = (p for p in package.names if p.startswith("word/") and p.endswith(".xml") and _has_ids(p))
-    return Writer(view, options, max_revision_id(package.read(p) for p in parts), Splice(view.working, view))
+    ids = Ids(document_ids(package.read(p) for p in parts))
+    return Writer(view, options, ids, Splice(view.working, view))
 
 
 def _has_ids(part: str) -> bool:

@@ -39,6 +39,7 @@ from ..match.crossref import bookmark, place_fields
 from ..match.fields import lift_typed_text
 from ..match.verify import Planned
 from ..opc.namespaces import W_NS, w
+from ..read.ids import MAX_ID, id_number
 from ..read.view import DocumentView, Piece, SpanFlag, SpanKind
 from ..text.typography import ALL_QUOTES, follow_quotes, guillemet_space, quote_style
 from ..text.worddiff import diff_opcodes as diff_opcodes  # re-exported: the writer's diff
@@ -110,13 +111,14 @@ class Writer:
     """Writes planned ranges into the trees the view was built from (mutating them)."""
 
     def __init__(
-        self, view: DocumentView, options: WriteOptions, next_id: int, splice: Splice | None = None
+        self, view: DocumentView, options: WriteOptions, next_id: int | Ids, splice: Splice | None = None
     ) -> None:
         self.view = view
         self.options = options
         self.splice = splice  # told what each write may change, before it changes anything
         self.stamp = options.stamp()
-        self._next_id = next_id
+        # ``next_id``: the ids to take (an int: the ids above it)
+        self._ids = next_id if isinstance(next_id, Ids) else Ids((next_id,))
         self.result = WriteResult()
         self._quotes: str | None = None
         self._space = ""  # inside French guillemets
@@ -146,8 +148,7 @@ class Writer:
         return follow_quotes(text, style, before, self._space)
 
     def new_id(self) -> str:
-        self._next_id += 1
-        return str(self._next_id)
+        return self._ids()
 
     def write(self, planned: Iterable[Planned], also: Iterable[tuple[int, int]] = ()) -> WriteResult:
         """Write ``planned``; ``also``: view ranges something else changes in the same trees
@@ -296,6 +297,7 @@ class Writer:
         # reply's order
         anchor = self._inserted_after.get(para.index, p) if after else p
         level = max(0, min(8, (para.ilvl or 0) + plan.level)) if plan.level else None
+        first, news = anchor, []
         for line in lines:
             new = shallow_copy(p, skip=_PARA_IDS)
             ppr = p.find(_PPR)
@@ -316,13 +318,14 @@ class Writer:
             new.append(holder)
             numbering.inserted(holder)
             made.append(holder)
+            news.append(new)
             if after:
                 anchor.addnext(new)
-                numbering.paragraph_added(para.index, new, anchor, after=True)
                 anchor = new
             else:
                 p.addprevious(new)
-                numbering.paragraph_added(para.index, new, p, after=False)
+        # told once, not a line at a time: each telling searches the paragraph's pieces
+        numbering.paragraphs_added(para.index, news, first if after else p, after=after)
         if after:
             self._inserted_after[para.index] = anchor
         if self.options.comments and plan.rationale and made and para.story not in ("header", "footer"):
@@ -652,25 +655,56 @@ def _main_run(atoms: list[_Atom]) -> etree._Element | None:
 # Revision ids
 
 
-_ID_ATTR = re.compile(rb"""id=["'](\d{1,9})["']""")
+_ID_ATTR = re.compile(rb"""id=["']([ \t\r\n]*\+?[0-9]+[ \t\r\n]*)["']""")
 _ID_PREFIX = frozenset(b": \t\n\r\x0b\x0c")  # a colon, or whitespace as a bytes regex sees it
 
 
-def max_revision_id(parts: Iterable[bytes]) -> int:
-    """The largest numeric ``id`` attribute in the given raw XML parts.
+def document_ids(parts: Iterable[bytes]) -> set[int]:
+    """Every numeric ``id`` attribute in the given raw XML parts, as the number Word reads
+    (:func:`redline.read.ids.id_number`: "0005" is 5, an id of any width counts).
 
     A byte scan instead of an XPath over parsed trees: ten times faster on a long contract,
     and it may only over-count (any ``…:id="N"``), which is harmless when all the caller needs
-    is an id above every existing one (revisions, comments and bookmarks alike).  The pattern
+    is ids no existing one equals (revisions, comments and bookmarks alike).  The pattern
     starts with its literal ``id=`` (which the regex engine searches for quickly); the byte
     before it must be a colon or ASCII whitespace.
     """
-    best = 0
+    found: set[int] = set()
     for data in parts:
         for m in _ID_ATTR.finditer(data):
             at = m.start()
             if at and data[at - 1] in _ID_PREFIX:
-                value = int(m.group(1))
-                if value > best:
-                    best = value
-    return best
+                number = id_number(m.group(1))
+                if number is not None:
+                    found.add(number)
+    return found
+
+
+def max_revision_id(parts: Iterable[bytes]) -> int:
+    """The largest numeric ``id`` attribute in the given raw XML parts (0 when none):
+    :func:`document_ids`' largest."""
+    return max(document_ids(parts), default=0)
+
+
+class Ids:
+    """New ids for a document that uses ``used``: above its largest while they stay within
+    :data:`redline.read.ids.MAX_ID` (the largest Word reads); once that is reached (a document
+    whose ids are near, or beyond, 2^31-1), the smallest positive numbers it does not use.
+    Never a number the document already uses, never one above ``MAX_ID``."""
+
+    def __init__(self, used: Iterable[int]) -> None:
+        self._used = set(used)
+        self._next = max(self._used, default=0)
+        self._gap = 0  # the last number tried below MAX_ID, once above is full
+
+    def __call__(self) -> str:
+        if self._next < MAX_ID:
+            self._next += 1
+            return str(self._next)
+        while True:
+            self._gap += 1
+            if self._gap > MAX_ID:  # 2^31 ids in one document: no document holds so many
+                raise RuntimeError("no id below 2^31 left")
+            if self._gap not in self._used:
+                self._used.add(self._gap)
+                return str(self._gap)
