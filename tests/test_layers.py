@@ -34,7 +34,7 @@ LAYERS = ("shared_schema", "redline", "summarize", "redline_review", "review", "
 RANK = {name: i for i, name in enumerate(LAYERS)}
 ENTRY_SHIMS = {"redline.__main__", "summarize.__main__"}  # python -m redline / summarize
 CLI = "redline_cli"
-NOT_INSTALLED = ("tests", "testing", "benchmarks", "examples")  # the test kit, measurements, examples
+NOT_INSTALLED = ("tests", "testing", "benchmarks", "examples", "docs")  # the test kit, measurements, examples
 SHARED_SCHEMA_NEEDS = {"pydantic", "pydantic_core"}
 
 # redline's rooms, bottom to top; a room is a folder (redline/read/) or a top-level module
@@ -51,7 +51,7 @@ ROOMS: tuple[tuple[str, ...], ...] = (
 )
 ROOM_RANK = {room: rank for rank, rooms in enumerate(ROOMS) for room in rooms}
 FACADE = {"redline", "redline.__main__"}  # the public API (lazy) and the -m shim: above every room
-KIT = ("tests", "testing", "benchmarks", "examples")
+KIT = ("tests", "testing", "benchmarks", "examples", "docs")
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,7 @@ def test_every_installed_package_has_a_layer() -> None:
     installed = {p.rstrip("*") for p in config["tool"]["setuptools"]["packages"]["find"]["include"]}
     assert installed == set(LAYERS), "a package is installed without a place in LAYERS (or the reverse)"
     checked = set(config["tool"]["mypy"]["packages"])
-    kit = {"tests", "testing", "examples"}
+    kit = {"tests", "testing", "examples", "docs"}
     assert checked == set(LAYERS) | kit, "every layer (and the test kit, the examples) is type-checked"
     scripts = config["project"]["scripts"]
     assert {_top(target) for target in scripts.values()} == {CLI}, "the console scripts are the CLI's"
