@@ -11,6 +11,7 @@
 * :mod:`~redline.read.numformat` -- list number formats: a counter written as "iv", "D", "fourth"
 * :mod:`~redline.read.sections` -- clauses as a lawyer cites them: numbers, sections, names
 * :mod:`~redline.read.outline` -- the outline: the sections paragraphs head, nested, and their names
+* :mod:`~redline.read.ids` -- revision and comment ids read as Word reads them: numbers ("0005" is 5)
 * :mod:`~redline.read.annotations` -- other authors' tracked changes and comments, tied to the view
 * :mod:`~redline.read.markup` -- the text with revisions and comments inline (``view --markup``)
 * :mod:`~redline.read.shapes` -- the view as JSON: ``view --json`` and what the tools return
