@@ -377,10 +377,13 @@ def test_a_refused_output_gets_the_full_reads_refusal_word_for_word(which: str, 
     if which == "ratio":
         limits = Limits(ratio_min_bytes=4096, max_ratio=40.0)
         new = "number 7 " + "ab" * 100_000 + " of"
-    else:
+    else:  # two entries, each within the room the limit leaves (one alone would be refused alone)
         limits = Limits(max_text_chars=3000)
-        new = "number 7 " + "word " * 700 + " of"
-    outcome = _apply(data, [{"anchor": "number 7 of", "replacement": new}], limits=limits)
+        new = "number 7 " + "word " * 250 + " of"
+    edits = [{"anchor": "number 7 of", "replacement": new}]
+    if which == "text":
+        edits.append({"anchor": "number 8 of", "replacement": new.replace("number 7", "number 8")})
+    outcome = _apply(data, edits, limits=limits)
     assert outcome.report.error is not None and outcome.output is None
     (args,) = seen
     full = check_output(args[2], limits)  # the full read of the output the write made
@@ -401,9 +404,10 @@ def test_an_output_the_ratio_guard_refuses_is_refused_unloadable_output_as_befor
 def test_an_output_over_the_text_limit_is_refused_as_the_full_read_refuses_it() -> None:
     data = docx(*(P(f"Paragraph number {i} of the agreement.") for i in range(40)))
     limits = Limits(max_text_chars=3000)
-    outcome = _apply(
-        data, [{"anchor": "number 7 of", "replacement": "number 7 " + "x" * 3000 + " of"}], limits=limits
-    )
+    # each entry within the room the limit leaves beside the text (~1,560 characters), the two
+    # together over it: the written document is over the limit, the read-back refuses it whole
+    edits = [{"anchor": f"number {n} of", "replacement": f"number {n} " + "x" * 1000 + " of"} for n in (7, 8)]
+    outcome = _apply(data, edits, limits=limits)
     error = outcome.report.error
     assert error is not None and error.code == Code.UNLOADABLE_OUTPUT
     assert outcome.output is None
