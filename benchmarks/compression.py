@@ -1,6 +1,7 @@
 """Deflate engines measured on the main part of the big contract, in the peers' throw-away
-environment (``pip install isal zlib-ng``): the stdlib's zlib at the writer's level
-(:data:`redline.opc.zipwrite._LEVEL`), zlib-ng and ISA-L at each of their levels -- time (one stream,
+environment (``pip install isal zlib-ng deflate``): the stdlib's zlib at the writer's level
+(:data:`redline.opc.zipwrite.LEVEL`), zlib-ng, ISA-L and libdeflate (the writer's engine where
+installed, :data:`redline.opc.zipwrite.ENGINE`) at each of their levels -- time (one stream,
 one thread, median of 5) and size.  An engine would be adopted only if it is faster at no more
 than 2% larger output; the table shows the best candidate within that bound, and the fastest
 overall with its size."""
@@ -11,7 +12,7 @@ import json
 import subprocess
 from pathlib import Path
 
-PACKAGES = ("isal", "zlib-ng")
+PACKAGES = ("isal", "zlib-ng", "deflate")
 
 RUNNER = r"""
 import json, statistics, sys, time, zipfile, zlib
@@ -29,14 +30,22 @@ try:
     engines["isal"] = (isal_zlib, range(0, 4))
 except ImportError:
     pass
+try:
+    import deflate
+    engines["libdeflate"] = (deflate, range(1, 7))
+except ImportError:
+    pass
 out = []
 for name, (mod, levels) in engines.items():
     for level in levels:
         times = []
         for _ in range(5):
             t0 = time.perf_counter()
-            packer = mod.compressobj(level, mod.DEFLATED, -15)
-            size = len(packer.compress(xml) + packer.flush())
+            if name == "libdeflate":
+                size = len(mod.deflate_compress(xml, level))
+            else:
+                packer = mod.compressobj(level, mod.DEFLATED, -15)
+                size = len(packer.compress(xml) + packer.flush())
             times.append(time.perf_counter() - t0)
         out.append({"engine": name, "level": level, "seconds": statistics.median(times), "bytes": size})
 print(json.dumps({"xml": len(xml), "runs": out}))

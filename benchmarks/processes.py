@@ -42,15 +42,19 @@ _DOCX_TEXT = (
 )
 _DOCX_SAVE = "import sys, docx\ndocx.Document(sys.argv[1]).save(sys.argv[2])\n"
 # the floor: what any editor of the main part pays (inflate it, parse it, deflate it back)
-FLOOR = (
+FLOOR = (  # the writer's deflate engine: libdeflate where installed (redline.opc.zipwrite.ENGINE)
     "import sys, zipfile, zlib\n"
     "from lxml import etree\n"
     "level = int(sys.argv[2])\n"
     "with zipfile.ZipFile(sys.argv[1]) as z:\n"
     "    xml = z.read('word/document.xml')\n"
     "root = etree.fromstring(xml)\n"
-    "packer = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)\n"
-    "body = packer.compress(xml) + packer.flush()\n"
+    "try:\n"
+    "    from deflate import deflate_compress\n"
+    "    body = deflate_compress(xml, level)\n"
+    "except ImportError:\n"
+    "    packer = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)\n"
+    "    body = packer.compress(xml) + packer.flush()\n"
 )
 
 
