@@ -241,6 +241,26 @@ def test_legal_numbering_shows_every_level_in_decimal() -> None:
     assert got == ["Article I", "Article II", "2.1", "II.a.i"]
 
 
+def test_legal_numbering_keeps_a_levels_own_decimal_zero() -> None:
+    # Word shows "Section 1.01" for a legal level over a decimalZero level (issue 35): isLgl
+    # makes roman and letter levels arabic, it does not take a level's leading zero away.
+    n = Numbering.from_parts(
+        numbering(
+            abstract(
+                0,
+                lvl(0, "Article %1", "upperRoman"),
+                lvl(1, "Section %1.%2", "decimalZero", extra="<w:isLgl/>"),
+                lvl(2, "%1.%2.%3", "lowerLetter", extra="<w:isLgl/>"),
+            ),
+            num(1, 0),
+        ),
+        None,
+    )
+    got = labels(n, para(num_id=1), para(num_id=1, ilvl=1), para(num_id=1, ilvl=1),
+                 para(num_id=1, ilvl=2))  # fmt: skip
+    assert got == ["Article I", "Section 1.01", "Section 1.02", "1.02.1"]
+
+
 def test_lvl_restart_controls_when_a_level_restarts() -> None:
     n = Numbering.from_parts(
         numbering(

@@ -41,7 +41,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from lxml import etree
 
@@ -490,6 +490,11 @@ def _outline(value: int | None) -> int | None:
     return value if value is not None and 0 <= value < MAX_LEVELS else None
 
 
+# Formats legal numbering leaves as they are: a level's own arabic formats ("decimalZero": Word
+# shows "Section 1.01"), and the levels that show no number.
+_LEGAL_KEEPS: Final = frozenset({"none", "bullet", "decimal", "decimalZero"})
+
+
 def _render(instance: _Instance, ilvl: int, level: Level, counters: list[int | None]) -> str:
     out: list[str] = []
     for literal, index in _template(level.text):
@@ -501,7 +506,7 @@ def _render(instance: _Instance, ilvl: int, level: Level, counters: list[int | N
         if value is None:
             value = max((ref.start if ref is not None else 1) - 1, 0)
         fmt = ref.fmt if ref is not None else "decimal"
-        if level.is_legal and fmt not in ("none", "bullet"):  # §17.9.4: legal numbering
+        if level.is_legal and fmt not in _LEGAL_KEEPS:  # §17.9.4: legal numbering
             fmt = "decimal"
         if fmt == "decimal":
             out.append(str(value))
