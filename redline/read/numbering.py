@@ -220,6 +220,7 @@ class Numbering:
         self._instances = instances
         self._style_elements = style_elements
         self._styles: dict[str, _StyleInfo] = {}  # resolved lazily: styles.xml can be huge
+        self._names_of: dict[str, tuple[str, ...]] = {}  # style_names, per style
         self._chains = _StyleChains(style_elements, names)
         self._linked: dict[int, dict[str, int | None]] = {}  # per numId, per style
         self._default_style = default_style
@@ -354,6 +355,28 @@ class Numbering:
         props = read_ppr(p)
         self._last = (p, props)
         return props
+
+    def style_names(self, style_id: str | None) -> tuple[str, ...]:
+        """The names (``w:name``, as Word writes them: "toc 1", "heading 2") of paragraph style
+        ``style_id`` and the styles it is based on, nearest first (the default paragraph style's
+        for a paragraph naming none); cached per style."""
+        if style_id is None or style_id not in self._style_elements:
+            style_id = self._default_style
+            if style_id is None:
+                return ()
+        cached = self._names_of.get(style_id)
+        if cached is None:
+            names: list[str] = []
+            current: str | None = style_id
+            seen: set[str] = set()
+            while current is not None and current not in seen and len(seen) < 64:
+                seen.add(current)
+                name = _child_val(self._style_elements.get(current), f"{{{self._names.ns}}}name", self._names)
+                if name:
+                    names.append(name)
+                current = self._chains.parent(current)
+            cached = self._names_of[style_id] = tuple(names)
+        return cached
 
     def _style(self, style_id: str | None) -> _StyleInfo | None:
         if style_id is None or style_id not in self._style_elements:
