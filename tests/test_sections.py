@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from redline.apply import ApplyOptions, apply_reply
 from redline.match.locate import Locator
 from redline.match.verify import verify
-from redline.opc.package import PackageError
 from redline.read.load import load_view
 from redline.read.outline import Entry, build_outline
 from redline.read.sections import Kind, parse_reference, read_number, typed_number
@@ -519,10 +518,10 @@ def test_a_contents_line_on_the_corpus_is_no_section(corpus_docs: list[Path]) ->
 
     seen = 0
     for path in corpus_docs:
-        try:
-            view = view_of(path)
-        except PackageError:  # a document the loader refuses has no outline to check
+        loaded = load_view(path)
+        if not isinstance(loaded, tuple):  # a document the loader refuses has no outline to check
             continue
+        view = loaded[1]
         for head in view.outline.heads:
             p = view.paragraphs[head.index]
             text = view.text[p.start : p.end]
