@@ -832,3 +832,17 @@ def test_labels_agree_with_libreoffice(
         + "; ".join(f"{d.paragraph}: {d.ours!r} vs {d.theirs!r} {d.text}" for d in result.differences)
     )
     assert result.bullets_agreed >= numbering_oracle.THRESHOLD * result.bullets, result.line()
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+@pytest.mark.skipif(not CORPUS, reason="set REDLINE_CORPUS to the real-document corpus")
+def test_labels_agree_with_libreoffice_over_the_whole_corpus(
+    oracle: dict[str, numbering_oracle.Agreement],
+) -> None:
+    """Issue 35: at least 99.5% of all numbered corpus paragraphs, besides each document's share."""
+    compared = [r for r in oracle.values() if r.excluded is None]
+    numbered = sum(r.numbered for r in compared)
+    agreed = sum(r.agreed for r in compared)
+    assert numbered > 500
+    assert agreed >= numbering_oracle.THRESHOLD * numbered, f"{agreed}/{numbered}"
