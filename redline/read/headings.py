@@ -11,8 +11,8 @@ outputs read as before).
 A paragraph is such a heading when
 
 * it lies in the body, heads no section of the outline, and holds at most :data:`MAX_WORDS`
-  words (:data:`MAX_CHARS` characters), with no sentence in it (it does not end in a full stop
-  after a word of three letters or more, or a semicolon or comma);
+  words (:data:`MAX_CHARS` characters), a letter among them, with no sentence in it (it does not
+  end in a full stop after a word of three letters or more, or a semicolon or comma);
 * the next paragraph with text is body text, longer than it, and not itself such a line;
 * every run of its text has one property the body text after it lacks in most of its text:
   bold, all caps (``w:caps``, or typed in capitals), underlined, or a larger font size.
@@ -107,7 +107,12 @@ def _next_text(view: DocumentView, index: int) -> Paragraph | None:
 
 def _is_line(text: str) -> bool:
     words = text.split()
-    return 0 < len(words) <= MAX_WORDS and len(text) <= MAX_CHARS and not _SENTENCE_END.search(text)
+    return (
+        0 < len(words) <= MAX_WORDS
+        and len(text) <= MAX_CHARS
+        and any(c.isalpha() for c in text)
+        and not _SENTENCE_END.search(text)
+    )
 
 
 def _heading_look(view: DocumentView, para: Paragraph, looks: _Looks) -> Look | None:
