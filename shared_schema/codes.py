@@ -163,7 +163,8 @@ MEANINGS: Final[Mapping[Code, str]] = MappingProxyType(
         Code.NOT_A_FILE: "the path is a folder or another non-regular file",
         Code.REGION_TOO_LARGE: "the region asked for is over the tool's size limit",
         Code.SECTION_NOT_FOUND: "no section has that label or heading",
-        Code.AMBIGUOUS_SECTION: "several sections have that label or heading",
+        Code.AMBIGUOUS_SECTION: "several sections have that label or heading (a tool's `section`, or an "
+        "edit's: status out_of_scope, the hint naming each by a citation of its own)",
         Code.LOCK_FAILED: "the document's lock file could not be taken",
         Code.BUSY: "the document's lock was not obtained in time: another call is using it",
         Code.OUTPUT_NOT_DOCUMENT: "the output names a file that is not a .docx the tools would open",

@@ -247,12 +247,14 @@ def docx(
     extra: dict[str, bytes] | None = None,
     numbering: str | None = None,
     sect: bool = True,
+    styles: str = "",
 ) -> bytes:
     """A complete package with ``blocks`` as its body.
 
     ``comments`` is the inner XML of an existing ``w:comments`` part (``None``: no comments
     part).  ``extra`` adds untouched members (e.g. media) after the XML parts.  ``numbering``
-    is the inner XML of a ``w:numbering`` part (``None``: none).
+    is the inner XML of a ``w:numbering`` part (``None``: none).  ``styles``: more ``w:style``
+    (or ``w:docDefaults``) elements for the styles part.
     """
     body = "".join(b if isinstance(b, Xml) else P(str(b)) for b in blocks)
     if sect:
@@ -297,7 +299,7 @@ def docx(
         write_member(z, "_rels/.rels", root_rels)
         write_member(z, "word/document.xml", document)
         write_member(z, "word/_rels/document.xml.rels", doc_rels)
-        write_member(z, "word/styles.xml", DECL + STYLES)
+        write_member(z, "word/styles.xml", DECL + STYLES.replace("</w:styles>", styles + "</w:styles>"))
         for name, data in parts:
             write_member(z, name, data)
         for name, data in (extra or {}).items():

@@ -23,7 +23,9 @@ from redline.read.numbering import Numbering
 from tests.numbering_cases import W_NS, numpr
 
 LEVELS = 4
-FORMATS = ("decimal", "lowerLetter", "upperLetter", "lowerRoman", "upperRoman", "none", "bullet")
+FORMATS = (
+    "decimal", "lowerLetter", "upperLetter", "lowerRoman", "upperRoman", "none", "bullet", "decimalZero",
+)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------
@@ -161,6 +163,8 @@ def _show(n: int, fmt: str) -> str:
         return _roman(n)
     if fmt in ("none", "bullet"):
         return ""
+    if fmt == "decimalZero":
+        return f"{n:02d}"
     return str(n)
 
 
@@ -231,8 +235,8 @@ def model_labels(doc: Document) -> list[str | None]:
             if value is None:
                 value = max((ref.start if ref is not None else 1) - 1, 0)
             fmt = ref.fmt if ref is not None else "decimal"
-            if level.legal and fmt not in ("none", "bullet"):
-                fmt = "decimal"  # §17.9.4
+            if level.legal and fmt not in ("none", "bullet", "decimalZero"):
+                fmt = "decimal"  # §17.9.4 (a decimalZero level keeps its zero: "1.01")
             text = text.replace(f"%{k}", _show(value, fmt))
         labels.append(text.strip())
     return labels

@@ -20,7 +20,7 @@ from redline.read.outline import Entry, build_outline
 from redline.read.sections import Kind, parse_reference, read_number, typed_number
 from redline.read.view import DocumentView
 from shared_schema import Code, Edit, EditBatch, EditResult, EditStatus, Refusal, parse_edit_reply
-from testing.docbuild import P, docx
+from testing.docbuild import B, Link, P, R, docx
 from tests.support import view_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -472,3 +472,216 @@ def test_a_label_is_a_number_when_it_holds_a_letter_or_digit(label: str | None) 
     from redline.read.sections import is_number
 
     assert is_number(label) == (bool(label) and any(c.isalnum() for c in label or ""))
+
+
+# -- issue 35: contents pages, cite forms, exact labels, formatted headings, ambiguity ------------
+
+TOC_STYLES = (
+    '<w:style w:type="paragraph" w:styleId="TOC1"><w:name w:val="toc 1"/><w:basedOn w:val="Normal"/>'
+    "</w:style>"
+    '<w:style w:type="paragraph" w:styleId="Inhalt2"><w:name w:val="Inhalt 2"/><w:basedOn w:val="TOC1"/>'
+    "</w:style>"
+    '<w:style w:type="paragraph" w:styleId="Title1"><w:name w:val="Clause Title"/>'
+    "<w:rPr><w:b/><w:caps/></w:rPr></w:style>"
+)
+CONTENTS = docx(
+    P("CONTENTS"),
+    P("Article 4\t366"),  # a tab and a page number
+    P("Article 5 Payment ........ 12"),  # a dotted leader typed out
+    P("Article 6 Termination", style="TOC1"),  # a contents style, no page number
+    P("Article 7 Notices", style="Inhalt2"),  # based on one
+    P(Link("Article 8 Law\t9")),  # a hyperlinked entry
+    P("This Agreement is made between the parties named below, on the date written."),
+    P("Article 4 Definitions"),
+    P("Words have the meanings given to them in this Article."),
+    P("Article 5 Payment"),
+    P("The Buyer shall pay the price within thirty days of each invoice."),
+    styles=TOC_STYLES,
+)
+
+
+def test_contents_lines_are_never_sections_nor_own_the_preamble() -> None:
+    view = view_of(CONTENTS)
+    cites = [h.cite for h in view.outline.heads]
+    assert cites == ["Article 4", "Article 5"], cites
+    preamble = next(p for p in view.paragraphs if view.paragraph_text(p).startswith("This Agreement is made"))
+    assert preamble.section is None
+    assert [h.index for h in view.outline.named("Article 4")] == [7]
+    assert check(view, "within thirty days", section="Article 5").status == EditStatus.VERIFIED
+    assert check(view, "made between the parties", section="Article 4").status == EditStatus.OUT_OF_SCOPE
+
+
+@pytest.mark.corpus
+def test_a_contents_line_on_the_corpus_is_no_section(corpus_docs: list[Path]) -> None:
+    """On every corpus document: no section's paragraph ends in a tab and a page number."""
+    from redline.read.contents import TAIL, ends_in_page_number
+
+    seen = 0
+    for path in corpus_docs:
+        loaded = load_view(path)
+        if not isinstance(loaded, tuple):  # a document the loader refuses has no outline to check
+            continue
+        view = loaded[1]
+        for head in view.outline.heads:
+            p = view.paragraphs[head.index]
+            text = view.text[p.start : p.end]
+            assert not ends_in_page_number(text[-TAIL:], len(text)), (path.name, text)
+            seen += 1
+    assert seen > 100
+
+
+@pytest.mark.parametrize(
+    "section",
+    ["3. Payment Terms", "3 Payment Terms", "3 Payment", "3. payment", "Clause 3 \u2013 Payment Terms",
+     "Clause 3: Payment", "Section 3 - Payment Terms", "\u201c3. Payment Terms\u201d"],
+)  # fmt: skip
+def test_a_label_with_its_title_or_the_start_of_it_names_the_clause(section: str) -> None:
+    view = view_of(
+        docx(
+            P("1. Definitions. Words mean what they say."),
+            P("3. Payment Terms"),
+            P("The Buyer shall pay the price within thirty days."),
+            P("4. Payments Made Late. Interest runs on late sums."),
+        )
+    )
+    assert [h.cite for h in view.outline.named(section)] == ["3"], section
+    assert check(view, "within thirty days", section=section).status == EditStatus.VERIFIED
+    assert view.outline.named("3 Pay") == []  # the start of a title ends where a word does
+    assert view.outline.named("3 Termination") == []
+
+
+NUMBERED = '<w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr>'
+
+
+def test_an_exact_label_wins_over_a_numeric_equivalent() -> None:
+    roman = (
+        '<w:abstractNum w:abstractNumId="0"><w:lvl w:ilvl="0"><w:start w:val="2"/>'
+        '<w:numFmt w:val="upperRoman"/><w:lvlText w:val="%1"/></w:lvl></w:abstractNum>'
+        '<w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>'
+    )
+    view = view_of(
+        docx(
+            P("Bounty and Point Eligibility. Points are earned as follows.", ppr=NUMBERED),
+            P("1. Definition one applies."),
+            P("2. Definition two applies."),
+            P("\u00a7 2 Fees. The fees are due monthly."),
+            P("2 \u2013 Other matters are settled here."),
+            numbering=roman,
+        )
+    )
+    names = ("II", "\u00a7 2", "\u00a72", "2", "Article II")
+    named = {n: [h.cite for h in view.outline.named(n)] for n in names}
+    assert named["II"] == ["II"]
+    assert named["\u00a7 2"] == named["\u00a72"] == ["\u00a7 2"]
+    assert named["2"] == ["2"]  # "2." as written; "§ 2" and "II" are only equivalents
+    result = check(view, "fees are due monthly", section="\u00a7 2")
+    assert result.status == EditStatus.VERIFIED, result.error
+
+
+def test_equally_good_matches_are_ambiguous_section_with_a_citation_of_their_own() -> None:
+    view = view_of(
+        docx(
+            P("1. Fees. The fees are due."),
+            P("(a) monthly in arrears;"),
+            P("2. Costs. Costs are due."),
+            P("(a) yearly in advance;"),
+        )
+    )
+    result = check(view, "yearly in advance", section="(a)")
+    assert result.status == EditStatus.OUT_OF_SCOPE
+    error = why(result)
+    assert error.code == Code.AMBIGUOUS_SECTION
+    hint = error.hint or ""
+    assert "\u201c1(a)\u201d for paragraph 1" in hint and "\u201c2(a)\u201d for paragraph 3" in hint
+    assert "\u201c(a)\u201d" not in hint  # never the name that was refused
+    for cite in ("1(a)", "2(a)"):
+        assert len(view.outline.named(cite)) == 1
+    assert check(view, "yearly in advance", section="2(a)").status == EditStatus.VERIFIED
+
+
+def test_same_numbers_in_two_schedules_are_cited_with_their_schedule() -> None:
+    view = view_of(
+        docx(
+            P("1. Main. The main clause."),
+            P("SCHEDULE 1"),
+            P("1. Scope. The first schedule's scope."),
+            P("SCHEDULE 2"),
+            P("1. Scope. The second schedule's scope."),
+        )
+    )
+    result = check(view, "second schedule's scope", section="Scope")
+    error = why(result)
+    assert error.code == Code.AMBIGUOUS_SECTION
+    assert "\u201cSCHEDULE 1, 1\u201d for paragraph 2" in (error.hint or "")
+    assert "\u201cSCHEDULE 2, 1\u201d for paragraph 4" in (error.hint or "")
+
+
+FORMATTED = docx(
+    P("1. Definitions. Words mean what they say in this Agreement."),
+    P(B("Governing Law and Jurisdiction")),
+    P("This Agreement is governed by the laws of England and Wales in every respect."),
+    P("Each party submits to the courts of London for every dispute arising."),
+    P("Notices", style="Title1"),  # bold and capitals by its style
+    P("Notices must be given in writing and delivered by hand or by post."),
+    P(R("Confidentiality", rpr='<w:sz w:val="32"/>')),  # a larger font
+    P("Each party keeps the other party's information confidential at all times."),
+    P(B("Bold start"), " then plain words make this one body paragraph, not a heading."),
+    P(B("A bold sentence that is a whole paragraph ends with a full stop.")),
+    P("Another plain paragraph follows the bold sentence here."),
+    styles=TOC_STYLES,
+)
+
+
+@pytest.mark.parametrize(
+    ("section", "anchor"),
+    [
+        ("Governing Law and Jurisdiction", "submits to the courts of London"),
+        ("governing law and jurisdiction", "laws of England and Wales"),
+        ("Notices", "delivered by hand or by post"),
+        ("Confidentiality", "information confidential at all times"),
+    ],
+)
+def test_a_formatted_heading_is_a_section_named_by_its_text(section: str, anchor: str) -> None:
+    view = view_of(FORMATTED)
+    assert check(view, anchor, section=section).status == EditStatus.VERIFIED, section
+
+
+def test_a_formatted_heading_changes_no_label_and_scopes_only_its_own_text() -> None:
+    view = view_of(FORMATTED)
+    assert [h.cite for h in view.outline.heads] == ["1"]  # the outline as before
+    assert all(p.section in (None, "1 Definitions") for p in view.paragraphs)
+    result = check(view, "delivered by hand or by post", section="Governing Law and Jurisdiction")
+    assert result.status == EditStatus.OUT_OF_SCOPE
+    for name in ("Bold start", "A bold sentence that is a whole paragraph ends with a full stop"):
+        assert view.sections_named(name) == [], name
+
+
+def test_a_typed_number_after_spaces_tabs_or_no_break_spaces_is_read() -> None:
+    view = view_of(
+        docx(
+            P("2. Term. The term is two years."),
+            P(" 2.2. Either party may terminate on notice."),
+            P("\u00a0\u00a02.3 Notice periods are thirty days."),
+            P("\t2.4 Termination is in writing."),
+        )
+    )
+    assert [h.cite for h in view.outline.heads] == ["2", "2.2", "2.3", "2.4"]
+    assert all(h.parent is view.outline.heads[0] for h in view.outline.heads[1:])
+    assert check(view, "terminate on notice", section="2.2").status == EditStatus.VERIFIED
+
+
+def test_typed_clauses_nest_under_a_typed_or_styled_article() -> None:
+    view = view_of(
+        docx(
+            P("Article 2 Payment", style="Heading1"),
+            P("1. The Buyer pays the price on delivery."),
+            P("2. The Seller invoices monthly in arrears."),
+            P("ARTICLE 3 TERM"),
+            P("1. The term is two years from signing."),
+        )
+    )
+    heads = {h.title: h for h in view.outline.heads}
+    article = heads["Article 2 Payment"]
+    assert [h.cite for h in article.children] == ["1", "2"]
+    assert check(view, "invoices monthly", section="Article 2, 2").status == EditStatus.VERIFIED
+    assert check(view, "two years from signing", section="Article 3, clause 1").status == EditStatus.VERIFIED

@@ -12,7 +12,9 @@ held to LibreOffice's in ``tests/test_numbering.py``.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,6 +56,63 @@ def forms(head: Head) -> list[str]:
     if head.namespace is not None and head.namespace is not head:
         out = [f"{head.namespace.cite}, {f}" for f in out[:1] + out[3:]] + [head.title]
     return out
+
+
+def title_forms(head: Head) -> list[str]:
+    """The label with its title as lawyers write it (issue 35): "3. Payment Terms", "3 Payment",
+    "Clause 3 \u2013 Payment Terms" -- for a clause outside a schedule, with a title of words."""
+    number = head.number
+    words = head.title[len(head.cite) :].strip().rstrip(".:").replace("\u2026", "").split()
+    if number is None or head.namespace is not None or not words or not head.title.startswith(head.cite):
+        return []
+    title = " ".join(words[:6])
+    out = [f"{head.cite}. {title}", f"{head.cite} {words[0]}"]
+    if number.kind is Kind.CLAUSE and not head.cite[:1].isalpha():
+        out.append(f"Clause {head.cite} \u2013 {title}")
+    return out
+
+
+def outcomes(view: DocumentView) -> tuple[int, int, list[str]]:
+    """(ideal, misplaced, the misses) of one edit per clause and citation form: ideal when it
+    is verified inside the clause it cites, misplaced when verified anywhere else."""
+    locator = Locator(view)
+    ideal = misplaced = 0
+    misses: list[str] = []
+    for head, quote in cases(view):
+        start, end = view.paragraphs[head.index].start, view.section_end(head)
+        for form in forms(head) + title_forms(head):
+            edit = Edit(anchor=quote, replacement=quote + " (amended)", section=form)
+            [result] = verify(locator, EditBatch(edits=[edit]), dry_run=True).results
+            if result.status != EditStatus.VERIFIED:
+                misses.append(f"{head.cite!r} as {form!r}: {result.error.message if result.error else ''}")
+            elif all(start <= loc.start and loc.end <= end for loc in result.locations):
+                ideal += 1
+            else:
+                misplaced += 1
+                misses.append(f"{head.cite!r} as {form!r}: MISPLACED at {result.locations}")
+    return ideal, misplaced, misses
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+@pytest.mark.skipif(not CORPUS_DOCS, reason="set REDLINE_CORPUS to the real-document corpus")
+def test_lawyers_citations_on_real_contracts_get_their_ideal_outcome() -> None:
+    """Every corpus document, one edit per clause and citation form (the forms above and the
+    label with its title): at least 97% ideal outcomes, none misplaced (issue 35)."""
+    ideal = misplaced = total = 0
+    misses: list[str] = []
+    for path in CORPUS_DOCS:
+        try:
+            view = build_view(Package.from_bytes(path.read_bytes()))
+        except PackageError:
+            continue
+        good, wrong, missed = outcomes(view)
+        ideal, misplaced = ideal + good, misplaced + wrong
+        total += good + len(missed)
+        misses += [f"{path.name}: {m}" for m in missed]
+    assert total > 500
+    assert misplaced == 0, misses
+    assert ideal >= 0.97 * total, f"{ideal}/{total} ideal; " + "\n".join(misses[:30])
 
 
 def quote_of(view: DocumentView, locator: Locator, head: Head) -> str | None:
@@ -174,3 +233,98 @@ def test_the_plain_view_of_a_numbered_contract_shows_its_labels(name: str) -> No
     assert len(labelled) >= 10
     shown = sum(1 for p in labelled if f"{p.label} {view.paragraph_text(p)}" in lines)
     assert shown == len(labelled), (shown, len(labelled))
+
+
+# -- formatted headings (issue 35), held to python-docx's reading of the same runs ----------------
+
+
+def _docx_look(paragraph: Any) -> tuple[bool, bool, bool, float] | None:
+    """python-docx's reading of a paragraph's look: every text run bold, caps (or typed in
+    capitals), underlined; the smallest size (half-points, 0 unknown). Run, character style,
+    paragraph style chain, as python-docx resolves each."""
+
+    def along(run: Any, name: str) -> Any:
+        value = getattr(run.font, name)
+        style = run.style
+        while value is None and style is not None:
+            value = getattr(style.font, name)
+            style = style.base_style
+        style = paragraph.style
+        while value is None and style is not None:
+            value = getattr(style.font, name)
+            style = style.base_style
+        return value
+
+    runs = [r for r in paragraph.runs if r.text.strip()]
+    if not runs:
+        return None
+    bold = all(bool(along(r, "bold")) for r in runs)
+    caps = all(bool(along(r, "all_caps")) or (r.text.upper() == r.text and any(c.isalpha() for c in r.text))
+               for r in runs)  # fmt: skip
+    underline = all(bool(along(r, "underline")) for r in runs)
+    sizes = [along(r, "size") for r in runs]
+    size = min(s.pt * 2 for s in sizes) if all(s is not None for s in sizes) else 0.0
+    return bold, caps, underline, size
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+@pytest.mark.skipif(not CORPUS_DOCS, reason="set REDLINE_CORPUS to the real-document corpus")
+def test_formatted_headings_found_on_the_corpus_look_so_to_python_docx() -> None:
+    """Every formatted heading redline finds among a corpus document's top-level paragraphs is,
+    to python-docx too, set apart from the paragraph after it by bold, caps, underline or size;
+    and each is a section a `section` naming its text lands in."""
+    import docx  # the third reader (a test dependency)
+
+    from redline.read.headings import sections_named
+
+    checked = 0
+    disagree: list[str] = []
+    for path in CORPUS_DOCS:
+        try:
+            view = build_view(Package.from_bytes(path.read_bytes()))
+        except PackageError:
+            continue
+        if len(view.paragraphs) > 2000:
+            continue  # one look-up reads every paragraph; this asks one per paragraph
+        try:
+            theirs = [p for p in docx.Document(str(path)).paragraphs if p.text.strip()]
+        except Exception:  # python-docx cannot open every document redline reads
+            continue
+        by_text: dict[str, list[int]] = {}
+        for k, p in enumerate(theirs):
+            by_text.setdefault(p.text.strip(), []).append(k)
+        locator = Locator(view)
+        for para in view.paragraphs:
+            text = view.paragraph_text(para).strip()
+            if para.story != "body" or para.heads or not text or view.outline.named(text):
+                continue
+            heads = [h for h in sections_named(view, text) if h.index == para.index]
+            spots = by_text.get(text, [])
+            if not heads or len(spots) != 1 or spots[0] + 1 >= len(theirs):
+                continue
+            mine, after = _docx_look(theirs[spots[0]]), _docx_look(theirs[spots[0] + 1])
+            if mine is None or after is None:
+                continue
+            apart = (
+                (mine[0] and not after[0]) or (mine[1] and not after[1]) or (mine[2] and not after[2])
+                or (mine[3] > after[3] > 0)
+            )  # fmt: skip
+            if not apart:
+                disagree.append(f"{path.name}: {text!r} {mine} over {after}")
+            checked += 1
+            body = view.paragraphs[para.index + 1] if para.index + 1 < len(view.paragraphs) else None
+            quote = None if body is None else quote_of(view, locator, _as_head(heads[0], body.index))
+            if quote is not None:
+                edit = Edit(anchor=quote, replacement=quote + " (amended)", section=text)
+                [result] = verify(locator, EditBatch(edits=[edit]), dry_run=True).results
+                if result.status != EditStatus.VERIFIED:
+                    disagree.append(f"{path.name}: cite {text!r}: {result.error}")
+    print(f"{checked} formatted headings, {len(disagree)} disagreements", file=sys.stderr)
+    assert checked >= 50, checked
+    assert len(disagree) <= checked // 50, "\n".join(disagree[:20])
+
+
+def _as_head(head: Head, index: int) -> Head:
+    """A stand-in naming paragraph ``index`` (what quote_of reads)."""
+    return Head(index, head.number, head.shown, head.typed, head.heading, head.rank)

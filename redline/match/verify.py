@@ -15,11 +15,12 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, MatchKind, Refusal
+from shared_schema import Code, Edit, EditBatch, EditResult, EditStatus, Location, MatchKind, Refusal
 from shared_schema.models import NO_ANCHOR_ACTIONS
 
 from ..collector import paused
 from ..opc.zipread import DEFAULT_LIMITS, Limits
+from ..read.headings import sections_named
 from ..read.outline import Head
 from ..read.sections import label_key, split_label
 from ..read.view import DocumentView, Paragraph, SpanFlag, SpanKind
@@ -133,9 +134,12 @@ def too_large(edit: Edit, view: DocumentView, limits: Limits | None = None) -> s
         if 4 * len(t) <= MAX_TEXT_NODE_BYTES:  # (no shorter text can be over it)
             continue
         for line in t.split("\n"):
-            size = len(line.encode("utf-8", "surrogatepass")) + 4 * line.count("&") + 3 * (
-                line.count("<") + line.count(">")
-            ) + 4 * line.count("\r")
+            size = (
+                len(line.encode("utf-8", "surrogatepass"))
+                + 4 * line.count("&")
+                + 3 * (line.count("<") + line.count(">"))
+                + 4 * line.count("\r")
+            )
             if size > MAX_TEXT_NODE_BYTES:
                 return (
                     f"a line of its new text is {size:,} bytes as written; the loader reads no "
@@ -325,7 +329,7 @@ def _refuse(
     result.status = status
     result.error = _new_refusal(
         {
-            "code": status.code,
+            "code": status.code,  # or a finer code in ``extra`` (ambiguous_section)
             "message": message,
             "hint": hint,
             "candidates": candidates or [],
@@ -386,7 +390,7 @@ def _in_scope(locator: Locator, edit: Edit, result: EditResult, found: Found) ->
     ``out_of_scope``, with the sections involved by their full names."""
     assert edit.section is not None
     view = locator.view
-    heads = view.outline.named(edit.section)
+    heads = sections_named(view, edit.section)
     landed = [view.paragraph_at(s).node for s, _ in found.ranges]
     there = landed[0] if len(set(map(id, landed))) == 1 else None
     where = ", ".join(locator.where(s) for s, _ in found.ranges[:5])
@@ -409,13 +413,26 @@ def _in_scope(locator: Locator, edit: Edit, result: EditResult, found: Found) ->
         both = "; ".join(
             f"\u201c{h.title}\u201d ({locator.where(view.paragraphs[h.index].start)})" for h in heads[:5]
         )
+        named = [(h, view.outline.unique_cite(h, avoid=edit.section)) for h in heads[:5]]
+        each = "; ".join(
+            f"\u201c{cite}\u201d for paragraph {h.index}" for h, cite in named if cite is not None
+        )
+        landed_in = [h for h in heads if there is not None and there.within(h)]
+        retry_cite = view.outline.unique_cite(landed_in[0], avoid=edit.section) if landed_in else None
         _refuse(
             result,
             EditStatus.OUT_OF_SCOPE,
             f"The section name \u201c{edit.section}\u201d names {len(heads)} sections: {both}.",
-            "Name one of them in full, with the schedule or part it is in (e.g. "
-            f"\u201c{_full_cite(heads[-1])}\u201d).",
+            (f"The anchor is in the one cited \u201c{retry_cite}\u201d. " if retry_cite else "")
+            + (
+                f"Name the section you mean by a citation that names it alone: {each}."
+                if each
+                else "No citation names one of them alone (paragraphs "
+                + ", ".join(str(h.index) for h in heads[:5])
+                + "): leave out `section` and quote enough text to make the anchor unique."
+            ),
             candidates=result.locations,
+            code=Code.AMBIGUOUS_SECTION,
         )
         return False
     head = heads[0]

@@ -19,6 +19,7 @@ from shared_schema import Code
 
 from ..opc.namespaces import REL_NUMBERING, REL_STYLES, w
 from ..opc.xmlparse import PackageError, syntax_refusal
+from .contents import MAX_CONTENTS_LINE, TAIL, contents_style, ends_in_page_number
 from .numbering import Numbering
 from .outline import Entry, build_outline
 from .roles import ParagraphProps
@@ -34,8 +35,10 @@ def _label(view: DocumentView, numbering: Numbering, props: list[ParagraphProps]
     (:mod:`redline.read.sections`), from the properties ``props`` the reader found for each."""
     entries: list[Entry] = []
     text = view.text
+    styled: dict[str | None, bool] = {}  # per paragraph style: a contents style?
     for para in view.paragraphs:
         label = ilvl = outline = None
+        contents = False
         snippet = ""  # what a typed number needs (a head's title is read from the text when named)
         if para.story == "body":
             own = props[para.index]
@@ -47,7 +50,8 @@ def _label(view: DocumentView, numbering: Numbering, props: list[ParagraphProps]
             if not is_number(label):
                 start = para.start
                 snippet = text[start : min(para.end, start + TYPED_SPAN)]
-        entries.append(Entry(para.story, label, ilvl, outline, snippet))
+            contents = _contents_line(numbering, own, text, para.start, para.end, styled)
+        entries.append(Entry(para.story, label, ilvl, outline, snippet, contents))
     paras = view.paragraphs
     where = functools.partial(
         _title_text, text, array("q", [p.start for p in paras]), array("q", [p.end for p in paras])
@@ -57,6 +61,27 @@ def _label(view: DocumentView, numbering: Numbering, props: list[ParagraphProps]
         para.node = node
     for head in view.outline.heads:
         view.paragraphs[head.index].level = head.depth
+
+
+def _contents_line(
+    numbering: Numbering,
+    props: ParagraphProps,
+    text: str,
+    start: int,
+    end: int,
+    styled: dict[str | None, bool],
+) -> bool:
+    """Whether a body paragraph is a line of a table of contents (:mod:`redline.read.contents`);
+    ``styled`` caches the answer per paragraph style."""
+    if end - start <= MAX_CONTENTS_LINE and ends_in_page_number(
+        text[max(start, end - TAIL) : end], end - start
+    ):
+        return True
+    style = props.style_id
+    found = styled.get(style)
+    if found is None:
+        found = styled[style] = contents_style(numbering.style_names(style))
+    return found
 
 
 def _title_text(text: str, starts: array[int], ends: array[int], i: int) -> str:

@@ -41,7 +41,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from lxml import etree
 
@@ -220,6 +220,7 @@ class Numbering:
         self._instances = instances
         self._style_elements = style_elements
         self._styles: dict[str, _StyleInfo] = {}  # resolved lazily: styles.xml can be huge
+        self._names_of: dict[str, tuple[str, ...]] = {}  # style_names, per style
         self._chains = _StyleChains(style_elements, names)
         self._linked: dict[int, dict[str, int | None]] = {}  # per numId, per style
         self._default_style = default_style
@@ -354,6 +355,28 @@ class Numbering:
         props = read_ppr(p)
         self._last = (p, props)
         return props
+
+    def style_names(self, style_id: str | None) -> tuple[str, ...]:
+        """The names (``w:name``, as Word writes them: "toc 1", "heading 2") of paragraph style
+        ``style_id`` and the styles it is based on, nearest first (the default paragraph style's
+        for a paragraph naming none); cached per style."""
+        if style_id is None or style_id not in self._style_elements:
+            style_id = self._default_style
+            if style_id is None:
+                return ()
+        cached = self._names_of.get(style_id)
+        if cached is None:
+            names: list[str] = []
+            current: str | None = style_id
+            seen: set[str] = set()
+            while current is not None and current not in seen and len(seen) < 64:
+                seen.add(current)
+                name = _child_val(self._style_elements.get(current), f"{{{self._names.ns}}}name", self._names)
+                if name:
+                    names.append(name)
+                current = self._chains.parent(current)
+            cached = self._names_of[style_id] = tuple(names)
+        return cached
 
     def _style(self, style_id: str | None) -> _StyleInfo | None:
         if style_id is None or style_id not in self._style_elements:
@@ -490,6 +513,11 @@ def _outline(value: int | None) -> int | None:
     return value if value is not None and 0 <= value < MAX_LEVELS else None
 
 
+# Formats legal numbering leaves as they are: a level's own arabic formats ("decimalZero": Word
+# shows "Section 1.01"), and the levels that show no number.
+_LEGAL_KEEPS: Final = frozenset({"none", "bullet", "decimal", "decimalZero"})
+
+
 def _render(instance: _Instance, ilvl: int, level: Level, counters: list[int | None]) -> str:
     out: list[str] = []
     for literal, index in _template(level.text):
@@ -501,7 +529,7 @@ def _render(instance: _Instance, ilvl: int, level: Level, counters: list[int | N
         if value is None:
             value = max((ref.start if ref is not None else 1) - 1, 0)
         fmt = ref.fmt if ref is not None else "decimal"
-        if level.is_legal and fmt not in ("none", "bullet"):  # §17.9.4: legal numbering
+        if level.is_legal and fmt not in _LEGAL_KEEPS:  # §17.9.4: legal numbering
             fmt = "decimal"
         if fmt == "decimal":
             out.append(str(value))

@@ -26,6 +26,9 @@ from .sections import (
     _key_text,
     _roman_value,
     is_number,
+    label_form,
+    number_and_title,
+    numerals_form,
     parse_reference,
     read_number,
     typed_number,
@@ -44,6 +47,7 @@ class Entry:
     # characters) or, when build_outline is given where the titles are (text_of), enough for a
     # typed number (TYPED_SPAN characters; none when the label is a number).
     text: str
+    contents: bool = False  # a line of a table of contents (redline.read.contents): no section
 
 
 @dataclass(slots=True, eq=False)
@@ -149,8 +153,23 @@ class Outline:
         if ref.target is not None:
             found = self._numbered(ref)
             if found:
-                return found
-        return list(self._indexes().by_text.get(ref.text, ()))
+                return _best(found, ref.written)
+        by_text = self._indexes().by_text.get(ref.text)
+        if by_text:
+            return list(by_text)
+        return self._number_and_title(name)
+
+    def _number_and_title(self, name: str) -> list[Head]:
+        """The sections a name of a number and a title names ("3. Payment Terms", "3 Payment",
+        "Clause 3 \u2013 Payment Terms"): those the number names whose title (its words after
+        the number) begins with the rest, word for word."""
+        split = number_and_title(name)
+        if split is None:
+            return []
+        ref, rest = split
+        heads = self._numbered(ref)
+        found = [h for h in heads if _starts_words(_key_text(_title_words(h)), rest)]
+        return _best(found, ref.written)
 
     def _numbered(self, ref: Reference) -> list[Head]:
         assert ref.target is not None
@@ -167,6 +186,24 @@ class Outline:
         # a full path is exact; the short form of a relative label ("(b)") only when alone
         full = [h for h in outside or found if h.path == path]
         return _unique(full or outside or found)
+
+    def unique_cite(self, head: Head, avoid: str = "") -> str | None:
+        """A citation that names ``head`` alone (its number, with its schedule when it is in
+        one; its full title; the schedule and the title), never one that reads as ``avoid``
+        (the name that was refused); None when every one of them names another section too."""
+        namespace = head.namespace
+        inside = namespace is not None and namespace is not head
+        title = _title_words(head)
+        options = [f"{namespace.cite}, {head.cite}" if inside and namespace else head.cite, head.title]
+        if title:
+            options.append(f"{head.cite} {title}")
+            if inside and namespace is not None:
+                options.append(f"{namespace.cite}, {head.cite} {title}")
+        banned = _key_text(avoid) if avoid else None
+        for option in options:
+            if option and _key_text(option) != banned and _unique(self.named(option)) == [head]:
+                return option
+        return None
 
     def near(self, head: Head | None, limit: int = 6) -> list[Head]:
         """The sections around ``head``: its parent, its siblings and itself, in order."""
@@ -191,10 +228,42 @@ def _unique(heads: Iterable[Head]) -> list[Head]:
 
 
 def _title_words(head: Head) -> str:
-    """The title without its number: "Operating Expenses"."""
-    if head.shown and head.title.startswith(head.cite):
-        return head.title[len(head.cite) :].strip()
+    """The title without its number (or its schedule): "Operating Expenses"."""
+    title = head.title
+    namespace = head.namespace
+    if namespace is not None and namespace is not head:
+        title = title.removeprefix(f"{namespace.cite} \u203a ")
+    if head.shown and title.startswith(head.cite):
+        return title[len(head.cite) :].strip()
     return ""
+
+
+def _starts_words(title: str, start: str) -> bool:
+    """Whether ``title`` begins with ``start``, ending where a word does."""
+    if not title.startswith(start):
+        return False
+    rest = title[len(start) :]
+    return not rest or not (rest[0].isalnum() and start[-1:].isalnum())
+
+
+def _best(heads: list[Head], written: str) -> list[Head]:
+    """Of the sections a number names, the ones it names best: a label exactly as written
+    ("\u00a7 2" for the paragraph labelled "\u00a7 2", "II" for "II."), else the same numerals
+    ("Clause 2" for "2." and "\u00a7 2"), else every numeric equivalent ("II" for "2."); only
+    equally good readings are ambiguous."""
+    if len(heads) < 2 or not written:
+        return heads
+    exact, numerals = label_form(written), numerals_form(written)
+    tiers: list[list[Head]] = [[], [], []]
+    for head in heads:
+        shown = head.shown or ""
+        if exact in (label_form(shown), label_form(head.cite)):
+            tiers[0].append(head)
+        elif numerals in (numerals_form(shown), numerals_form(head.cite)):
+            tiers[1].append(head)
+        else:
+            tiers[2].append(head)
+    return next(t for t in tiers if t)
 
 
 def build_outline(entries: Sequence[Entry], text_of: Callable[[int], str] | None = None) -> Outline:
@@ -245,6 +314,8 @@ def _close(stack: list[Head], rank: float | None, at: int) -> None:
 
 
 def _head(i: int, entry: Entry, stack: list[Head]) -> Head | None:
+    if entry.contents:
+        return None
     shown: str | None = entry.label if is_number(entry.label) else None
     typed = False
     if shown is None:

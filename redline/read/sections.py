@@ -259,6 +259,7 @@ class Reference:
     within: tuple[tuple[Kind, tuple[str, ...]], ...]
     target: tuple[Kind, tuple[str, ...]] | None
     text: str
+    written: str = ""  # the target as written ("\u00a7 2", "II"): an exact label beats an equivalent
 
 
 _SEGMENT_SPLIT = re.compile(
@@ -275,10 +276,55 @@ def parse_reference(name: str) -> Reference:
     numbers = [read_number(s) for s in segments]
     if segments and all(n is not None for n in numbers):
         parsed = [(n.kind, n.path) for n in numbers if n is not None]
+        last = segments[-1]
         if len(parsed) > 1 and " of " in name.casefold():
             parsed.reverse()  # "paragraph 1 of Schedule 2": the container comes last
-        return Reference(tuple(parsed[:-1]), parsed[-1], text)
+            last = segments[0]
+        return Reference(tuple(parsed[:-1]), parsed[-1], text, last)
     return Reference((), None, text)
+
+
+def label_form(text: str) -> str:
+    """A label as written, for telling an exact label from a numeric equivalent: "\u00a7 2" is
+    "\u00a72", "II." is "ii", "Clause 4.2" is "clause4.2" (case, spaces, a trailing dot and the
+    outer brackets of a lone "(a)" do not count)."""
+    text = "".join(unicodedata.normalize("NFKC", text).split()).casefold().rstrip(".:;,\u2013\u2014-")
+    return text[1:-1] if text.startswith("(") and text.endswith(")") and text.count("(") == 1 else text
+
+
+def numerals_form(text: str) -> str:
+    """:func:`label_form` without the word before the number ("Clause 4.2", "\u00a7 4.2" and
+    "4.2" are all "4.2"; "Article IV" is "iv")."""
+    text = unicodedata.normalize("NFKC", text).strip()
+    m = _WORD_AT_START.match(text)
+    if m and m.group(1).casefold().rstrip(".") in _WORDS:
+        text = text[m.end() :]
+    return label_form(text)
+
+
+# A section named by its number and then its title, or the start of it: "3. Payment Terms",
+# "3 Payment", "Clause 3 \u2013 Payment Terms", "Article IV: Definitions", "\u00a7 2 Fees".
+_NUMBER_THEN_TITLE = re.compile(
+    r"((?:(?:[^\W\d_][\w-]*\.?|\u00a7\u00a7?)\s*)?"
+    r"(?:\d{1,6}(?:\.\d{1,6})*|[IVXLCDM]{1,7}|[ivxlcdm]{1,7}|[A-Za-z])(?:\s?\((?:[A-Za-z]{1,4}|\d{1,3})\))*\.?)"
+    r"(?:\s*[:\u2013\u2014-]\s*|\s+)(\S.*)",
+    re.DOTALL,
+)
+
+
+def number_and_title(name: str) -> tuple[Reference, str] | None:
+    """("3", "payment terms") for "3. Payment Terms": the number a name begins with, read as a
+    reference, and the rest as a key (see :func:`parse_reference`), or None when it begins with
+    no number."""
+    plain = " ".join(normalize(unicodedata.normalize("NFKC", name)).split()).strip("\"' ")
+    m = _NUMBER_THEN_TITLE.fullmatch(plain)
+    if m is None:
+        return None
+    ref = parse_reference(m.group(1))
+    rest = _key_text(m.group(2))
+    if ref.target is None or ref.within or not rest:
+        return None
+    return ref, rest
 
 
 def place(section: str | None, paragraph: int, story: str = "body", part: str | None = None) -> str:

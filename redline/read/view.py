@@ -239,9 +239,12 @@ class DocumentView:
         return out
 
     def sections_named(self, name: str) -> list[tuple[Paragraph, int]]:
-        """Every section ``name`` names (see :mod:`redline.read.sections`), as (head, end offset):
-        one when the name is unambiguous, none when no section answers to it."""
-        return [(self.paragraphs[h.index], self.section_end(h)) for h in self.outline.named(name)]
+        """Every section ``name`` names (see :mod:`redline.read.sections`; a heading that is only
+        formatted too, :mod:`redline.read.headings`), as (head, end offset): one when the name is
+        unambiguous, none when no section answers to it."""
+        from .headings import sections_named  # (it reads views: imported when first asked)
+
+        return [(self.paragraphs[h.index], self.section_end(h)) for h in sections_named(self, name)]
 
     def section_end(self, head: Head) -> int:
         """The view offset where ``head``'s section ends (where the next one begins)."""

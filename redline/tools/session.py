@@ -63,6 +63,7 @@ from ..apply import ApplyOptions, apply_batch
 from ..opc.files import write_atomic
 from ..opc.package import Package, PackageError
 from ..read.annotations import read_annotations
+from ..read.headings import sections_named
 from ..read.load import load_view
 from ..read.markup import render as render_markup
 from ..read.outline import Head
@@ -359,7 +360,7 @@ class DocumentTools:
 
     @staticmethod
     def _section(view: DocumentView, name: str) -> Head:
-        found = view.outline.named(name)
+        found = sections_named(view, name)
         if not found:
             key = " ".join(name.casefold().split())
             heads = view.outline.heads
