@@ -20,6 +20,7 @@ from shared_schema.models import NO_ANCHOR_ACTIONS
 
 from ..collector import paused
 from ..opc.zipread import DEFAULT_LIMITS, Limits
+from ..read.notes import NOTE_STORIES, reference_of
 from ..read.outline import Head
 from ..read.sections import label_key, split_label
 from ..read.view import DocumentView, Paragraph, SpanFlag, SpanKind
@@ -224,6 +225,22 @@ def _verify(
                     EditStatus.UNSUPPORTED,
                     "The passage is in a header or footer, where Word keeps no comments.",
                     "Comment on a passage of the body (or a footnote) instead.",
+                    candidates=result.locations,
+                )
+                continue
+            note = view.paragraph_at(found.ranges[0][0])
+            if (
+                note.story in NOTE_STORIES
+                and view.working is not None
+                and reference_of(view, note) is None
+            ):
+                _refuse(
+                    result,
+                    EditStatus.UNSUPPORTED,
+                    f"The passage is in a {note.story} that no paragraph of the body refers to; a "
+                    f"comment on a {note.story} stands on its reference mark in the body, and this "
+                    "one has none.",
+                    "Comment on the body text that cites the note instead.",
                     candidates=result.locations,
                 )
                 continue
