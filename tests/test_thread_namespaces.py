@@ -91,11 +91,11 @@ def word_threads(data: bytes) -> dict[str, tuple[str | None, bool]]:
     comments = root_of(data, "word/comments.xml")
     ex_root = root_of(data, "word/commentsExtended.xml")
     ns = etree.QName(ex_root).namespace
-    by_para = {}
+    by_para: dict[str | None, str] = {}
     for c in comments:
         paras = c.findall(f"{{{P_NS}}}p")
-        by_para[paras[-1].get(f"{{{W14}}}paraId")] = c.get(f"{{{P_NS}}}id")
-    out = {}
+        by_para[paras[-1].get(f"{{{W14}}}paraId")] = c.get(f"{{{P_NS}}}id") or ""
+    out: dict[str, tuple[str | None, bool]] = {}
     for ex in ex_root.iter(f"{{{ns}}}commentEx"):
         cid = by_para[ex.get(f"{{{ns}}}paraId")]
         parent = ex.get(f"{{{ns}}}paraIdParent")
