@@ -220,7 +220,12 @@ def _note_rationales_without_comments(
             for loc in result.locations
             if view.paragraphs[loc.paragraph].story in NOTE_STORIES
         ]
-        if notes and edit.action != "comment" and reference_of(view, notes[0]) is None:
+        if (
+            notes
+            and edit.action != "comment"
+            and view.working is not None  # (a streamed view cannot tell: it holds no trees)
+            and reference_of(view, notes[0]) is None
+        ):
             kind = notes[0].story
             result.notes.append(
                 f"The rationale could not be attached as a comment: a comment on a {kind} stands "
