@@ -13,6 +13,7 @@ and then every change accepted (``.uno:AcceptAllTrackedChanges``), once to rejec
 
     {"loaded": true, "error": null, "stored": "...", "accepted": "...", "rejected": "...",
      "stored_notes": ["..."], "accepted_notes": [...], "rejected_notes": [...],
+     "stored_fields": 2, "accepted_fields": 1, "rejected_fields": 2,
      "redlines": 3, "comments": [{"author": "...", "content": "...", "anchor": "...",
                                   "story": "body" | "note" | "other", "holds": ["Footnote"]}]}
 
@@ -107,6 +108,16 @@ def _notes(comp: Any) -> list[str]:
     return out
 
 
+def _fields(comp: Any) -> int:
+    """How many text fields other than comments the document holds."""
+    count = 0
+    fields = comp.getTextFields().createEnumeration()
+    while fields.hasMoreElements():
+        if not fields.nextElement().supportsService("com.sun.star.text.TextField.Annotation"):
+            count += 1
+    return count
+
+
 def _story(text: Any) -> str:
     if text.supportsService("com.sun.star.text.Footnote"):
         return "note"
@@ -183,10 +194,12 @@ def _probe(office: _Office, doc: str, work: str) -> dict[str, Any]:
         found["comments"] = _comments(comp)
         found["stored"] = _text(comp, work)
         found["stored_notes"] = _notes(comp)
+        found["stored_fields"] = _fields(comp)
         frame = comp.getCurrentController().getFrame()
         office.dispatcher.executeDispatch(frame, ".uno:AcceptAllTrackedChanges", "", 0, ())
         found["accepted"] = _text(comp, work)
         found["accepted_notes"] = _notes(comp)
+        found["accepted_fields"] = _fields(comp)
         found["left_after_accept"] = comp.getRedlines().getCount()
     finally:
         comp.close(True)
@@ -196,6 +209,7 @@ def _probe(office: _Office, doc: str, work: str) -> dict[str, Any]:
         office.dispatcher.executeDispatch(frame, ".uno:RejectAllTrackedChanges", "", 0, ())
         found["rejected"] = _text(comp, work)
         found["rejected_notes"] = _notes(comp)
+        found["rejected_fields"] = _fields(comp)
         found["left_after_reject"] = comp.getRedlines().getCount()
     finally:
         comp.close(True)

@@ -65,7 +65,7 @@ from .runs import (
     shallow_copy,
 )
 from .splice import Splice
-from .tree import in_removed_run, next_paragraph, pull_next, remove
+from .tree import in_removed_run, next_paragraph, pull_next, remove, unfold_simple
 
 _R, _T, _RPR, _PPR, _P = w("r"), w("t"), w("rPr"), w("pPr"), w("p")
 _INS, _DEL, _DEL_TEXT = w("ins"), w("del"), w("delText")
@@ -73,6 +73,7 @@ _MOVE_FROM, _MOVE_TO = w("moveFrom"), w("moveTo")
 _TAB, _BR = w("tab"), w("br")
 _SECT_PR, _PPR_CHANGE, _RPR_CHANGE = w("sectPr"), w("pPrChange"), w("rPrChange")
 _SDT_CONTENT = w("sdtContent")
+_FLD_SIMPLE = w("fldSimple")
 _ID, _AUTHOR, _DATE = w("id"), w("author"), w("date")
 _W14 = "http://schemas.microsoft.com/office/word/2010/wordml"
 _PARA_IDS = (f"{{{_W14}}}paraId", f"{{{_W14}}}textId")
@@ -271,10 +272,14 @@ class Writer:
         made = [el for op in reversed(created) for el in op]
         if plan.refs:  # new cross-references stand as marks in the new text
             place_fields(made, plan.refs, self._ref_names)
-        for run in plan.fields:  # a field typed over goes, its typed text stays (as Word does)
-            self._delete_field_run(run)
-        if plan.fields and self.options.track:  # the typed text after the field, as Word puts it
-            lift_typed_text(plan.fields, self._ours)
+        code: list[etree._Element] = []  # a field typed over (or deleted whole) goes
+        for el in plan.fields:
+            # a simple field as the complex field it stands for: a deletion holds runs
+            for run in unfold_simple(el) if el.tag == _FLD_SIMPLE else [el]:
+                self._delete_field_run(run)
+                code.append(run)
+        if code and self.options.track:  # the typed text after the field, as Word puts it
+            lift_typed_text(code, self._ours)
         if (
             self.options.comments
             and plan.rationale
