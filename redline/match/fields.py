@@ -1,4 +1,5 @@
-"""A complex field's code, for typing over its result (ECMA-376 Part 1, §17.16.18).
+"""A complex field's code, for typing over its result or deleting it whole (ECMA-376 Part 1,
+§17.16.18, §17.16.19).
 
 A complex field is a run of ``w:fldChar begin``, the runs of its instructions
 (``w:instrText``), a run of ``w:fldChar separate``, the runs of its result, and a run of
@@ -6,8 +7,14 @@ A complex field is a run of ``w:fldChar begin``, the runs of its instructions
 the typed text as plain text: :func:`code_runs` finds the code runs around one run of the
 result -- only when the whole field lies among the run's siblings (one paragraph, one
 container) and nests no other field, so that deleting them is exactly the field and nothing
-else.  Anything else (``w:fldSimple``, a field that spans paragraphs or containers, a nested
-field) is None, and the edit is refused as before.
+else.
+
+When an edit deletes text that holds whole fields, :func:`whole_fields` finds them in the
+paragraphs the deletion spans, however their runs stand (in another author's insertion, split
+over containers, one nested in another's result, a ``w:fldSimple``): each field from its begin
+to its end, code and result, to be deleted with the text.  A field only partly inside what is
+deleted (its begin before it, its end after it), or one that runs on past the paragraphs, is
+not whole, and the edit is refused as before.
 """
 
 from __future__ import annotations

@@ -626,8 +626,17 @@ def _deletions(
 def _only_deleted(
     view: DocumentView, s: int, e: int, replacement: str, exact: bool, fs: int, fe: int
 ) -> bool:
-    """Whether field result [fs, fe) lies wholly in what the edit deletes outright."""
-    return any(a <= fs and fe <= b for a, b in _deletions(view, s, e, replacement, exact))
+    """Whether the field results [fs, fe) is part of (the whole of them, past the edit's range
+    too) lie wholly in what the edit deletes outright."""
+    starts, flags = view.span_starts, view.span_flags
+    i = max(0, bisect.bisect_right(starts, fs) - 1)
+    while i > 0 and flags[i - 1] & SpanFlag.FIELD_RESULT:
+        i -= 1
+    k = bisect.bisect_left(starts, fe)
+    while k < len(starts) and flags[k] & SpanFlag.FIELD_RESULT:
+        k += 1
+    whole = (min(fs, starts[i]), max(fe, starts[k] if k < len(starts) else len(view.text)))
+    return any(a <= whole[0] and whole[1] <= b for a, b in _deletions(view, s, e, replacement, exact))
 
 
 def _deleted_fields(
