@@ -14,6 +14,7 @@ and then every change accepted (``.uno:AcceptAllTrackedChanges``), once to rejec
     {"loaded": true, "error": null, "stored": "...", "accepted": "...", "rejected": "...",
      "stored_notes": ["..."], "accepted_notes": [...], "rejected_notes": [...],
      "stored_fields": 2, "accepted_fields": 1, "rejected_fields": 2,
+     "accepted_body": ["...", ...],  (the body's paragraphs accepted, no note reference marks)
      "redlines": 3, "comments": [{"author": "...", "content": "...", "anchor": "...",
                                   "story": "body" | "note" | "other", "holds": ["Footnote"]}]}
 
@@ -105,6 +106,29 @@ def _notes(comp: Any) -> list[str]:
     for notes in (comp.getFootnotes(), comp.getEndnotes()):
         for i in range(notes.getCount()):
             out.append(notes.getByIndex(i).getString())
+    return out
+
+
+def _body(comp: Any) -> list[str]:
+    """The body's paragraphs as LibreOffice holds them, note reference marks left out (the
+    text export shows each note's number in the text); a table's cells one after another."""
+    out: list[str] = []
+    paragraphs = comp.getText().createEnumeration()
+    while paragraphs.hasMoreElements():
+        para = paragraphs.nextElement()
+        if para.supportsService("com.sun.star.text.TextTable"):
+            for name in para.getCellNames():
+                out.extend(para.getCellByName(name).getString().split("\n"))
+            continue
+        if not para.supportsService("com.sun.star.text.Paragraph"):
+            continue
+        pieces = []
+        portions = para.createEnumeration()
+        while portions.hasMoreElements():
+            portion = portions.nextElement()
+            if portion.TextPortionType != "Footnote":
+                pieces.append(portion.getString())
+        out.append("".join(pieces))
     return out
 
 
@@ -200,6 +224,7 @@ def _probe(office: _Office, doc: str, work: str) -> dict[str, Any]:
         found["accepted"] = _text(comp, work)
         found["accepted_notes"] = _notes(comp)
         found["accepted_fields"] = _fields(comp)
+        found["accepted_body"] = _body(comp)
         found["left_after_accept"] = comp.getRedlines().getCount()
     finally:
         comp.close(True)
