@@ -211,3 +211,13 @@ def _sample_outputs(tmp: Path) -> dict[str, bytes]:
     args = ["review", str(ROOT / "sample_contracts"), "-o", str(out), "--jobs", "1", "--date", DATE]
     assert redline_main(args) in (0, 1)
     return {f"sample-{p.name}": p.read_bytes() for p in sorted(out.glob("*.redlined.docx"))}
+
+
+def test_the_test_script_installs_the_full_libreoffice_writer() -> None:
+    """``scripts/test`` (and so ``.ci/run``, which runs it) asks for Debian's full
+    ``libreoffice-writer`` package and ``python3-uno`` by package, not for any ``soffice``."""
+    script = (ROOT / "scripts" / "test").read_text(encoding="utf-8")
+    assert "dpkg-query -W -f='${Status}' libreoffice-writer" in script
+    assert "need+=(libreoffice-writer)" in script and "need+=(python3-uno)" in script
+    assert "nogui" not in script.replace("-nogui build", "")
+    assert "bash scripts/test" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
