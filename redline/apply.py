@@ -17,6 +17,7 @@ from .match.locate import Locator
 from .match.verify import needs_annotations, verify
 from .opc.package import Limits, Package
 from .read.load import load_view
+from .read.notes import NOTE_STORIES, reference_of
 from .read.view import DocumentView
 from .report import ReplyInfo, Report, invalid_results, totals
 from .write.options import WriteOptions, WriteResult
@@ -200,7 +201,9 @@ def _note_rationales_without_comments(
     view: DocumentView, results: list[EditResult], edits: list[Edit]
 ) -> None:
     """Word has no comments in headers and footers: an edit there is applied, its rationale
-    is said in the report (and on the review page) instead of being dropped in silence."""
+    is said in the report (and on the review page) instead of being dropped in silence; so is
+    the rationale of an edit in a footnote or endnote no body paragraph refers to (a comment on
+    a note stands on its reference mark: :mod:`redline.read.notes`)."""
     for result, edit in zip(results, edits, strict=True):
         if not edit.rationale or result.error is not None:
             continue
@@ -210,4 +213,22 @@ def _note_rationales_without_comments(
             result.notes.append(
                 f"The rationale could not be attached as a comment: Word keeps no comments in "
                 f"a {' or '.join(where)}. It is recorded here instead: \u201c{edit.rationale}\u201d"
+            )
+            continue
+        notes = [
+            view.paragraphs[loc.paragraph]
+            for loc in result.locations
+            if view.paragraphs[loc.paragraph].story in NOTE_STORIES
+        ]
+        if (
+            notes
+            and edit.action != "comment"
+            and view.working is not None  # (a streamed view cannot tell: it holds no trees)
+            and reference_of(view, notes[0]) is None
+        ):
+            kind = notes[0].story
+            result.notes.append(
+                f"The rationale could not be attached as a comment: a comment on a {kind} stands "
+                f"on its reference mark in the body, and no body paragraph refers to this {kind}. "
+                f"It is recorded here instead: \u201c{edit.rationale}\u201d"
             )

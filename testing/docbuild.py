@@ -15,8 +15,8 @@ Inline notation inside :func:`P` (and every container that takes items):
 * :func:`R` / :func:`B` / :func:`I` are runs with properties;
 * :func:`Link`, :func:`SmartTag`, :func:`Sdt`, :func:`Ins`, :func:`Del`, :func:`MoveFrom`,
   :func:`MoveTo` wrap items;
-* :func:`BmStart`, :func:`BmEnd`, :func:`CommentStart`, :func:`CommentEnd`, :func:`Field` and
-  :func:`Raw` add the other things a paragraph holds.
+* :func:`BmStart`, :func:`BmEnd`, :func:`CommentStart`, :func:`CommentEnd`, :func:`Field`,
+  :func:`NoteRef` and :func:`Raw` add the other things a paragraph holds.
 
 Every helper returns an XML string using the ``w:`` prefix; :func:`docx` declares the
 namespaces (including ``mc:Ignorable="w14 w15"``) and writes the package.  Nothing here
@@ -194,6 +194,32 @@ def Field(instr: str, result: str) -> Xml:
     )
 
 
+def NoteRef(id: int, kind: str = "footnote") -> Xml:
+    """The reference mark of footnote (``kind="endnote"``: endnote) ``id``, a run of its own."""
+    style = "FootnoteReference" if kind == "footnote" else "EndnoteReference"
+    return Xml(f'<w:r><w:rPr><w:rStyle w:val="{style}"/></w:rPr><w:{kind}Reference w:id="{id}"/></w:r>')
+
+
+def _notes(kind: str, notes: dict[int, list[object]]) -> str:
+    """A footnotes / endnotes part: Word's two separators, then each note's paragraphs (its
+    first one opens with the note's own mark, ``w:footnoteRef`` / ``w:endnoteRef``)."""
+    out = [
+        f'<w:{kind} w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:{kind}>',
+        f'<w:{kind} w:type="continuationSeparator" w:id="0"><w:p><w:r><w:continuationSeparator/>'
+        f"</w:r></w:p></w:{kind}>",
+    ]
+    for nid, paras in notes.items():
+        body = []
+        for i, para in enumerate(paras):
+            if isinstance(para, Xml) and para.startswith("<w:p"):
+                body.append(para)
+                continue
+            mark = Xml(f"<w:r><w:{kind}Ref/></w:r><w:r><w:t xml:space=\"preserve\"> </w:t></w:r>")
+            body.append(P(mark, para) if i == 0 else P(para))
+        out.append(f'<w:{kind} w:id="{nid}">{"".join(body)}</w:{kind}>')
+    return f"{DECL}<w:{kind}s {NAMESPACES}>{''.join(out)}</w:{kind}s>"
+
+
 def P(*items: object, style: str | None = None, ppr: str = "", mark: str = "") -> Xml:
     """A paragraph; ``ppr`` is extra paragraph-property XML, ``mark`` the mark's run props."""
     props = (f'<w:pStyle w:val="{style}"/>' if style else "") + ppr
@@ -248,13 +274,17 @@ def docx(
     numbering: str | None = None,
     sect: bool = True,
     styles: str = "",
+    footnotes: dict[int, list[object]] | None = None,
+    endnotes: dict[int, list[object]] | None = None,
 ) -> bytes:
     """A complete package with ``blocks`` as its body.
 
     ``comments`` is the inner XML of an existing ``w:comments`` part (``None``: no comments
     part).  ``extra`` adds untouched members (e.g. media) after the XML parts.  ``numbering``
     is the inner XML of a ``w:numbering`` part (``None``: none).  ``styles``: more ``w:style``
-    (or ``w:docDefaults``) elements for the styles part.
+    (or ``w:docDefaults``) elements for the styles part.  ``footnotes`` / ``endnotes``:
+    note id -> its paragraphs (items as :func:`P` takes them, or paragraphs made by
+    :func:`P`), referred to from the body by :func:`NoteRef`.
     """
     body = "".join(b if isinstance(b, Xml) else P(str(b)) for b in blocks)
     if sect:
@@ -276,6 +306,11 @@ def docx(
         overrides.append(f'<Override PartName="/word/comments.xml" ContentType="{CT_WML}comments+xml"/>')
         xml = f"{DECL}<w:comments {NAMESPACES}>{comments}</w:comments>"
         parts.append(("word/comments.xml", xml.encode()))
+    for kind, notes in (("footnote", footnotes), ("endnote", endnotes)):
+        if notes is not None:
+            rels.append(f'<Relationship Id="rId{kind}s" Type="{REL}{kind}s" Target="{kind}s.xml"/>')
+            overrides.append(f'<Override PartName="/word/{kind}s.xml" ContentType="{CT_WML}{kind}s+xml"/>')
+            parts.append((f"word/{kind}s.xml", _notes(kind, notes).encode()))
     if numbering is not None:
         rels.append(f'<Relationship Id="rIdNumbering" Type="{REL}numbering" Target="numbering.xml"/>')
         overrides.append(f'<Override PartName="/word/numbering.xml" ContentType="{CT_WML}numbering+xml"/>')

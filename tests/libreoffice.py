@@ -1,4 +1,5 @@
-"""Running LibreOffice for the numbering oracles: its text export, plain or with changes accepted.
+"""Running LibreOffice for the oracles: its text export, plain or with changes accepted, and
+:func:`probe` (loads, texts accepted and rejected, comments; ``tests/libreoffice_probe.py``).
 
 LibreOffice runs headless with a profile of its own (so it neither needs nor disturbs a running
 LibreOffice) in a process group of its own, which is ended, and only it, when it overruns its
@@ -8,12 +9,15 @@ Imports nothing of the project.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
 import subprocess
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 TXT_FILTER = "txt:Text (encoded):UTF8"
 
@@ -77,3 +81,34 @@ def text_exports(
         return {doc: path.read_text(encoding="utf-8") for doc, path in found.items() if path.exists()}
 
     return read(out, docs), read(out_accepted, accepted)
+
+
+def probe(docs: dict[str, bytes], soffice: str, timeout: float = 900) -> dict[str, dict[str, Any]]:
+    """What LibreOffice makes of each of ``docs`` (name -> bytes), by name: whether it loads
+    over UNO, its text as stored, accepted and rejected by LibreOffice, its comments and where
+    they stand (``tests/libreoffice_probe.py`` says what each holds).  Raises when no Python
+    with ``uno`` is installed (the caller skips)."""
+    python = uno_python()
+    if python is None:
+        raise FileNotFoundError("no Python with LibreOffice's uno module")
+    script = Path(__file__).with_name("libreoffice_probe.py")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        paths = {}
+        for name, data in docs.items():
+            path = folder / "in" / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            paths[name] = path
+        out = folder / "probe.json"
+        env = {**os.environ, "HOME": str(folder), "PATH": os.environ.get("PATH", "") or "/usr/bin"}
+        soffice_dir = str(Path(soffice).parent)
+        if soffice_dir not in env["PATH"].split(os.pathsep):
+            env["PATH"] = soffice_dir + os.pathsep + env["PATH"]
+        profile = (folder / "profile").as_uri()
+        run([python, str(script), str(out), profile, *map(str, paths.values())], env, timeout)
+        if not out.exists():
+            return {name: {"loaded": False, "error": "the probe wrote nothing"} for name in docs}
+        found: dict[str, dict[str, Any]] = json.loads(out.read_text(encoding="utf-8"))
+    missing = {"loaded": False, "error": "not probed"}
+    return {name: found.get(str(path), missing) for name, path in paths.items()}

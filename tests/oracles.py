@@ -6,9 +6,11 @@
   :func:`fold` and :func:`pandoc_folded`, and :func:`check_compare` (``redline compare``'s
   contract, judged by pandoc).
 - LibreOffice, a real word processor: :func:`text_exports` (its text export, plain or with every
-  change accepted by LibreOffice itself), :func:`uno_python`, :func:`run`. They live in
-  ``tests/libreoffice.py`` and ``tests/libreoffice_accept.py`` (a script for a Python that has
-  LibreOffice's ``uno``, so it imports nothing of the project); test modules import them from here.
+  change accepted by LibreOffice itself), :func:`probe` (over UNO: whether it loads, its text
+  accepted and rejected, its comments and where they stand), :func:`uno_python`, :func:`run`.
+  They live in ``tests/libreoffice.py``, ``tests/libreoffice_accept.py`` and
+  ``tests/libreoffice_probe.py`` (scripts for a Python that has LibreOffice's ``uno``, so they
+  import nothing of the project); test modules import them from here.
 
 Each reader skips the test when its program is not installed (the fixtures ``pandoc`` and
 ``soffice`` of ``conftest.py`` give their paths).
@@ -28,7 +30,7 @@ from typing import Any
 import pytest
 
 from redline.read.load import load_view
-from tests.libreoffice import TXT_FILTER, run, text_exports, uno_python
+from tests.libreoffice import TXT_FILTER, probe, run, text_exports, uno_python
 
 __all__ = [
     "ITEM",
@@ -40,6 +42,7 @@ __all__ = [
     "pandoc_spaced",
     "pandoc_text",
     "pandoc_unspaced",
+    "probe",
     "rejected",
     "run",
     "text_exports",

@@ -1,4 +1,5 @@
-"""A complex field's code, for typing over its result (ECMA-376 Part 1, §17.16.18).
+"""A complex field's code, for typing over its result or deleting it whole (ECMA-376 Part 1,
+§17.16.18, §17.16.19).
 
 A complex field is a run of ``w:fldChar begin``, the runs of its instructions
 (``w:instrText``), a run of ``w:fldChar separate``, the runs of its result, and a run of
@@ -6,8 +7,14 @@ A complex field is a run of ``w:fldChar begin``, the runs of its instructions
 the typed text as plain text: :func:`code_runs` finds the code runs around one run of the
 result -- only when the whole field lies among the run's siblings (one paragraph, one
 container) and nests no other field, so that deleting them is exactly the field and nothing
-else.  Anything else (``w:fldSimple``, a field that spans paragraphs or containers, a nested
-field) is None, and the edit is refused as before.
+else.
+
+When an edit deletes text that holds whole fields, :func:`whole_fields` finds them in the
+paragraphs the deletion spans, however their runs stand (in another author's insertion, split
+over containers, one nested in another's result, a ``w:fldSimple``): each field from its begin
+to its end, code and result, to be deleted with the text.  A field only partly inside what is
+deleted (its begin before it, its end after it), or one that runs on past the paragraphs, is
+not whole, and the edit is refused as before.
 """
 
 from __future__ import annotations
@@ -168,3 +175,98 @@ def open_at_end(p: etree._Element) -> bool:
         elif kind == "end" and depth:
             depth -= 1
     return depth > 0
+
+
+# -------------------------------------------------------------------------------------------
+# Whole fields inside deleted text
+
+_SIMPLE = w("fldSimple")
+# what a field's runs may hold besides text the view reads (their text is the writer's to delete)
+_CODE_CHILDREN = frozenset((w("rPr"), _FLD_CHAR, _INSTR, w("lastRenderedPageBreak")))
+_TEXT_CHILDREN = frozenset(
+    w(n)
+    for n in (
+        "rPr", "t", "tab", "ptab", "br", "cr", "noBreakHyphen", "softHyphen", "sym",
+        "lastRenderedPageBreak", "proofErr",
+    )
+)  # fmt: skip
+
+
+class _Open:
+    """A field being walked: where it began (the view offset before it) and its elements."""
+
+    __slots__ = ("elements", "start")
+
+    def __init__(self, start: int, first: etree._Element) -> None:
+        self.start = start
+        self.elements = [first]
+
+
+def whole_fields(
+    paragraphs: list[tuple[etree._Element, int]], ends: dict[etree._Element, int], lo: int, hi: int
+) -> list[tuple[int, int, list[etree._Element]]] | None:
+    """Every field of ``paragraphs`` (the ``w:p`` of a view range, in order, each with its view
+    start) as (view offset where it begins, where it ends, its elements): a complex field's code
+    runs (begin, instructions, separate, end -- a nested field's too; not its result's text
+    runs), or a ``w:fldSimple`` element; ``ends``: the view offset just past each node that
+    makes view text (the view's pieces).
+    Only fields that begin at or after ``lo`` and end at or before ``hi`` are listed, outermost
+    only; None when some field cannot be told whole -- one that begins before the first
+    paragraph or runs on past the last, or whose runs hold what is neither code nor text the
+    view reads (a drawing in a result, say)."""
+    fields: list[tuple[int, int, list[etree._Element]]] = []
+    stack: list[_Open] = []
+    pos = lo
+    for p, start in paragraphs:
+        pos = max(pos, start)
+        walk = etree.iterwalk(p, events=("start", "end"))
+        for event, el in walk:
+            tag = el.tag
+            if event == "end":
+                if tag == _SIMPLE and stack and stack[-1].elements[0] is el:
+                    _close(stack, fields, pos, lo, hi)
+                continue
+            if tag in _GONE:
+                walk.skip_subtree()  # deleted, moved away, a second copy: not the field's
+                continue
+            at = ends.get(el)
+            if at is not None:
+                pos = at
+                continue
+            if tag == _SIMPLE:
+                opened = _Open(pos, el)
+                if stack:
+                    stack[-1].elements.append(el)
+                stack.append(opened)
+                continue
+            if tag != _R:
+                continue
+            kind = _kind(el)
+            code = kind is not None or any(c.tag == _INSTR for c in el)
+            if not code:
+                if stack and any(isinstance(c.tag, str) and c.tag not in _TEXT_CHILDREN for c in el):
+                    return None  # a result holding more than text (a drawing, an object)
+                continue
+            if any(isinstance(c.tag, str) and c.tag not in _CODE_CHILDREN for c in el):
+                return None  # a field character beside text: not a run of code alone
+            if kind == "begin":
+                stack.append(_Open(pos, el))
+                continue
+            if not stack or stack[-1].elements[0].tag == _SIMPLE:
+                return None  # code of a field begun before the range (or inside a simple field)
+            stack[-1].elements.append(el)
+            if kind == "end":
+                _close(stack, fields, pos, lo, hi)
+    if stack:
+        return None  # a field runs on past the range
+    return fields
+
+
+def _close(
+    stack: list[_Open], fields: list[tuple[int, int, list[etree._Element]]], pos: int, lo: int, hi: int
+) -> None:
+    done = stack.pop()
+    if stack:  # a nested field: its elements are its parent's
+        stack[-1].elements.extend(e for e in done.elements if e not in stack[-1].elements)
+    elif lo <= done.start and pos <= hi:
+        fields.append((done.start, pos, done.elements))

@@ -23,12 +23,10 @@ from typing import TYPE_CHECKING, Any, cast
 from shared_schema import Code, Location, MatchKind, Refusal, Tolerance
 
 from ..compat import forwarded
-from ..errors import PackageError
-from ..opc.namespaces import w
-from ..read.roles import Role, tags
 from ..read.sections import label_key, place, split_label, typed_number
 from ..read.view import DocumentView
 from ..text.normalize import ELLIPSIS, INVISIBLE, NormalizedText, normalize, tolerances_needed
+from .deleted import RestoredStories
 
 if TYPE_CHECKING:  # the names that moved to the hints (see __getattr__ at the end)
     from .hints import NearMiss as NearMiss
@@ -38,9 +36,6 @@ MAX_MATCHES = 1000  # occurrences counted before a quote is called hopelessly am
 CONTEXT = 30  # characters of context either side in a location
 _SCANS_BEFORE_INDEX = 8  # full-text scans answered before the token index is built
 # Someone's deletion (and a move's source), read from the one table; the text in them.
-_DELETIONS = tags(Role.DELETED)
-_TEXTS = (*tags(Role.TEXT), w("delText"))
-_AUTHOR, _DATE, _MOVE_FROM = w("author"), w("date"), w("moveFrom")
 _LABELLED_MIN = 3  # characters a quote must hold besides its labels to be found by them
 # Location(**fields), validated the same, without keyword-argument handling (half the cost).
 _new_location: Callable[[dict[str, object]], Location] = Location.__pydantic_validator__.validate_python
@@ -162,7 +157,7 @@ class Locator:
         self._scans = 0
         self._found: dict[str, Found] = {}
         self._labels: set[str] | None = None
-        self._deletions: list[tuple[int, str, str | None, str | None, bool]] | None = None
+        self._deletions: RestoredStories | None = None
 
     @property
     def normalized(self) -> NormalizedText:
@@ -338,58 +333,25 @@ class Locator:
 
     def in_deletion(self, quote: str) -> Refusal | None:
         """The ``deleted_text`` refusal when ``quote`` is not in the document as it reads but
-        is in a paragraph's text with its tracked deletions put back: someone deleted it."""
-        needle = " ".join(normalize(quote).split())
-        if len(needle) < 3:
-            return None
-        for index, text, author, date, moved in self._deleted_texts():
-            if needle in text:
-                para = self.view.paragraphs[index]
-                who = author or "another author"
-                when = f" on {date[:10]}" if date else ""
-                did, what = ("moved away", "move") if moved else ("deleted", "deletion")
-                return Refusal(
-                    code=Code.DELETED_TEXT,
-                    message=f"The anchor is text that {who} {did}{when} (a tracked {what}) in "
-                    f"{self.where(para.start)}: it is not in the document as it now reads.",
-                    hint="Quote the passage as it now reads (without the deleted words), or have "
-                    f"{who}'s {what} rejected first and quote it then.",
-                    nearest_location=self.location(para.start, para.end),
-                )
-        return None
-
-    def _deleted_texts(self) -> list[tuple[int, str, str | None, str | None, bool]]:
-        """Per paragraph holding a tracked deletion: its text with the deletions put back
-        (normalised, spaces collapsed), the first deletion's author and date, and whether it
-        is the source of a move (``w:moveFrom``)."""
+        is in a story's text with its tracked deletions put back, over deleted text: someone
+        deleted it, or moved it away (:mod:`redline.match.deleted`)."""
         if self._deletions is None:
-            out: list[tuple[int, str, str | None, str | None, bool]] = []
-            working = self.view.working
-            # Only the parts that hold a deletion are looked into (a scanned view parses a
-            # part for it): a verify-only view, or a part the parser refuses, has none to show.
-            parts: set[str] = set()
-            if working is not None:
-                for part in {p.part for p in self.view.paragraphs}:
-                    data = working.package.read(part)
-                    if b"delText" in data or b"moveFrom" in data:
-                        parts.add(part)
-            for para in self.view.paragraphs:
-                if para.part not in parts:
-                    continue
-                try:
-                    p = para.element
-                except (TypeError, PackageError):
-                    parts.discard(para.part)
-                    continue
-                first = next(p.iter(*_DELETIONS), None)
-                if first is None:
-                    continue
-                pieces = [el.text or "" for el in p.iter(*_TEXTS)]
-                text = " ".join(normalize("".join(pieces)).split())
-                moved = first.tag == _MOVE_FROM
-                out.append((para.index, text, first.get(_AUTHOR), first.get(_DATE), moved))
-            self._deletions = out
-        return self._deletions
+            self._deletions = RestoredStories(self.view)
+        hit = self._deletions.find(quote)
+        if hit is None:
+            return None
+        para = self.view.paragraphs[hit.paragraph]
+        who = hit.author or "another author"
+        when = f" on {hit.date[:10]}" if hit.date else ""
+        did, what = ("moved away", "move") if hit.moved else ("deleted", "deletion")
+        return Refusal(
+            code=Code.DELETED_TEXT,
+            message=f"The anchor is text that {who} {did}{when} (a tracked {what}) in "
+            f"{self.where(para.start)}: it is not in the document as it now reads.",
+            hint="Quote the passage as it now reads (without the deleted words), or have "
+            f"{who}'s {what} rejected first and quote it then.",
+            nearest_location=self.location(para.start, para.end),
+        )
 
 
 def _tighten(text: str, quote: str, start: int, end: int) -> tuple[int, int]:

@@ -21,13 +21,14 @@ from shared_schema.models import NO_ANCHOR_ACTIONS
 from ..collector import paused
 from ..opc.zipread import DEFAULT_LIMITS, Limits
 from ..read.headings import sections_named
+from ..read.notes import NOTE_STORIES, reference_of
 from ..read.outline import Head
 from ..read.sections import label_key, split_label
 from ..read.view import DocumentView, Paragraph, SpanFlag, SpanKind
 from ..text.normalize import normalize
 from ..text.worddiff import word_diff
 from .crossref import CrossRef, ref_note, retarget
-from .fields import code_runs, open_at_end
+from .fields import code_runs, open_at_end, whole_fields
 from .hints import HintBudget, not_found, unique_extension
 from .locate import Found, Locator
 from .moves import move_note, movers
@@ -231,6 +232,22 @@ def _verify(
                     candidates=result.locations,
                 )
                 continue
+            note = view.paragraph_at(found.ranges[0][0])
+            if (
+                note.story in NOTE_STORIES
+                and view.working is not None
+                and reference_of(view, note) is None
+            ):
+                _refuse(
+                    result,
+                    EditStatus.UNSUPPORTED,
+                    f"The passage is in a {note.story} that no paragraph of the body refers to; a "
+                    f"comment on a {note.story} stands on its reference mark in the body, and this "
+                    "one has none.",
+                    "Comment on the body text that cites the note instead.",
+                    candidates=result.locations,
+                )
+                continue
             found_of[i] = found
             replacement_of[i] = edit.text or ""
             continue
@@ -277,8 +294,19 @@ def _verify(
                         if ref.old not in retargeted:
                             retargeted.add(ref.old)
                             result.notes.append(ref_note(view, ref))
-            for text, _, _, _ in typed_over:
-                if text not in retargeted:
+            for text, _, fs, fe in typed_over:
+                if text in retargeted:
+                    continue
+                exact = found.kind is MatchKind.EXACT
+                if any(
+                    s <= fs and fe <= e and _only_deleted(view, s, e, replacement, exact, fs, fe)
+                    for s, e in found.ranges
+                ):
+                    result.notes.append(
+                        f"The field showing \u201c{text}\u201d is deleted with the text around it, "
+                        "begin through end (a tracked deletion: rejecting it restores the field)."
+                    )
+                else:
                     result.notes.append(
                         f"The field showing \u201c{text}\u201d is deleted with the text typed over it, "
                         "as Word does: the new text is plain text and no longer updates."
@@ -596,6 +624,74 @@ def _code_of(view: DocumentView, fs: int, fe: int) -> list[etree._Element] | Non
     return found
 
 
+def _deletions(
+    view: DocumentView, s: int, e: int, replacement: str, exact: bool
+) -> list[tuple[int, int]]:
+    """The view ranges replacing view [s, e) with ``replacement`` deletes outright (word by
+    word, as the writer writes it), adjacent ones joined."""
+    out: list[tuple[int, int]] = []
+    for kind, a, b, _ in word_diff(view.text[s:e], replacement, old_breaks=exact or "\n" in replacement):
+        if kind != "delete":
+            continue
+        if out and out[-1][1] >= s + a:
+            out[-1] = (out[-1][0], s + b)
+        else:
+            out.append((s + a, s + b))
+    return out
+
+
+def _only_deleted(
+    view: DocumentView, s: int, e: int, replacement: str, exact: bool, fs: int, fe: int
+) -> bool:
+    """Whether the field results [fs, fe) is part of (the whole of them, past the edit's range
+    too) lie wholly in what the edit deletes outright."""
+    starts, flags = view.span_starts, view.span_flags
+    i = max(0, bisect.bisect_right(starts, fs) - 1)
+    while i > 0 and flags[i - 1] & SpanFlag.FIELD_RESULT:
+        i -= 1
+    k = bisect.bisect_left(starts, fe)
+    while k < len(starts) and flags[k] & SpanFlag.FIELD_RESULT:
+        k += 1
+    whole = (min(fs, starts[i]), max(fe, starts[k] if k < len(starts) else len(view.text)))
+    return any(a <= whole[0] and whole[1] <= b for a, b in _deletions(view, s, e, replacement, exact))
+
+
+def _deleted_fields(
+    view: DocumentView, s: int, e: int, replacement: str, exact: bool, fs: int, fe: int
+) -> list[etree._Element] | None:
+    """The elements of the fields whose results make view range [fs, fe) when the edit of
+    view [s, e) deletes them whole -- their code and their result, begin through end, in
+    deleted text (:func:`redline.match.fields.whole_fields`); None when a field is only partly
+    inside what is deleted, or is not whole in the paragraphs the deletion spans."""
+    span = next(((a, b) for a, b in _deletions(view, s, e, replacement, exact) if a <= fs and fe <= b), None)
+    if span is None or view.working is None:
+        return None
+    lo, hi = span
+    held = view.paragraphs_between(lo, hi)
+    try:
+        paras = [(p.element, p.start) for p in held]
+        ends = {
+            piece.node: piece.view_start + piece.end - piece.start
+            for piece in view.pieces(held[0].start, held[-1].end)
+            if piece.kind is not SpanKind.MARK
+        }
+    except TypeError:  # a verify-only view holds no trees
+        return None
+    fields = whole_fields(paras, ends, lo, hi)
+    if fields is None:
+        return None
+    mine = [f for f in fields if f[0] <= fe and f[1] >= fs]
+    # every character of the result lies in one of them: no field only partly deleted
+    starts, flags = view.span_starts, view.span_flags
+    j = max(0, bisect.bisect_right(starts, fs) - 1)
+    while j < len(starts) and starts[j] < fe:
+        at = max(starts[j], fs)
+        if flags[j] & SpanFlag.FIELD_RESULT and not any(a <= at < b for a, b, _ in mine):
+            return None
+        j += 1
+    return [el for _, _, elements in mine for el in elements] or None
+
+
 def _unsupported(
     locator: Locator,
     found: Found,
@@ -622,6 +718,8 @@ def _unsupported(
                 touched = None
                 for fs, fe in _fields_touched(view, lo, s, e, replacement, exact):
                     runs = _code_of(view, fs, fe) if typed_over is not None else None
+                    if runs is None and typed_over is not None:  # a whole field deleted
+                        runs = _deleted_fields(view, s, e, replacement, exact, fs, fe)
                     text = " ".join(view.text[fs:fe].split())
                     if runs is None:
                         touched = text

@@ -8,6 +8,10 @@ R_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 MC_NS = "http://schemas.openxmlformats.org/markup-compatibility/2006"
 W14_NS = "http://schemas.microsoft.com/office/word/2010/wordml"
 W15_NS = "http://schemas.microsoft.com/office/word/2012/wordml"
+# Word 2013's pre-release namespace for the same w15 names (comment threads, people): files
+# written by the Word 2013 preview, and by tools that copied them, use it
+W15_PRE_NS = "http://schemas.microsoft.com/office/word/2010/11/wordml"
+W15_NAMESPACES = (W15_NS, W15_PRE_NS)
 XML_NS = "http://www.w3.org/XML/1998/namespace"
 PKG_REL_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
 CT_NS = "http://schemas.openxmlformats.org/package/2006/content-types"

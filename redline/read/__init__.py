@@ -13,6 +13,7 @@
 * :mod:`~redline.read.outline` -- the outline: the sections paragraphs head, nested, and their names
 * :mod:`~redline.read.ids` -- revision and comment ids read as Word reads them: numbers ("0005" is 5)
 * :mod:`~redline.read.annotations` -- other authors' tracked changes and comments, tied to the view
+* :mod:`~redline.read.notes` -- a footnote's or endnote's reference mark in the body (where its comments go)
 * :mod:`~redline.read.markup` -- the text with revisions and comments inline (``view --markup``)
 * :mod:`~redline.read.shapes` -- the view as JSON: ``view --json`` and what the tools return
 * :mod:`~redline.read.load` -- the one load step: bytes (or a file) to package and view

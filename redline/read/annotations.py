@@ -36,7 +36,7 @@ from ..opc.namespaces import (
     REL_FOOTNOTES,
     REL_HEADER,
     W14_NS,
-    W15_NS,
+    W15_NAMESPACES,
     w,
 )
 from ..opc.package import Package
@@ -59,9 +59,7 @@ _MOVE_STARTS = (w("moveFromRangeStart"), w("moveToRangeStart"))
 _MOVE_ENDS = (w("moveFromRangeEnd"), w("moveToRangeEnd"))
 _COMMENT = w("comment")
 _PARA_ID = f"{{{W14_NS}}}paraId"
-_EX, _EX_PARA, _EX_PARENT, _EX_DONE = (
-    f"{{{W15_NS}}}commentEx", f"{{{W15_NS}}}paraId", f"{{{W15_NS}}}paraIdParent", f"{{{W15_NS}}}done",
-)  # fmt: skip
+_EX_TAGS = tuple(f"{{{ns}}}commentEx" for ns in W15_NAMESPACES)
 _TRUE = frozenset(("1", "true", "on"))
 _GONE = frozenset((RevisionKind.DELETE, RevisionKind.MOVE_FROM))
 _MARK = "\n"  # the text of a paragraph mark (as the view reads one)
@@ -485,9 +483,11 @@ def _read_comments(
     if extended:
         found.threads = True
         for ex in _iter_ex(package, extended[0]):
-            pid = ex.get(_EX_PARA)
+            ns = etree.QName(ex).namespace  # the entry's own: 2012, or Word 2013's pre-release
+            pid = ex.get(f"{{{ns}}}paraId")
             if pid:
-                thread[pid] = (ex.get(_EX_PARENT), (ex.get(_EX_DONE) or "").lower() in _TRUE)
+                done = (ex.get(f"{{{ns}}}done") or "").lower() in _TRUE
+                thread[pid] = (ex.get(f"{{{ns}}}paraIdParent"), done)
     by_para: dict[str, str] = {}
     raw: list[tuple[etree._Element, str, str | None]] = []
     for el in root.iterchildren(_COMMENT):
@@ -523,5 +523,7 @@ def _order(cid: str) -> tuple[int, str]:
 
 
 def _iter_ex(package: Package, part: str) -> Iterator[etree._Element]:
+    """Every ``w15:commentEx`` of the commentsExtended part, in either namespace Word has
+    written it in (2012, or the 2010/11 of Word 2013's pre-release)."""
     root = package.xml(part)
-    yield from root.iter(_EX)
+    yield from root.iter(*_EX_TAGS)

@@ -17,7 +17,17 @@ from lxml import etree
 from shared_schema import Code
 
 from ..errors import PackageError
-from ..opc.namespaces import CT_COMMENTS, CT_NS, PKG_REL_NS, REL_COMMENTS, W_NS, XML_SPACE, w
+from ..opc.namespaces import (
+    CT_COMMENTS,
+    CT_NS,
+    PKG_REL_NS,
+    REL_COMMENTS,
+    W15_NAMESPACES,
+    W15_NS,
+    W_NS,
+    XML_SPACE,
+    w,
+)
 from ..opc.package import Package
 from ..opc.parts import rels_part_for
 from ..opc.working import WorkingCopy
@@ -124,7 +134,6 @@ def add_comments(
 # -------------------------------------------------------------------------------------------
 # Threads: replies and resolved comments (word/commentsExtended.xml, commentsIds, people)
 
-W15_NS = "http://schemas.microsoft.com/office/word/2012/wordml"
 W14_NS = "http://schemas.microsoft.com/office/word/2010/wordml"
 W16CID_NS = "http://schemas.microsoft.com/office/word/2016/wordml/cid"
 W16CEX_NS = "http://schemas.microsoft.com/office/word/2018/wordml/cex"
@@ -135,16 +144,12 @@ REL_PEOPLE = "http://schemas.microsoft.com/office/2011/relationships/people"
 _CT_WML = "application/vnd.openxmlformats-officedocument.wordprocessingml."
 _PARA_ID = f"{{{W14_NS}}}paraId"
 _TEXT_ID = f"{{{W14_NS}}}textId"
-_EX, _EX_PARA, _EX_PARENT, _EX_DONE = (
-    f"{{{W15_NS}}}commentEx", f"{{{W15_NS}}}paraId", f"{{{W15_NS}}}paraIdParent", f"{{{W15_NS}}}done",
-)  # fmt: skip
 _CID, _CID_PARA, _CID_DURABLE = (
     f"{{{W16CID_NS}}}commentId", f"{{{W16CID_NS}}}paraId", f"{{{W16CID_NS}}}durableId",
 )  # fmt: skip
 _CEX, _CEX_DURABLE, _CEX_DATE = (
     f"{{{W16CEX_NS}}}commentExtensible", f"{{{W16CEX_NS}}}durableId", f"{{{W16CEX_NS}}}dateUtc",
 )  # fmt: skip
-_PERSON, _PERSON_AUTHOR = f"{{{W15_NS}}}person", f"{{{W15_NS}}}author"
 _HEX_ID = re.compile(rb'(?:paraId|durableId)="([0-9A-Fa-f]{1,8})"')
 _MARKS = (w("commentRangeStart"), w("commentRangeEnd"), w("commentReference"))
 
@@ -159,25 +164,41 @@ class _Parts:
     new: dict[str, etree._Element] = field(default_factory=dict)
     touched: dict[str, etree._Element] = field(default_factory=dict)
 
-    def get(self, rel_type: str, name: str, ct: str, root_tag: str, nsmap: dict[str, str],
-            create: bool = True) -> etree._Element | None:  # fmt: skip
+    def existing(self, rel_type: str, root_tags: tuple[str, ...]) -> etree._Element | None:
+        """The document's own part of ``rel_type`` (its tree), None when it has none; a part
+        whose root is none of ``root_tags`` refuses the document, saying what it holds."""
         package = self.working.package
         main = package.main_part
         found = package.related(main, rel_type)
-        if found:
-            part = found[0]
-            root = self.working.xml(part)
-            if part == main or root.tag != root_tag:
-                raise PackageError(
-                    Code.WRONG_PART_KIND,
-                    f"The document's relationship of type {rel_type.rsplit('/', 1)[-1]} points at "
-                    f"{part}, which is not that part; the file is refused rather than written wrong.",
-                    part,
-                )
-            self.touched[part] = root
+        if not found:
+            return None
+        part = found[0]
+        root = self.working.xml(part)
+        if part == main or root.tag not in root_tags:
+            kind = rel_type.rsplit("/", 1)[-1]
+            held = etree.QName(root)
+            wanted = etree.QName(root_tags[0]).localname
+            spaces = " or ".join(sorted({str(etree.QName(t).namespace) for t in root_tags}))
+            raise PackageError(
+                Code.WRONG_PART_KIND,
+                f"The document's {kind} relationship points at {part}, whose root element is "
+                f"{held.localname!r} in the namespace {held.namespace or '(none)'}; a {kind} part "
+                f"is a {wanted!r} in {spaces}. The file is refused rather than written wrong.",
+                part,
+            )
+        self.touched[part] = root
+        return root
+
+    def get(self, rel_type: str, name: str, ct: str, root_tag: str, nsmap: dict[str, str],
+            create: bool = True, also: tuple[str, ...] = ()) -> etree._Element | None:  # fmt: skip
+        """The part of ``rel_type``: the document's own (its root ``root_tag`` or one of
+        ``also``), one this write made, or (``create``) a new one with root ``root_tag``."""
+        package = self.working.package
+        root = self.existing(rel_type, (root_tag, *also))
+        if root is not None:
             return root
         for made in self.new.values():
-            if made.tag == root_tag:
+            if made.tag in (root_tag, *also):
                 return made
         if not create:
             return None
@@ -269,21 +290,26 @@ def write_threads(
     comments_root = working.xml(comments_part)
     parts = _Parts(working, changed, added)
     ids = _Ids(package)
+    ns = _thread_namespace(parts)
     extended = parts.get(
         REL_COMMENTS_EXTENDED, "commentsExtended", _CT_WML + "commentsExtended+xml",
-        f"{{{W15_NS}}}commentsEx", {"w15": W15_NS},
+        f"{{{ns}}}commentsEx", {"w15": ns}, also=_roots("commentsEx"),
     )  # fmt: skip
     assert extended is not None
-    ex_of = {ex.get(_EX_PARA): ex for ex in extended.iter(_EX)}
+    ex_ns = etree.QName(extended).namespace or ns  # entries in their part's own namespace
+    ex_tag, ex_para, ex_parent, ex_done = (
+        f"{{{ex_ns}}}{n}" for n in ("commentEx", "paraId", "paraIdParent", "done")
+    )
+    ex_of = {ex.get(ex_para): ex for ex in extended.iter(ex_tag)}
 
     def ex_for(pid: str, parent: str | None) -> etree._Element:
         ex = ex_of.get(pid)
         if ex is None:
-            ex = etree.SubElement(extended, _EX)
-            ex.set(_EX_PARA, pid)
+            ex = etree.SubElement(extended, ex_tag)
+            ex.set(ex_para, pid)
             if parent is not None:
-                ex.set(_EX_PARENT, parent)
-            ex.set(_EX_DONE, "0")
+                ex.set(ex_parent, parent)
+            ex.set(ex_done, "0")
             ex_of[pid] = ex
         return ex
 
@@ -300,7 +326,7 @@ def write_threads(
                     continue
                 pid = _last_paragraph_id(c.element, ids)
                 ex = ex_for(pid, None if c is thread.root else root_pid)
-                ex.set(_EX_DONE, "1")
+                ex.set(ex_done, "1")
             continue
         cid = new_id()
         el = _comment_element(Comment(int(cid), thread.text), options, stamp)
@@ -321,7 +347,7 @@ def write_threads(
         _anchor_reply(roots, thread.root.id, cid, after)
     if new_comments:
         _durable_ids(parts, ids, new_comments)
-        _person(parts, options.author)
+        _person(parts, options.author, ns)
     changed[comments_part] = serialize(comments_root)
     parts.finish()
     return changed, added
@@ -392,13 +418,35 @@ def _durable_ids(parts: _Parts, ids: _Ids, new: list[tuple[str, str]]) -> None:
             ext.set(_CEX_DATE, date)
 
 
-def _person(parts: _Parts, author: str) -> None:
-    people = parts.get(REL_PEOPLE, "people", _CT_WML + "people+xml", f"{{{W15_NS}}}people", {"w15": W15_NS})
+def _thread_namespace(parts: _Parts) -> str:
+    """The namespace of the w15 names this write uses in parts it creates: the one the
+    document's commentsExtended (else people) part is written in -- 2012, or the 2010/11 of
+    Word 2013's pre-release -- so a document's thread parts never mix the two; 2012 when it has
+    neither.  A document part of the wrong kind is refused here, before anything is written."""
+    extended = parts.existing(REL_COMMENTS_EXTENDED, _roots("commentsEx"))
+    people = parts.existing(REL_PEOPLE, _roots("people"))
+    for root in (extended, people):
+        if root is not None:
+            return etree.QName(root).namespace or W15_NS
+    return W15_NS
+
+
+def _roots(name: str) -> tuple[str, ...]:
+    return tuple(f"{{{ns}}}{name}" for ns in W15_NAMESPACES)
+
+
+def _person(parts: _Parts, author: str, ns: str) -> None:
+    people = parts.get(
+        REL_PEOPLE, "people", _CT_WML + "people+xml", f"{{{ns}}}people", {"w15": ns},
+        also=_roots("people"),
+    )  # fmt: skip
     assert people is not None
-    if any(p.get(_PERSON_AUTHOR) == author for p in people.iter(_PERSON)):
+    own = etree.QName(people).namespace or ns  # a person in the people part's own namespace
+    tag, author_attr = f"{{{own}}}person", f"{{{own}}}author"
+    if any(p.get(author_attr) == author for p in people.iter(tag)):
         return
-    person = etree.SubElement(people, _PERSON)
-    person.set(_PERSON_AUTHOR, author)
-    info = etree.SubElement(person, f"{{{W15_NS}}}presenceInfo")
-    info.set(f"{{{W15_NS}}}providerId", "None")
-    info.set(f"{{{W15_NS}}}userId", author)
+    person = etree.SubElement(people, tag)
+    person.set(author_attr, author)
+    info = etree.SubElement(person, f"{{{own}}}presenceInfo")
+    info.set(f"{{{own}}}providerId", "None")
+    info.set(f"{{{own}}}userId", author)

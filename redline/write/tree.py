@@ -1,6 +1,7 @@
 """Element surgery: the changes to a WordprocessingML tree that the writer and the decision
 writing (:mod:`redline.write.decisions`) both make -- remove an element, unwrap one, find an
-ancestor, tell a removed element, join a paragraph to the next.
+ancestor, tell a removed element, join a paragraph to the next, write a simple field as the
+complex field it stands for (:func:`unfold_simple`: a tracked deletion holds runs only).
 
 Where the two callers' policies differ, both stay, each named where it is called:
 
@@ -25,6 +26,7 @@ Where the two callers' policies differ, both stay, each named where it is called
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 
 from lxml import etree
@@ -35,7 +37,7 @@ from ..read.walk import ancestor as ancestor  # re-exported: the one ancestor lo
 
 __all__ = [
     "ancestor", "detached", "in_removed_run", "join_into_next", "next_paragraph", "pull_next", "remove",
-    "unwrap",
+    "unfold_simple", "unwrap",
 ]  # fmt: skip
 
 _P, _PPR, _SECT_PR = w("p"), w("pPr"), w("sectPr")
@@ -158,3 +160,46 @@ def join_into_next(p: etree._Element) -> None:
 
 def _is_block(el: etree._Element) -> bool:
     return el.tag in (w("tbl"), w("sdt"), w("customXml"), _SECT_PR, w("altChunk"))
+
+
+def unfold_simple(fld: etree._Element) -> list[etree._Element]:
+    """Rewrite ``w:fldSimple`` ``fld`` in place as the complex field it stands for (§17.16.19:
+    the same field): a begin run, an instruction run, a separate run, its result, an end run,
+    each field-character run with the first result run's properties; returns the code runs
+    made, in order.  A tracked deletion can hold runs, not a simple field."""
+    parent = fld.getparent()
+    assert parent is not None
+    fmt = next((r.find(w("rPr")) for r in fld.iter(w("r")) if r.find(w("rPr")) is not None), None)
+
+    def run(child: etree._Element) -> etree._Element:
+        r = etree.Element(w("r"))
+        if fmt is not None:
+            r.append(copy.deepcopy(fmt))
+        r.append(child)
+        return r
+
+    begin, separate, end = (etree.Element(w("fldChar")) for _ in range(3))
+    begin.set(w("fldCharType"), "begin")
+    separate.set(w("fldCharType"), "separate")
+    end.set(w("fldCharType"), "end")
+    if fld.get(w("fldLock")) is not None:
+        begin.set(w("fldLock"), fld.get(w("fldLock")) or "")
+    instr = etree.Element(w("instrText"))
+    instr.text = fld.get(w("instr")) or ""
+    instr.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
+    data = fld.find(w("fldData"))
+    if data is not None:
+        begin.append(data)
+    made = [run(begin), run(instr), run(separate)]
+    result = [c for c in fld if c is not data]
+    fld.addprevious(made[0])
+    made[0].addnext(made[1])
+    made[1].addnext(made[2])
+    last = made[2]
+    for child in result:
+        last.addnext(child)
+        last = child
+    closing = run(end)
+    last.addnext(closing)
+    parent.remove(fld)
+    return [*made, closing]

@@ -40,6 +40,7 @@ from ..match.fields import lift_typed_text
 from ..match.verify import Planned
 from ..opc.namespaces import W_NS, w
 from ..read.ids import MAX_ID, id_number
+from ..read.notes import NOTE_STORIES, NoteReference, reference_of
 from ..read.view import DocumentView, Piece, SpanFlag, SpanKind
 from ..text.typography import ALL_QUOTES, follow_quotes, guillemet_space, quote_style
 from ..text.worddiff import diff_opcodes as diff_opcodes  # re-exported: the writer's diff
@@ -64,7 +65,7 @@ from .runs import (
     shallow_copy,
 )
 from .splice import Splice
-from .tree import in_removed_run, next_paragraph, pull_next, remove
+from .tree import in_removed_run, next_paragraph, pull_next, remove, unfold_simple
 
 _R, _T, _RPR, _PPR, _P = w("r"), w("t"), w("rPr"), w("pPr"), w("p")
 _INS, _DEL, _DEL_TEXT = w("ins"), w("del"), w("delText")
@@ -72,6 +73,7 @@ _MOVE_FROM, _MOVE_TO = w("moveFrom"), w("moveTo")
 _TAB, _BR = w("tab"), w("br")
 _SECT_PR, _PPR_CHANGE, _RPR_CHANGE = w("sectPr"), w("pPrChange"), w("rPrChange")
 _SDT_CONTENT = w("sdtContent")
+_FLD_SIMPLE = w("fldSimple")
 _ID, _AUTHOR, _DATE = w("id"), w("author"), w("date")
 _W14 = "http://schemas.microsoft.com/office/word/2010/wordml"
 _PARA_IDS = (f"{{{_W14}}}paraId", f"{{{_W14}}}textId")
@@ -131,6 +133,8 @@ class Writer:
         self._inserted_at: dict[int, etree._Element] = {}
         self._ref_names: dict[int, str] = {}  # view paragraph -> its bookmark for new REF fields
         self._inserted_after: dict[int, etree._Element] = {}  # view paragraph -> its last insert_after
+        # edit index -> the body reference mark of the note its comment is about (None: none)
+        self._note_refs: dict[int, NoteReference | None] = {}
 
     @property
     def quotes(self) -> str | None:
@@ -156,9 +160,15 @@ class Writer:
         ordered = sorted((self._with_marks(p) for p in planned), key=lambda p: p.start, reverse=True)
         # the clauses new cross-references refer to get a bookmark (redline.match.crossref)
         targets = sorted({ref.target for p in ordered for ref in p.refs})
+        notes = [self._note_ref(p) for p in ordered]
         if self.splice is not None:
             spans = [*((p.start, p.end) for p in ordered), *also]
             spans += [(self.view.paragraphs[t].start, self.view.paragraphs[t].end) for t in targets]
+            spans += [
+                (self.view.paragraphs[r.paragraph].start, self.view.paragraphs[r.paragraph].end)
+                for r in notes
+                if r is not None
+            ]
             self.splice.plan(spans, joins=not self.options.track)
         for target in targets:
             self._ref_names[target] = bookmark(self.view, target, self.new_id)
@@ -192,6 +202,22 @@ class Writer:
             return plan
         return replace(plan, start=first.start, end=after.start)
 
+    def _note_ref(self, plan: Planned) -> NoteReference | None:
+        """The body reference mark of the note ``plan``'s comment is about, when the plan's
+        range is in a footnote or endnote and it comments (a ``comment`` entry, or a rationale
+        with comments on): a comment goes there, never into the notes part, which LibreOffice
+        cannot load with one (:mod:`redline.read.notes`).  Remembered by edit index."""
+        if not plan.rationale or not (plan.comment or self.options.comments):
+            return None
+        para = self.view.paragraph_at(plan.start)
+        if para.story not in NOTE_STORIES:
+            return None
+        ref = reference_of(self.view, para)
+        self._note_refs[plan.edit_index] = ref
+        if ref is not None:
+            self.result.touched_parts.add(self.view.paragraphs[ref.paragraph].part)
+        return ref
+
     # -- one range ------------------------------------------------------------------------
     def _write_one(self, plan: Planned) -> None:
         if plan.insert:
@@ -201,7 +227,10 @@ class Writer:
             paras = self.view.paragraphs_between(plan.start, plan.end)
             self.result.touched_parts.update(p.part for p in paras)
             atoms = self._isolate(plan.start, plan.end)
-            if atoms and plan.rationale:
+            note = self._note_refs.get(plan.edit_index)
+            if note is not None and plan.rationale:  # a note's text: on its reference mark
+                self._comment(note.run, note.run, plan.rationale)
+            elif atoms and plan.rationale:
                 self._comment(atoms[0].node, atoms[-1].node, plan.rationale)
             self._numbering.commented(plan.edit_index, [p.index for p in paras])
             return
@@ -243,20 +272,28 @@ class Writer:
         made = [el for op in reversed(created) for el in op]
         if plan.refs:  # new cross-references stand as marks in the new text
             place_fields(made, plan.refs, self._ref_names)
-        for run in plan.fields:  # a field typed over goes, its typed text stays (as Word does)
-            self._delete_field_run(run)
-        if plan.fields and self.options.track:  # the typed text after the field, as Word puts it
-            lift_typed_text(plan.fields, self._ours)
+        code: list[etree._Element] = []  # a field typed over (or deleted whole) goes
+        for el in plan.fields:
+            # a simple field as the complex field it stands for: a deletion holds runs
+            for run in unfold_simple(el) if el.tag == _FLD_SIMPLE else [el]:
+                self._delete_field_run(run)
+                code.append(run)
+        if code and self.options.track:  # the typed text after the field, as Word puts it
+            lift_typed_text(code, self._ours)
         if (
             self.options.comments
             and plan.rationale
             and made
             and not any(p.story in ("header", "footer") for p in paras)
         ):
-            # around the text, not past a deleted mark: a reference left after a mark that
-            # goes would sit in a paragraph that is gone once accepted (LibreOffice fails there)
-            runs = [el for el in made if el.tag != _P] or made
-            self._comment(runs[0], runs[-1], plan.rationale)
+            note = self._note_refs.get(plan.edit_index)
+            if note is not None:  # an edit in a note: its comment on the note's reference mark
+                self._comment(note.run, note.run, plan.rationale)
+            elif not any(p.story in NOTE_STORIES for p in paras):  # (no mark: said in the report)
+                # around the text, not past a deleted mark: a reference left after a mark that
+                # goes would sit in a paragraph that is gone once accepted (LibreOffice fails there)
+                runs = [el for el in made if el.tag != _P] or made
+                self._comment(runs[0], runs[-1], plan.rationale)
         for run in self._doomed:
             remove(run, keep_tail=False)
         self._doomed.clear()
@@ -329,7 +366,11 @@ class Writer:
         if after:
             self._inserted_after[para.index] = anchor
         if self.options.comments and plan.rationale and made and para.story not in ("header", "footer"):
-            self._comment(made[0], made[-1], plan.rationale)
+            note = self._note_refs.get(plan.edit_index)
+            if note is not None:  # new paragraphs in a note: the comment on its reference mark
+                self._comment(note.run, note.run, plan.rationale)
+            elif para.story not in NOTE_STORIES:
+                self._comment(made[0], made[-1], plan.rationale)
         numbering.end_range(plan.edit_index)
 
     def _replace(self, a: int, b: int, text: str) -> list[etree._Element]:
