@@ -85,7 +85,23 @@ def _decide(el: etree._Element, accept: bool) -> None:
         remove(el, keep_tail=True)
         return
     if tag == w("numberingChange"):
-        remove(el, keep_tail=True)  # (accepting keeps the numbering as it is; a rejection is refused earlier)
+        # the old numbering it records is a displayed string (ECMA-376 Part 1, §17.13.5.26):
+        # the numbering itself is the paragraph's properties (their own w:pPrChange restores
+        # them), so either decision drops the record
+        remove(el, keep_tail=True)
+        return
+    parent = el.getparent()
+    if tag == _INS and parent is not None and parent.tag == w("numPr"):
+        # numbering properties inserted: accepted they stay, rejected they go
+        if accept:
+            remove(el, keep_tail=True)
+        else:
+            remove(parent, keep_tail=True)
+        return
+    if tag == w("cellMerge"):
+        if not accept:
+            _restore_merge(el)
+        remove(el, keep_tail=True)
         return
     place = place_of(el)
     inserted = tag in (_INS, _MOVE_TO, w("cellIns"))
@@ -116,9 +132,43 @@ def _decide(el: etree._Element, accept: bool) -> None:
 
 
 def _restore_text(el: etree._Element) -> None:
-    """Deleted text inside ``el`` made text again: w:delText -> w:t, w:delInstrText -> w:instrText."""
+    """Deleted text inside ``el`` made text again: w:delText -> w:t, w:delInstrText ->
+    w:instrText -- but not the text of another deletion inside it, still pending (a word
+    deleted inside a moved passage stays deleted when the move is rejected)."""
     for node in el.iter(_DEL_TEXT, _DEL_INSTR):
-        node.tag = _T if node.tag == _DEL_TEXT else _INSTR
+        holder = node.getparent()
+        while holder is not None and holder is not el and holder.tag not in (_DEL, _MOVE_FROM):
+            holder = holder.getparent()
+        if holder is el:
+            node.tag = _T if node.tag == _DEL_TEXT else _INSTR
+
+
+def _restore_merge(el: etree._Element) -> None:
+    """Reject a vertical merge (``w:cellMerge``): the cell's ``w:vMerge`` becomes what
+    ``w:vMergeOrig`` says it was (``rest``: a merge starts here, ``cont``: it continues,
+    absent: no merge)."""
+    tcpr = el.getparent()
+    if tcpr is None:
+        return
+    old = el.get(w("vMergeOrig"))
+    vmerge = tcpr.find(w("vMerge"))
+    if old is None:
+        if vmerge is not None:
+            remove(vmerge, keep_tail=True)
+        return
+    if vmerge is None:
+        vmerge = etree.Element(w("vMerge"))
+        tcpr.insert(_vmerge_at(tcpr), vmerge)
+    if old == "rest":
+        vmerge.set(w("val"), "restart")
+    elif w("val") in vmerge.attrib:
+        del vmerge.attrib[w("val")]
+
+
+def _vmerge_at(tcpr: etree._Element) -> int:
+    """Where ``w:vMerge`` goes among a ``w:tcPr``'s children (CT_TcPr order)."""
+    before = {w(t) for t in ("cnfStyle", "tcW", "gridSpan", "hMerge")}
+    return next((k for k, child in enumerate(tcpr) if child.tag not in before), len(tcpr))
 
 
 def _remove_row(row: etree._Element) -> None:
