@@ -403,6 +403,12 @@ def _targets(
         if note:
             result.notes.append(note)
         found = [r for r in everything if same_id(r.id, rid)]
+        if len(found) > 1 and _one_change(found):
+            result.notes.append(
+                f"r{rid} is one change written as {len(found)} elements (a paragraph's content and "
+                "its mark, one id, author and date, one after the other): decided together"
+            )
+            return found
         if len(found) > 1:
             _refuse(
                 result,
@@ -663,6 +669,76 @@ def _bounded_candidates(locator: Locator, revisions: list[Revision]) -> dict[str
         "candidates": [locator.location(r.start, r.end) for r in placed[:MAX_CANDIDATES]],
         "actual_matches": len(revisions),
     }
+
+
+_INSERTED = (RevisionKind.INSERT, RevisionKind.PARAGRAPH_INSERT)
+_DELETED = (RevisionKind.DELETE, RevisionKind.PARAGRAPH_DELETE)
+_TOKENS = frozenset(
+    w(t)
+    for t in (
+        "t", "delText", "tab", "br", "cr", "sym", "drawing", "pict", "object", "noBreakHyphen",
+        "softHyphen", "footnoteReference", "endnoteReference", "ptab",
+    )
+)  # fmt: skip
+_HIDDEN_IN = {
+    True: (w("del"), w("moveFrom")),  # reading what an insertion adds: deleted text is not there
+    False: (w("ins"), w("moveTo")),  # reading what a deletion takes: inserted text is not there
+}
+
+
+def _one_change(found: list[Revision]) -> bool:
+    """Whether the revisions one id names are one change: a paragraph's content and its own
+    mark (adeu writes a deleted paragraph so) -- the same author and date, all insertions or
+    all deletions, in one part, and either each piece of content in a paragraph whose own
+    mark is one of them, or nothing else between them in the text they insert (or delete): no
+    text or paragraph mark of another change or of the kept text."""
+    first = found[0]
+    kinds = {r.kind for r in found}
+    if not (kinds <= set(_INSERTED) or kinds <= set(_DELETED)):
+        return False
+    if any(r.author != first.author or r.date != first.date or r.part != first.part for r in found):
+        return False
+    if not any(r.kind in (RevisionKind.PARAGRAPH_INSERT, RevisionKind.PARAGRAPH_DELETE) for r in found):
+        return False
+    elements = [r.element for r in found]
+    if any(el is None or el.getparent() is None for el in elements):
+        return False
+    assert first.element is not None
+    members = set(elements)
+    marks_of = {ancestor(el, _P) for el in elements if el is not None and place_of(el) == "mark"}
+    if all(el is not None and (place_of(el) == "mark" or ancestor(el, _P) in marks_of) for el in elements):
+        return True  # each piece of content in a paragraph whose own mark is the change's
+    hidden = _HIDDEN_IN[kinds <= set(_INSERTED)]
+    seen: list[bool] = []  # each visible token: whether it is the change's
+    root = first.element.getroottree().getroot()
+    for _event, el in etree.iterwalk(root, events=("end",)):
+        tag = el.tag
+        if tag == _P:  # the mark ends the paragraph
+            ppr = el.find(_PPR)
+            rpr = ppr.find(_RPR) if ppr is not None else None
+            marks = (
+                [c for c in rpr if c.tag in (*_HIDDEN_IN[True], *_HIDDEN_IN[False])]
+                if rpr is not None
+                else []
+            )
+            if any(m.tag in hidden for m in marks):
+                continue
+            seen.append(any(m in members for m in marks))
+        elif tag in _TOKENS:
+            mine = False
+            node = el.getparent()
+            skip = False
+            while node is not None and node is not root:
+                if node in members:
+                    mine = True
+                elif node.tag in hidden:
+                    skip = True
+                    break
+                node = node.getparent()
+            if not skip:
+                seen.append(mine)
+    at = [k for k, mine in enumerate(seen) if mine]
+    return bool(at) and at[-1] - at[0] + 1 == len(at)
 
 
 def _same_move(
