@@ -175,6 +175,16 @@ def check(
         if moved is None:
             continue
         group, ranges = moved
+        hollows: list[Revision] = []
+        if edit.author is not None and targets:  # their empty insertions and deletions go too
+            hollow = [r for r in annotations.empty if r.author == targets[0].author]
+            if hollow:
+                hollows = hollow
+                group = [*group, *hollow]
+                result.notes.append(
+                    f"{len(hollow)} empty insertion or deletion element(s) of theirs (holding "
+                    "nothing, so changing nothing and not listed) removed with them"
+                )
         # two decisions on one change: the later refused (a change inside another one is
         # decided on its own, as Word decides it: issue 30)
         clash = next((claimed[t.element] for t in group if t.element in claimed), None)
@@ -244,7 +254,11 @@ def check(
                     end = max(end, view.paragraphs[nxt].start)
             para = view.paragraphs[t.paragraph]
             plan.ranges.append((min(t.start, para.start), max(end, para.end)))
-        result.locations = [locator.location(t.start, t.end) for t in group if t.paragraph is not None]
+        result.locations = [
+            locator.location(t.start, t.end)
+            for t in group
+            if t.paragraph is not None and all(t is not h for h in hollows)
+        ]
         verb = "Accepted" if edit.action == _ACCEPTED else "Rejected"
         if edit.author is not None:
             result.notes.append(

@@ -128,6 +128,7 @@ class Annotations:
 
     revisions: list[Revision] = field(default_factory=list)
     comments: list[DocComment] = field(default_factory=list)
+    empty: list[Revision] = field(default_factory=list)  # w:ins / w:del holding nothing: not listed
     comments_part: str | None = None
     threads: bool = False  # the document has a commentsExtended part
 
@@ -276,6 +277,16 @@ class _StoryWalk:
                 continue
             kind = revision_kind(el)
             if kind is None:
+                continue
+            if kind in _CONTENT_KINDS and not any(isinstance(c.tag, str) for c in el) and _at_content(el):
+                # an insertion or deletion that holds nothing changes nothing: not listed (Word
+                # shows none); a decision on its author's changes removes it with them
+                here = self._here()
+                para, at = here if here is not None else (None, 0)
+                self.found.empty.append(
+                    Revision(el.get(_ID) or "", kind, el.get(_AUTHOR), el.get(_DATE), "", para, self.part,
+                             at, at, None, el)
+                )  # fmt: skip
                 continue
             self._revision(el, kind, deleted > 0)
             if kind in _GONE:
@@ -472,6 +483,16 @@ class _StoryWalk:
                 self._anchor_start(item[0], index, pos)
             else:
                 self._anchor_end(item[0], pos)
+
+
+_CONTENT_KINDS = frozenset(
+    (RevisionKind.INSERT, RevisionKind.DELETE, RevisionKind.MOVE_FROM, RevisionKind.MOVE_TO)
+)
+
+
+def _at_content(el: etree._Element) -> bool:
+    parent = el.getparent()
+    return parent is not None and parent.tag not in (w("rPr"), w("trPr"), w("numPr"))
 
 
 def _in_mark(el: etree._Element) -> bool:
