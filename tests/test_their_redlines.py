@@ -1,0 +1,215 @@
+"""Their redline, whatever wrote it (issue 30): counterparty files in the shapes other tools
+write (:mod:`testing.counterparty`), and -- when they are at hand -- files those tools wrote
+(``$REDLINE_PEER_DOCS``) and the corpus (``$REDLINE_CORPUS``).
+
+For each: every tracked change is listed (as the XML has them: each revision element, by part,
+tag and id, empty insertions and deletions aside); accepting and rejecting everything -- every
+listed id, or every author -- gives what Word gives, by an lxml oracle that follows Word's rules
+(:mod:`tests.word_decide`: each id on its own, a change inside a removed one goes with it, a
+decided paragraph mark joins), read as Word shows it (paragraphs, their properties, text runs
+with theirs); no revision is left; python-docx opens the output.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from redline.apply import ApplyOptions, apply_reply
+from redline.read.annotations import Annotations, read_annotations
+from redline.read.load import load_view
+from testing.counterparty import SHAPES
+from tests import word_decide
+from tests.support import corpus_paths
+
+OPTIONS = ApplyOptions(author="Us", date="2026-12-01T00:00:00Z")
+CELLS = ("cellIns", "cellDel")  # left to Word (refused): not decided here
+
+
+def annotations(data: bytes) -> Annotations:
+    loaded = load_view(data)
+    assert isinstance(loaded, tuple), loaded
+    return read_annotations(*loaded)
+
+
+def listed(found: Annotations) -> Counter[tuple[str, str, str]]:
+    return Counter(
+        (r.part, etree.QName(r.element).localname, r.id) for r in found.revisions if r.element is not None
+    )
+
+
+def in_xml(data: bytes) -> Counter[tuple[str, str, str]]:
+    return Counter((part, tag, rid or "") for part, tag, rid, _ in word_decide.revisions(data))
+
+
+def python_docx_opens(data: bytes) -> None:
+    docx = pytest.importorskip("docx")
+    assert docx.Document(io.BytesIO(data)).paragraphs is not None
+
+
+def decide_everything(data: bytes, accept: bool, by: str) -> None:
+    """Accept (reject) every listed id -- or every author -- and compare with Word's result."""
+    found = annotations(data)
+    verb = "accept" if accept else "reject"
+    if by == "id":
+        count = Counter(r.id for r in found.revisions)
+        one = [r.id for r in found.revisions]
+        # an id on unrelated changes (LibreOffice's w:id="0") stays ambiguous: left out
+        loaded = load_view(data)
+        assert isinstance(loaded, tuple)
+        ids = list(dict.fromkeys(one))
+        entries = [{"action": verb, "revision_id": i} for i in ids]
+        out = apply_reply(data, json.dumps({"edits": entries}), OPTIONS)
+        statuses = {i: e.status.value for i, e in zip(ids, out.report.edits, strict=True)}
+        refused = {i for i, s in statuses.items() if s != "applied"}
+        assert all(count[i] > 1 and statuses[i] == "ambiguous" for i in refused), statuses
+        decided = {i: accept for i in ids if i not in refused}
+        expected = word_decide.decide(
+            data,
+            lambda el: (
+                decided.get(el.get(word_decide.w("id")) or "")
+                if etree.QName(el).localname not in CELLS
+                else None
+            ),
+        )
+    else:
+        authors = sorted({r.author for r in found.revisions if r.author})
+        entries = [{"action": verb, "author": a} for a in authors]
+        out = apply_reply(data, json.dumps({"edits": entries}), OPTIONS)
+        assert [e.status.value for e in out.report.edits] == ["applied"] * len(authors), [
+            (e.status.value, e.error) for e in out.report.edits
+        ]
+        chosen = dict.fromkeys(authors, accept)
+        expected = word_decide.decide(
+            data,
+            lambda el: (
+                chosen.get(el.get(word_decide.w("author")) or "")
+                if etree.QName(el).localname not in CELLS
+                else None
+            ),
+        )
+    assert out.output is not None
+    assert word_decide.reading(out.output) == word_decide.reading(expected)
+    assert in_xml(out.output) == in_xml(expected)
+    python_docx_opens(out.output)
+
+
+# -------------------------------------------------------------------------------------------
+# the shapes each writer writes
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_every_tracked_change_of_each_writer_is_listed(name: str) -> None:
+    data = SHAPES[name]()
+    assert listed(annotations(data)) == in_xml(data)
+
+
+@pytest.mark.parametrize("by", ["id", "author"])
+@pytest.mark.parametrize("accept", [True, False], ids=["accept", "reject"])
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_deciding_everything_gives_words_result(name: str, accept: bool, by: str) -> None:
+    decide_everything(SHAPES[name](), accept, by)
+
+
+def test_the_nested_shapes_read_as_word_gives_them() -> None:
+    data = SHAPES["word"]()
+    out = apply_reply(
+        data, json.dumps([{"action": "reject", "author": a} for a in ("Author", "Reviewer")]), OPTIONS
+    )
+    assert out.output is not None
+    first = word_decide.reading(out.output)["word/document.xml"][0][1]
+    assert "".join(t for t, _ in first) == "s stays."  # an insertion inside a moved-away passage
+    one = apply_reply(data, json.dumps([{"action": "reject", "revision_id": "71"}]), OPTIONS)
+    notes = " ".join(one.report.edits[0].notes)
+    assert "r72" in notes and "r73" in notes and "Removed with it" in notes  # the text box's
+    # an inner decision needs no outer one: the reviewer's deletion inside the insertion
+    inner = apply_reply(data, json.dumps([{"action": "reject", "revision_id": "77"}]), OPTIONS)
+    assert inner.report.edits[0].status.value == "applied" and inner.output is not None
+    assert ("word/document.xml", "ins", "76") in in_xml(inner.output)
+
+
+def test_accepting_an_outer_insertion_leaves_the_nested_deletion_pending() -> None:
+    data = SHAPES["docx-editor"]()
+    out = apply_reply(data, json.dumps([{"action": "accept", "revision_id": "60"}]), OPTIONS)
+    assert out.report.edits[0].status.value == "applied" and out.output is not None
+    left = in_xml(out.output)
+    assert ("word/document.xml", "del", "61") in left and ("word/document.xml", "ins", "60") not in left
+
+
+def test_one_id_on_a_paragraph_and_its_mark_is_one_change_but_not_on_unrelated_ones() -> None:
+    data = SHAPES["adeu"]()
+    out = apply_reply(data, json.dumps([{"action": "accept", "revision_id": "3"}]), OPTIONS)
+    assert out.report.edits[0].status.value == "applied"
+    assert any("decided together" in n for n in out.report.edits[0].notes)
+    lo = apply_reply(SHAPES["libreoffice"](), json.dumps([{"action": "accept", "revision_id": "0"}]), OPTIONS)
+    assert lo.report.edits[0].status.value == "ambiguous"
+
+
+def test_numbering_changes_are_decided_not_taken_for_table_cells() -> None:
+    data = SHAPES["python-redlines"]()
+    found = annotations(data)
+    assert {
+        r.kind.value
+        for r in found.revisions
+        if r.element is not None and r.element.tag.endswith("numberingChange")
+    } == {"numbering"}
+    out = apply_reply(data, json.dumps([{"action": "reject", "author": "PR Counsel"}]), OPTIONS)
+    assert out.report.edits[0].status.value == "applied"
+
+
+def test_empty_insertions_are_not_listed_and_go_with_their_authors_changes() -> None:
+    data = SHAPES["word"]()
+    found = annotations(data)
+    assert "79" not in {r.id for r in found.revisions} and "79" in {r.id for r in found.empty}
+    out = apply_reply(data, json.dumps([{"action": "accept", "author": "Author"}]), OPTIONS)
+    assert out.output is not None
+    assert all(rid != "79" for _, _, rid, _ in word_decide.revisions(out.output, with_empty=True))
+
+
+# -------------------------------------------------------------------------------------------
+# files the tools themselves wrote, and the corpus
+
+
+def _peer_docs() -> list[Path]:
+    folder = os.environ.get("REDLINE_PEER_DOCS")
+    return sorted(Path(folder).glob("*.docx")) if folder else []
+
+
+PEER_DOCS = _peer_docs()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not PEER_DOCS, reason="set REDLINE_PEER_DOCS to a folder of files other tools wrote")
+@pytest.mark.parametrize("path", PEER_DOCS, ids=[p.name for p in PEER_DOCS])
+def test_files_other_tools_wrote(path: Path) -> None:
+    data = path.read_bytes()
+    assert listed(annotations(data)) == in_xml(data)
+    for accept in (True, False):
+        for by in ("id", "author"):
+            decide_everything(data, accept, by)
+
+
+def _with_revisions() -> list[Path]:
+    out = []
+    for p in corpus_paths():
+        loaded = load_view(p.read_bytes())
+        if isinstance(loaded, tuple) and read_annotations(*loaded).revisions:
+            out.append(p)
+    return out
+
+
+CORPUS = _with_revisions()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not CORPUS, reason="set REDLINE_CORPUS to the real-document corpus")
+@pytest.mark.parametrize("accept", [True, False], ids=["accept", "reject"])
+@pytest.mark.parametrize("path", CORPUS, ids=[p.name for p in CORPUS])
+def test_corpus_deciding_every_listed_id(path: Path, accept: bool) -> None:
+    decide_everything(path.read_bytes(), accept, "id")
