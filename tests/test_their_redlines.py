@@ -32,7 +32,7 @@ OPTIONS = ApplyOptions(author="Us", date="2026-12-01T00:00:00Z")
 CELLS = ("cellIns", "cellDel")  # left to Word (refused): not decided here
 
 
-def annotations(data: bytes) -> Annotations:
+def annotated(data: bytes) -> Annotations:
     loaded = load_view(data)
     assert isinstance(loaded, tuple), loaded
     return read_annotations(*loaded)
@@ -55,7 +55,7 @@ def python_docx_opens(data: bytes) -> None:
 
 def decide_everything(data: bytes, accept: bool, by: str) -> None:
     """Accept (reject) every listed id -- or every author -- and compare with Word's result."""
-    found = annotations(data)
+    found = annotated(data)
     verb = "accept" if accept else "reject"
     if by == "id":
         count = Counter(r.id for r in found.revisions)
@@ -107,7 +107,7 @@ def decide_everything(data: bytes, accept: bool, by: str) -> None:
 @pytest.mark.parametrize("name", sorted(SHAPES))
 def test_every_tracked_change_of_each_writer_is_listed(name: str) -> None:
     data = SHAPES[name]()
-    assert listed(annotations(data)) == in_xml(data)
+    assert listed(annotated(data)) == in_xml(data)
 
 
 @pytest.mark.parametrize("by", ["id", "author"])
@@ -153,7 +153,7 @@ def test_one_id_on_a_paragraph_and_its_mark_is_one_change_but_not_on_unrelated_o
 
 def test_numbering_changes_are_decided_not_taken_for_table_cells() -> None:
     data = SHAPES["python-redlines"]()
-    found = annotations(data)
+    found = annotated(data)
     assert {
         r.kind.value
         for r in found.revisions
@@ -165,7 +165,7 @@ def test_numbering_changes_are_decided_not_taken_for_table_cells() -> None:
 
 def test_empty_insertions_are_not_listed_and_go_with_their_authors_changes() -> None:
     data = SHAPES["word"]()
-    found = annotations(data)
+    found = annotated(data)
     assert "79" not in {r.id for r in found.revisions} and "79" in {r.id for r in found.empty}
     out = apply_reply(data, json.dumps([{"action": "accept", "author": "Author"}]), OPTIONS)
     assert out.output is not None
@@ -189,7 +189,7 @@ PEER_DOCS = _peer_docs()
 @pytest.mark.parametrize("path", PEER_DOCS, ids=[p.name for p in PEER_DOCS])
 def test_files_other_tools_wrote(path: Path) -> None:
     data = path.read_bytes()
-    assert listed(annotations(data)) == in_xml(data)
+    assert listed(annotated(data)) == in_xml(data)
     for accept in (True, False):
         for by in ("id", "author"):
             decide_everything(data, accept, by)
