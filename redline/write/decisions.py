@@ -58,15 +58,23 @@ def write_decisions(plan: DecisionPlan, roots: dict[str, etree._Element]) -> boo
     row may have gone (a paragraph mark or a row decided): the paragraphs after it are then
     numbered otherwise than the writer counted."""
     restructured = False
+    marks: list[tuple[etree._Element, bool]] = []
     for decision in plan.decisions:
-        # paragraph marks last: joining paragraphs moves what the other decisions hold
-        ordered = sorted(decision.targets, key=lambda t: _is_mark(t))
-        for t in ordered:
-            if t.element is not None:
-                restructured = restructured or place_of(t.element) in ("mark", "row", "cell")
+        # paragraph marks last, after every decision's other changes: joining paragraphs
+        # moves what the other decisions hold, and whether a paragraph joins the next depends
+        # on what stands after it once those are made (a table whose rows all go, say)
+        for t in decision.targets:
+            if t.element is None:
+                continue
+            restructured = restructured or place_of(t.element) in ("mark", "row", "cell")
+            if _is_mark(t):
+                marks.append((t.element, decision.accept))
+            else:
                 _decide(t.element, decision.accept)
         if decision.ranges:
             _remove_move_ranges(decision.ranges)
+    for el, accept in marks:
+        _decide(el, accept)
     return restructured
 
 
