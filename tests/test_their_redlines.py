@@ -213,3 +213,27 @@ CORPUS = _with_revisions()
 @pytest.mark.parametrize("path", CORPUS, ids=[p.name for p in CORPUS])
 def test_corpus_deciding_every_listed_id(path: Path, accept: bool) -> None:
     decide_everything(path.read_bytes(), accept, "id")
+
+
+@pytest.mark.slow
+def test_every_decided_output_opens_in_libreoffice(tmp_path: Path) -> None:
+    import shutil
+
+    from tests.libreoffice import text_exports
+
+    soffice = shutil.which("soffice")
+    if soffice is None:
+        pytest.skip("LibreOffice (soffice) is not installed")
+    written: list[Path] = []
+    for name in sorted(SHAPES):
+        data = SHAPES[name]()
+        authors = sorted({r.author for r in annotated(data).revisions if r.author})
+        for verb in ("accept", "reject"):
+            out = apply_reply(data, json.dumps([{"action": verb, "author": a} for a in authors]), OPTIONS)
+            assert out.output is not None
+            path = tmp_path / f"{name}-{verb}.docx"
+            path.write_bytes(out.output)
+            written.append(path)
+    texts, _ = text_exports(written, [], tmp_path / "lo", soffice)
+    assert sorted(p.name for p in texts) == sorted(p.name for p in written)
+    assert all(t.strip() for t in texts.values())
