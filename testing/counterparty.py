@@ -22,7 +22,8 @@ imports the code under test; the ids are fixed, so a test can name them.
 * **Word**: an insertion inside a moved-away passage (with ``w:t`` under ``w:moveFrom``),
   revisions inside an inserted text box, a format change inside an insertion, and every
   record that changes no text (section, table, row, cell properties, a merge, numbering
-  inserted, a content control's run properties), plus an empty ``w:ins``.
+  inserted, a content control's run properties, custom XML markup inserted and deleted), plus
+  an empty ``w:ins``.
 """
 
 from __future__ import annotations
@@ -294,6 +295,16 @@ def word() -> bytes:
         P("An empty insertion: ", Raw(f"<w:ins {_a(79, a)}/>"), "nothing."),
         Raw(tbl),
         P("Party: ", Raw(sdt), ".", ppr=""),
+        P(
+            "Tagged: ",
+            Raw(
+                f'<w:customXml w:element="party"><w:customXmlInsRangeStart {_a(97, a)}/>{_r("Acme")}'
+                '<w:customXmlInsRangeEnd w:id="97"/></w:customXml>'
+                f'<w:customXml w:element="role"><w:customXmlDelRangeStart {_a(98, b)}/>{_r(" Seller")}'
+                '<w:customXmlDelRangeEnd w:id="98"/></w:customXml>'
+            ),
+            ".",
+        ),
         P("Section one ends.", ppr=sect_change),
         P("The end."),
         numbering=_NUMBERING,

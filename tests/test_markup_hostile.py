@@ -203,6 +203,7 @@ _SIGN = {
     RevisionKind.TABLE_FORMAT: "row", RevisionKind.ROW_FORMAT: "row", RevisionKind.CELL_FORMAT: "row",
     RevisionKind.CELL_INSERT: "row", RevisionKind.CELL_DELETE: "row", RevisionKind.CELL_MERGE: "row",
     RevisionKind.SECTION_FORMAT: "@@", RevisionKind.NUMBERING: "@@",
+    RevisionKind.CUSTOM_XML_INSERT: "@@", RevisionKind.CUSTOM_XML_DELETE: "@@",
 }  # fmt: skip
 
 

@@ -49,7 +49,13 @@ PROPERTY = {
     )
 }  # fmt: skip
 RECORDS = {w("cellIns"), w("cellDel"), w("cellMerge"), w("numberingChange")}
-ALL = CONTENT | PROPERTY | RECORDS
+CUSTOM_XML = {  # a custom XML markup revision's start -> (its end, whether it inserts the markup)
+    w("customXmlInsRangeStart"): (w("customXmlInsRangeEnd"), True),
+    w("customXmlMoveToRangeStart"): (w("customXmlMoveToRangeEnd"), True),
+    w("customXmlDelRangeStart"): (w("customXmlDelRangeEnd"), False),
+    w("customXmlMoveFromRangeStart"): (w("customXmlMoveFromRangeEnd"), False),
+}
+ALL = CONTENT | PROPERTY | RECORDS | set(CUSTOM_XML)
 _STORY_ROOTS = {w(t) for t in ("document", "hdr", "ftr", "footnotes", "endnotes")}
 _RANGES = {w("moveFromRangeStart"): "from", w("moveToRangeStart"): "to"}
 _RANGE_ENDS = {w("moveFromRangeEnd"): "from", w("moveToRangeEnd"): "to"}
@@ -207,6 +213,31 @@ def _remove_row(tr: etree._Element) -> None:
             etree.SubElement(holder, w("p"))
 
 
+def _custom_xml(root: etree._Element, start: etree._Element, accept: bool) -> None:
+    """The markup a region's custom XML elements' tags are goes (their content stays) when an
+    insertion of it is rejected or a deletion accepted; the markers go either way."""
+    end_tag, inserts = CUSTOM_XML[start.tag]
+    nodes = list(root.iter())
+    at = nodes.index(start)
+    end = next(
+        (n for n in nodes[at + 1 :] if n.tag == end_tag and n.get(w("id")) == start.get(w("id"))), None
+    )
+    stop = nodes.index(end) if end is not None else len(nodes)
+    markup = [n for n in nodes[at + 1 : stop] if n.tag == w("customXml")]
+    parent = start.getparent()
+    if parent is not None and parent.tag == w("customXml"):
+        markup.insert(0, parent)
+    _remove(start)
+    if end is not None:
+        _remove(end)
+    if accept != inserts:
+        for m in reversed(markup):
+            pr = m.find(w("customXmlPr"))
+            if pr is not None:
+                _remove(pr)
+            _unwrap(m)
+
+
 def decide_tree(root: etree._Element, verdict: Verdict) -> None:
     """Carry out Word's decisions on one story's tree (in place)."""
     names = _move_names(root)
@@ -246,6 +277,8 @@ def decide_tree(root: etree._Element, verdict: Verdict) -> None:
             _remove(el)
         elif tag in (w("cellIns"), w("cellDel")):
             continue  # (cell removal: not decided here, as the product leaves it to Word)
+        elif tag in CUSTOM_XML:
+            _custom_xml(root, el, accept)
         else:
             place = _place(el)
             inserted = tag in (w("ins"), w("moveTo"))

@@ -72,6 +72,8 @@ _WORD = {
     RevisionKind.CELL_FORMAT: "table cell formatting change",
     RevisionKind.CELL_INSERT: "inserted table cell", RevisionKind.CELL_DELETE: "deleted table cell",
     RevisionKind.CELL_MERGE: "table cell merge", RevisionKind.NUMBERING: "numbering change",
+    RevisionKind.CUSTOM_XML_INSERT: "custom XML markup inserted",
+    RevisionKind.CUSTOM_XML_DELETE: "custom XML markup deleted",
 }  # fmt: skip
 
 

@@ -173,7 +173,8 @@ def read_annotations(package: Package, view: DocumentView) -> Annotations:
 
 _MAY_HOLD = re.compile(
     rb"<(?:\w+:)?(?:ins|del|moveFrom|moveTo|rPrChange|pPrChange|sectPrChange|tblPrChange|trPrChange"
-    rb"|tcPrChange|tblGridChange|tblPrExChange|cellIns|cellDel|cellMerge|numberingChange)[\s/>]"
+    rb"|tcPrChange|tblGridChange|tblPrExChange|cellIns|cellDel|cellMerge|numberingChange"
+    rb"|customXml(?:Ins|Del|MoveFrom|MoveTo)RangeStart)[\s/>]"
 )
 
 
@@ -408,9 +409,15 @@ class _StoryWalk:
             RevisionKind.CELL_MERGE,
         ):  # fmt: skip
             holder = ancestor(el, _TC)
+        elif kind in (RevisionKind.CUSTOM_XML_INSERT, RevisionKind.CUSTOM_XML_DELETE):
+            parent = el.getparent()  # the custom XML element whose markup it marks (or its place)
+            holder = parent if parent is not None and parent.tag == w("customXml") else ancestor(el, _P)
         else:  # numbering, a section break: the paragraph whose properties hold it
             holder = ancestor(el, _P)
         inside = [self.index[p] for p in holder.iter(_P) if p in self.index] if holder is not None else []
+        if not inside:  # (markup inside a paragraph: that paragraph)
+            around = ancestor(el, _P)
+            inside = [self.index[around]] if around is not None and around in self.index else []
         if inside:
             a, b = view.paragraphs[min(inside)], view.paragraphs[max(inside)]
             self._add(

@@ -269,6 +269,8 @@ _RECORDS = {
     RevisionKind.CELL_INSERT: ("cell", "table cell inserted"),
     RevisionKind.CELL_DELETE: ("cell", "table cell deleted"),
     RevisionKind.CELL_MERGE: ("cell", "table cells merged"),
+    RevisionKind.CUSTOM_XML_INSERT: (_PILCROW, "custom XML markup inserted"),
+    RevisionKind.CUSTOM_XML_DELETE: (_PILCROW, "custom XML markup deleted"),
 }
 """How each revision record that changes no text shows: on what (a paragraph mark, a table,
 a row, a cell) and the note its tag carries."""

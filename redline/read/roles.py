@@ -249,6 +249,8 @@ class RevisionKind(StrEnum):
     CELL_DELETE = "cell_delete"  # w:tcPr/w:cellDel: a table cell deleted
     CELL_MERGE = "cell_merge"  # w:tcPr/w:cellMerge: table cells merged (vertically)
     NUMBERING = "numbering"  # w:numberingChange, w:numPr/w:ins: a paragraph's numbering changed
+    CUSTOM_XML_INSERT = "custom_xml_insert"  # w:customXmlInsRangeStart (or ...MoveTo...): markup added
+    CUSTOM_XML_DELETE = "custom_xml_delete"  # w:customXmlDelRangeStart (or ...MoveFrom...): markup gone
 
 
 class RevisionPlace(Enum):
@@ -298,6 +300,10 @@ RECORDS: Final[Mapping[str, RevisionKind]] = MappingProxyType(
         _w("cellDel"): RevisionKind.CELL_DELETE,
         _w("cellMerge"): RevisionKind.CELL_MERGE,
         _w("numberingChange"): RevisionKind.NUMBERING,
+        _w("customXmlInsRangeStart"): RevisionKind.CUSTOM_XML_INSERT,
+        _w("customXmlMoveToRangeStart"): RevisionKind.CUSTOM_XML_INSERT,
+        _w("customXmlDelRangeStart"): RevisionKind.CUSTOM_XML_DELETE,
+        _w("customXmlMoveFromRangeStart"): RevisionKind.CUSTOM_XML_DELETE,
     }
 )
 """The revision records that change no text (issue 30), by Clark name; ``w:ins`` inside

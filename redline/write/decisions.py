@@ -106,6 +106,9 @@ def _decide(el: etree._Element, accept: bool) -> None:
         else:
             remove(parent, keep_tail=True)
         return
+    if tag in _CUSTOM_XML_ENDS:
+        _decide_custom_xml(el, accept)
+        return
     if tag == w("cellMerge"):
         if not accept:
             _restore_merge(el)
@@ -149,6 +152,51 @@ def _restore_text(el: etree._Element) -> None:
             holder = holder.getparent()
         if holder is el:
             node.tag = _T if node.tag == _DEL_TEXT else _INSTR
+
+
+_CUSTOM_XML_ENDS = {
+    w("customXmlInsRangeStart"): w("customXmlInsRangeEnd"),
+    w("customXmlMoveToRangeStart"): w("customXmlMoveToRangeEnd"),
+    w("customXmlDelRangeStart"): w("customXmlDelRangeEnd"),
+    w("customXmlMoveFromRangeStart"): w("customXmlMoveFromRangeEnd"),
+}
+
+
+def _decide_custom_xml(start: etree._Element, accept: bool) -> None:
+    """A custom XML markup revision (ECMA-376 Part 1, §17.13.2.5-.8): the markers from
+    ``start`` to the first end of its kind with its ``w:id``.  Markup inserted and accepted,
+    or deleted and rejected, stays (the markers go); inserted and rejected, or deleted and
+    accepted, the custom XML elements whose start tags the region holds (the one the start
+    opens, and those that begin inside it) are unwrapped: their content stays."""
+    root = start.getroottree().getroot()
+    end_tag, rid = _CUSTOM_XML_ENDS[start.tag], start.get(_ID)
+    inserted = start.tag in (w("customXmlInsRangeStart"), w("customXmlMoveToRangeStart"))
+    unwrap_markup = accept != inserted
+    region: list[etree._Element] = []
+    end: etree._Element | None = None
+    inside = False
+    for node in root.iter():
+        if node is start:
+            inside = True
+            continue
+        if inside and node.tag == end_tag and node.get(_ID) == rid:
+            end = node
+            break
+        if inside and node.tag == w("customXml"):
+            region.append(node)
+    if unwrap_markup:
+        parent = start.getparent()
+        if parent is not None and parent.tag == w("customXml"):
+            region.insert(0, parent)
+    remove(start, keep_tail=True)
+    if end is not None:
+        remove(end, keep_tail=True)
+    if unwrap_markup:
+        for markup in reversed(region):  # inner ones first
+            pr = markup.find(w("customXmlPr"))
+            if pr is not None:
+                remove(pr, keep_tail=True)
+            unwrap(markup)
 
 
 def _restore_merge(el: etree._Element) -> None:
