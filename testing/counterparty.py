@@ -22,7 +22,8 @@ imports the code under test; the ids are fixed, so a test can name them.
 * **Word**: an insertion inside a moved-away passage (with ``w:t`` under ``w:moveFrom``),
   revisions inside an inserted text box, a format change inside an insertion, and every
   record that changes no text (section, table, row, cell properties, a merge, numbering
-  inserted, a content control's run properties, custom XML markup inserted and deleted), plus
+  inserted, a content control's run properties, custom XML markup inserted and deleted, a
+  cell inserted and one deleted), plus
   an empty ``w:ins``.
 """
 
@@ -294,6 +295,15 @@ def word() -> bytes:
         ),
         P("An empty insertion: ", Raw(f"<w:ins {_a(79, a)}/>"), "nothing."),
         Raw(tbl),
+        P("Between the tables."),
+        _table(
+            f'<w:tr><w:tc><w:tcPr><w:tcW w:w="2000" w:type="dxa"/></w:tcPr><w:p>{_r("Kept")}</w:p></w:tc>'
+            f'<w:tc><w:tcPr><w:tcW w:w="2000" w:type="dxa"/><w:cellIns {_a(85, a)}/></w:tcPr>'
+            f"<w:p>{_ins(86, a, _r('New cell'))}</w:p></w:tc></w:tr>",
+            f'<w:tr><w:tc><w:tcPr><w:tcW w:w="2000" w:type="dxa"/></w:tcPr><w:p>{_r("Kept too")}</w:p></w:tc>'
+            f'<w:tc><w:tcPr><w:tcW w:w="2000" w:type="dxa"/><w:cellDel {_a(87, b)}/></w:tcPr>'
+            f"<w:p>{_del(88, b, _dr('Old cell'))}</w:p></w:tc></w:tr>",
+        ),
         P("Party: ", Raw(sdt), ".", ppr=""),
         P(
             "Tagged: ",

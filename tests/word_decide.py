@@ -265,6 +265,7 @@ def decide_tree(root: etree._Element, verdict: Verdict) -> None:
                 _remove(closing)
     marks: list[tuple[etree._Element, bool]] = []
     rows: list[tuple[etree._Element, bool]] = []
+    cells: list[etree._Element] = []
     for el, accept in decided.items():  # document order
         if el.getparent() is None or _gone(el):
             continue
@@ -276,7 +277,10 @@ def decide_tree(root: etree._Element, verdict: Verdict) -> None:
         elif tag in (w("numberingChange"), w("cellMerge")):
             _remove(el)
         elif tag in (w("cellIns"), w("cellDel")):
-            continue  # (cell removal: not decided here, as the product leaves it to Word)
+            if accept == (tag == w("cellDel")):
+                cells.append(el)
+            else:
+                _remove(el)
         elif tag in CUSTOM_XML:
             _custom_xml(root, el, accept)
         else:
@@ -295,6 +299,28 @@ def decide_tree(root: etree._Element, verdict: Verdict) -> None:
             else:
                 _undelete(el)
                 _unwrap(el)
+    for el in cells:  # a cell that goes: the row ends early (w:gridAfter), an empty row goes
+        tc = el.getparent().getparent()  # type: ignore[union-attr]
+        if tc is None or _gone(tc):
+            continue
+        tr = tc.getparent()
+        span = tc.find(f"{w('tcPr')}/{w('gridSpan')}")
+        width = int(span.get(w("val")) or 1) if span is not None else 1
+        _remove(tc)
+        if tr is None:
+            continue
+        if tr.find(w("tc")) is None:
+            _remove_row(tr)
+            continue
+        trpr = tr.find(w("trPr"))
+        if trpr is None:
+            trpr = etree.Element(w("trPr"))
+            tr.insert(0, trpr)
+        after = trpr.find(w("gridAfter"))
+        if after is None:
+            after = etree.Element(w("gridAfter"))
+            trpr.insert(0, after)
+        after.set(w("val"), str(int(after.get(w("val")) or 0) + width))
     for el, goes in rows:
         tr = el.getparent().getparent()  # type: ignore[union-attr]
         if goes and tr is not None and not _gone(tr):

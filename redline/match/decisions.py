@@ -453,7 +453,9 @@ def _targets(
                 EditStatus.UNSUPPORTED,
                 f"Tracked change r{rid} is an {_WORD[rev.kind]} (w:"
                 + ("cellIns" if rev.kind is RevisionKind.CELL_INSERT else "cellDel")
-                + f"); to {verb} it removes the cell from its row, which is left to Word.",
+                + f"); to {verb} it removes the cell from its row, and the cell is part of a "
+                "vertical merge (w:vMerge), whose cells above or below it would lose their "
+                "place; that is left to Word.",
                 "Decide it in Word, or decide the table's other changes here.",
             )
             return None
@@ -518,7 +520,8 @@ def _targets(
             f"{len(cells)} of the changes by {name} are an inserted or deleted table cell "
             "(w:cellIns / w:cellDel: "
             + ", ".join(f"r{r.id}" for r in cells[:5])
-            + f"); to {verb} them removes cells from their rows, which is left to Word.",
+            + f") in a vertical merge (w:vMerge); to {verb} them removes cells other cells are "
+            "merged with, which is left to Word.",
             "Decide the other changes one by one, by revision_id.",
         )
         return None
@@ -543,12 +546,17 @@ def _fold(name: str) -> str:
 
 
 def _cell_removal(rev: Revision, accept: bool) -> bool:
+    """Whether deciding ``rev`` would remove a table cell that is part of a vertical merge
+    (refused: the merge's other cells would lose their place).  Other cells are removed as
+    Word removes them (:func:`removes`)."""
     el = rev.element
     if el is None:
         return False
-    return (rev.kind is RevisionKind.CELL_INSERT and not accept) or (
+    removing = (rev.kind is RevisionKind.CELL_INSERT and not accept) or (
         rev.kind is RevisionKind.CELL_DELETE and accept
     )
+    tcpr = el.getparent()
+    return removing and tcpr is not None and tcpr.find(w("vMerge")) is not None
 
 
 @dataclass
@@ -780,6 +788,8 @@ def removes(rev: Revision, accept: bool) -> etree._Element | None:
     kind = rev.kind
     if kind in (RevisionKind.ROW_INSERT, RevisionKind.ROW_DELETE):
         return ancestor(el, w("tr")) if accept == (kind is RevisionKind.ROW_DELETE) else None
+    if kind in (RevisionKind.CELL_INSERT, RevisionKind.CELL_DELETE):
+        return ancestor(el, w("tc")) if accept == (kind is RevisionKind.CELL_DELETE) else None
     if place_of(el) != "content":
         return None
     if kind in (RevisionKind.INSERT, RevisionKind.MOVE_TO):

@@ -130,7 +130,11 @@ def _decide(el: etree._Element, accept: bool) -> None:
             _remove_row(row)
         return
     if place == "cell":
-        remove(el, keep_tail=True)
+        cell = ancestor(el, w("tc"))
+        if tag in (w("cellIns"), w("cellDel")) and accept != inserted and cell is not None:
+            _remove_cell(cell)
+        else:
+            remove(el, keep_tail=True)
         return
     if inserted:
         unwrap(el) if accept else remove(el, keep_tail=True)
@@ -235,6 +239,39 @@ def _remove_row(row: etree._Element) -> None:
         remove(table, keep_tail=True)
         if holder is not None and holder.tag == w("tc") and holder.find(_P) is None:
             holder.append(etree.Element(_P))  # a cell ends with a paragraph
+
+
+def _remove_cell(cell: etree._Element) -> None:
+    """A cell inserted rejected (deleted accepted) goes, as Word removes it: the cells after it
+    move left and the row ends early -- its ``w:gridAfter`` counts the grid columns the cell
+    spanned, so the table grid still adds up; a row left with no cell goes."""
+    row = cell.getparent()
+    tcpr = cell.find(w("tcPr"))
+    span_el = tcpr.find(w("gridSpan")) if tcpr is not None else None
+    try:
+        span = max(1, int(span_el.get(w("val")) or "1")) if span_el is not None else 1
+    except ValueError:
+        span = 1
+    remove(cell, keep_tail=True)
+    if row is None or row.tag != _TR:
+        return
+    if row.find(w("tc")) is None:
+        _remove_row(row)
+        return
+    trpr = row.find(w("trPr"))
+    if trpr is None:
+        trpr = etree.Element(w("trPr"))
+        prex = row.find(w("tblPrEx"))
+        row.insert(row.index(prex) + 1 if prex is not None else 0, trpr)
+    after = trpr.find(w("gridAfter"))
+    if after is None:
+        after = etree.Element(w("gridAfter"))
+        trpr.insert(0, after)
+    try:
+        before = int(after.get(w("val")) or "0")
+    except ValueError:
+        before = 0
+    after.set(w("val"), str(before + span))
 
 
 def _restore(change: etree._Element) -> None:
