@@ -19,6 +19,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from lxml import etree
 
 from redline.apply import ApplyOptions, apply_reply
@@ -66,6 +68,8 @@ def decide_everything(data: bytes, accept: bool, by: str) -> None:
         refused = {i for i, s in statuses.items() if s != "applied"}
         assert all(count[i] > 1 and statuses[i] == "ambiguous" for i in refused), statuses
         decided = {i: accept for i in ids if i not in refused}
+        if not refused:  # every listed id decided: no revision is left
+            assert out.output is not None and not in_xml(out.output)
         expected = word_decide.decide(
             data,
             lambda el: decided.get(el.get(word_decide.w("id")) or ""),
@@ -158,6 +162,88 @@ def test_empty_insertions_are_not_listed_and_go_with_their_authors_changes() -> 
     out = apply_reply(data, json.dumps([{"action": "accept", "author": "Author"}]), OPTIONS)
     assert out.output is not None
     assert all(rid != "79" for _, _, rid, _ in word_decide.revisions(out.output, with_empty=True))
+
+
+# -------------------------------------------------------------------------------------------
+# a property: any decisions, in any order, on nested revisions of two authors
+
+
+def t(text: str) -> str:
+    return f'<w:r><w:t xml:space="preserve">{text}</w:t></w:r>'
+
+
+def d(text: str) -> str:
+    return f'<w:r><w:delText xml:space="preserve">{text}</w:delText></w:r>'
+
+
+def _nested_doc(shape: list[int]) -> tuple[bytes, list[str]]:
+    """Paragraphs of nested revisions: each number picks one shape (an insertion by A holding
+    B's deletion, insertion and format change; A's deletion; B's format change inside A's
+    insertion inside a paragraph whose mark A inserted; a paragraph A deleted whole)."""
+    from testing.docbuild import P, Raw, docx
+
+    blocks = []
+    ids: list[str] = []
+    for k, pick in enumerate(shape):
+        base = 100 + 10 * k
+        a = 'w:author="A" w:date="2026-01-01T00:00:00Z"'
+        b = 'w:author="B" w:date="2026-01-02T00:00:00Z"'
+        bold = (
+            f'<w:r><w:rPr><w:b/><w:rPrChange w:id="{base + 3}" {b}><w:rPr/></w:rPrChange></w:rPr>'
+            "<w:t>bold</w:t></w:r>"
+        )
+        if pick == 0:
+            inner = (
+                f'{t("in ")}<w:del w:id="{base + 1}" {b}>{d("gone ")}</w:del>'
+                f'<w:ins w:id="{base + 2}" {b}>{t("new ")}</w:ins>{bold}'
+            )
+            blocks.append(P(f"p{k} ", Raw(f'<w:ins w:id="{base}" {a}>{inner}</w:ins>'), " end."))
+            ids += [str(base + j) for j in range(4)]
+        elif pick == 1:
+            blocks.append(P(f"p{k} ", Raw(f'<w:del w:id="{base}" {a}>{d("struck ")}</w:del>'), "kept."))
+            ids.append(str(base))
+        elif pick == 2:
+            blocks.append(
+                P(
+                    Raw(f'<w:ins w:id="{base}" {a}>{t(f"p{k} added ")}{bold}</w:ins>'),
+                    mark=f'<w:ins w:id="{base + 1}" {a}/>',
+                )
+            )
+            ids += [str(base), str(base + 1), str(base + 3)]
+        else:
+            blocks.append(
+                P(
+                    Raw(f'<w:del w:id="{base}" {a}>{d(f"p{k} struck whole.")}</w:del>'),
+                    mark=f'<w:del w:id="{base}" {a}/>',
+                )
+            )
+            ids.append(str(base))
+    blocks.append(P("The end."))
+    return docx(*blocks), ids
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    shape=st.lists(st.integers(0, 3), min_size=1, max_size=4),
+    picks=st.lists(st.tuples(st.integers(0, 15), st.booleans()), max_size=12),
+)
+def test_any_decisions_on_nested_revisions_give_words_result(
+    shape: list[int], picks: list[tuple[int, bool]]
+) -> None:
+    data, ids = _nested_doc(shape)
+    chosen: dict[str, bool] = {}
+    for k, accept in picks:  # each id once, in the order picked
+        rid = ids[k % len(ids)]
+        chosen.setdefault(rid, accept)
+    if not chosen:
+        return
+    entries = [{"action": "accept" if v else "reject", "revision_id": rid} for rid, v in chosen.items()]
+    out = apply_reply(data, json.dumps({"edits": entries}), OPTIONS)
+    assert [e.status.value for e in out.report.edits] == ["applied"] * len(entries)
+    assert out.output is not None
+    expected = word_decide.by_ids(data, chosen)
+    assert word_decide.reading(out.output) == word_decide.reading(expected)
+    assert in_xml(out.output) == in_xml(expected)
 
 
 # -------------------------------------------------------------------------------------------
