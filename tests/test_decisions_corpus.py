@@ -290,7 +290,8 @@ def test_table_rows_of_one_author_accepted_or_rejected_in_the_xml(path: Path) ->
     assert found is not None
     rows = _rows(data)
     for action, gone in (("accept", "del"), ("reject", "ins")):
-        entries = [{"action": action, "author": a} for a in sorted({r.author or "" for r in found.revisions})]
+        authors = sorted({r.author for r in found.revisions if r.author})
+        entries = [{"action": action, "author": a} for a in authors]
         out = apply_reply(data, json.dumps(entries), OPTIONS)
         assert all(e.status.value == "applied" for e in out.report.edits), out.report.edits
         assert out.output is not None

@@ -125,7 +125,8 @@ def test_a_deleted_paragraph_the_view_drops_is_restored_whole() -> None:
     assert paras == ["Kept.", "A whole deleted paragraph.", "Next."]
 
 
-def test_a_decision_inside_a_change_another_entry_decides_is_refused() -> None:
+def test_a_decision_inside_a_change_another_entry_removes_is_decided_with_it() -> None:
+    """Issue 30: as Word decides them -- the inner change went with the outer one removed."""
     nested = (
         f'<w:ins w:id="60" w:author="Opp" w:date="{DATE}"><w:r><w:t>new </w:t></w:r>'
         f'<w:del w:id="61" w:author="Other" w:date="{DATE}"><w:r><w:delText>gone</w:delText></w:r></w:del>'
@@ -133,7 +134,11 @@ def test_a_decision_inside_a_change_another_entry_decides_is_refused() -> None:
     )
     doc = docx(P("Start ", Raw(nested), " end."))
     out = run(doc, [{"action": "reject", "revision_id": "60"}, {"action": "accept", "revision_id": "61"}])
-    assert codes(out) == ["applied", "overlap"]
+    assert codes(out) == ["applied", "applied"]
+    assert any("r61" in n and "Removed with it" in n for n in out.report.edits[0].notes)
+    assert any("r61" in n and "edit 0" in n for n in out.report.edits[1].notes)
+    assert out.output is not None
+    assert "new" not in body_xml(out.output) and "gone" not in body_xml(out.output)
 
 
 def test_a_comment_anchored_nowhere_cannot_be_replied_to() -> None:

@@ -115,6 +115,10 @@ class _Parser:
             elif s.startswith("{@@row@@}", at) and "table row" in self._peek_row():
                 self.i += 9
                 self.revision("row", "")
+            elif s.startswith(("{@@table@@}", "{@@cell@@}"), at):  # a table's or a cell's record
+                width = s.index("@@}", at + 3) + 3 - at
+                self.i += width
+                self.revision("row", "")
             elif s.startswith("{--", at):
                 self.i += 3
                 gone = self.until(("--}",))
@@ -196,6 +200,10 @@ _SIGN = {
     RevisionKind.DELETE: "--", RevisionKind.MOVE_FROM: "--", RevisionKind.PARAGRAPH_DELETE: "--",
     RevisionKind.FORMAT: "@@", RevisionKind.PARAGRAPH_FORMAT: "@@",
     RevisionKind.ROW_INSERT: "row", RevisionKind.ROW_DELETE: "row",
+    RevisionKind.TABLE_FORMAT: "row", RevisionKind.ROW_FORMAT: "row", RevisionKind.CELL_FORMAT: "row",
+    RevisionKind.CELL_INSERT: "row", RevisionKind.CELL_DELETE: "row", RevisionKind.CELL_MERGE: "row",
+    RevisionKind.SECTION_FORMAT: "@@", RevisionKind.NUMBERING: "@@",
+    RevisionKind.CUSTOM_XML_INSERT: "@@", RevisionKind.CUSTOM_XML_DELETE: "@@",
 }  # fmt: skip
 
 

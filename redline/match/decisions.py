@@ -36,7 +36,7 @@ from ..opc.namespaces import w
 from ..opc.package import Package
 from ..read.annotations import Annotations, DocComment, Revision, read_annotations
 from ..read.ids import id_number, same_id
-from ..read.roles import RevisionKind
+from ..read.roles import RevisionKind, record_kind
 from ..read.view import DocumentView
 from ..read.walk import ancestor
 from .locate import Locator
@@ -56,7 +56,7 @@ PROPERTY_CHANGES = {
     w("rPrChange"), w("pPrChange"), w("sectPrChange"), w("tblPrChange"), w("trPrChange"),
     w("tcPrChange"), w("tblGridChange"), w("tblPrExChange"),
 }  # fmt: skip
-_EXTRA_TAGS = (*PROPERTY_CHANGES, w("cellIns"), w("cellDel"), w("numberingChange"))
+_EXTRA_TAGS = (*PROPERTY_CHANGES, w("cellIns"), w("cellDel"), w("cellMerge"), w("numberingChange"))
 _ACCEPTED, _REJECTED = "accept", "reject"
 _SHOWN = re.compile(r"[rRcC]\s*([0-9]{1,18})")
 _GONE_KINDS = (RevisionKind.DELETE, RevisionKind.MOVE_FROM, RevisionKind.PARAGRAPH_DELETE)
@@ -66,6 +66,14 @@ _WORD = {
     RevisionKind.PARAGRAPH_DELETE: "deleted paragraph mark", RevisionKind.FORMAT: "formatting change",
     RevisionKind.PARAGRAPH_FORMAT: "paragraph formatting change",
     RevisionKind.ROW_INSERT: "inserted table row", RevisionKind.ROW_DELETE: "deleted table row",
+    RevisionKind.SECTION_FORMAT: "section formatting change",
+    RevisionKind.TABLE_FORMAT: "table formatting change",
+    RevisionKind.ROW_FORMAT: "table row formatting change",
+    RevisionKind.CELL_FORMAT: "table cell formatting change",
+    RevisionKind.CELL_INSERT: "inserted table cell", RevisionKind.CELL_DELETE: "deleted table cell",
+    RevisionKind.CELL_MERGE: "table cell merge", RevisionKind.NUMBERING: "numbering change",
+    RevisionKind.CUSTOM_XML_INSERT: "custom XML markup inserted",
+    RevisionKind.CUSTOM_XML_DELETE: "custom XML markup deleted",
 }  # fmt: skip
 
 
@@ -136,13 +144,16 @@ def check(
             )
         return plan, planned
     annotations = read_annotations(package, view)
-    extras = _extra_revisions(view, package)
+    extras = _extra_revisions(view, package, {r.element for r in annotations.revisions})
     everything = [*annotations.revisions, *extras]
     claimed: dict[etree._Element, int] = {}  # element -> the entry that decides it
     edit_ranges = [(p.start, p.end, p.edit_index) for p in planned]
     dropped: set[int] = set()
     resolved: set[str] = set()
     move_ranges: dict[str, _MoveRanges] = {}
+    removing: dict[etree._Element, int] = {}  # what an entry's decision removes -> that entry
+    by_element = {r.element: r for r in everything if r.element is not None}
+    verdicts: dict[int, bool] = {}  # entry -> accepted
     for i in live:
         edit, result = edits[i], results[i]
         if edit.action in THREAD_ACTIONS:
@@ -166,14 +177,32 @@ def check(
         if moved is None:
             continue
         group, ranges = moved
-        # two decisions on one change (or one inside the other): the later refused
-        clash = _claimed_by(group, claimed)
+        hollows: list[Revision] = []
+        if edit.author is not None and targets:  # their empty insertions and deletions go too
+            hollow = [r for r in annotations.empty if r.author == targets[0].author]
+            if hollow:
+                hollows = hollow
+                group = [*group, *hollow]
+                result.notes.append(
+                    f"{len(hollow)} empty insertion or deletion element(s) of theirs (holding "
+                    "nothing, so changing nothing and not listed) removed with them"
+                )
+        # two decisions on one change: the later refused (a change inside another one is
+        # decided on its own, as Word decides it: issue 30)
+        clash = next((claimed[t.element] for t in group if t.element in claimed), None)
+        accept = edit.action == _ACCEPTED
+        if clash is not None and _same_move(group, claimed, accept, verdicts):
+            result.notes.append(
+                f"r{targets[0].id} is one side of a move edit {clash} of this reply already "
+                f"{'accepts' if accept else 'rejects'} whole (both sides): nothing more to do"
+            )
+            result.locations = [locator.location(t.start, t.end) for t in group if t.paragraph is not None]
+            continue
         if clash is not None:
             _refuse(
                 result,
                 EditStatus.OVERLAP,
-                f"Edit {clash} of this reply already decides this tracked change (or one that "
-                "holds it or lies inside it); a change is decided once.",
+                f"Edit {clash} of this reply already decides this tracked change; a change is decided once.",
                 "Drop this entry, or the earlier one.",
                 related=[clash],
             )
@@ -210,6 +239,8 @@ def check(
         for t in group:
             if t.element is not None:
                 claimed[t.element] = result.index
+        verdicts[result.index] = accept
+        _nesting_notes(group, edit.action == _ACCEPTED, by_element, removing, result)
         plan.decisions.append(_Decision(result.index, edit.action == _ACCEPTED, group, ranges))
         for t in group:
             plan.parts.add(t.part)
@@ -225,7 +256,11 @@ def check(
                     end = max(end, view.paragraphs[nxt].start)
             para = view.paragraphs[t.paragraph]
             plan.ranges.append((min(t.start, para.start), max(end, para.end)))
-        result.locations = [locator.location(t.start, t.end) for t in group if t.paragraph is not None]
+        result.locations = [
+            locator.location(t.start, t.end)
+            for t in group
+            if t.paragraph is not None and all(t is not h for h in hollows)
+        ]
         verb = "Accepted" if edit.action == _ACCEPTED else "Rejected"
         if edit.author is not None:
             result.notes.append(
@@ -384,6 +419,12 @@ def _targets(
         if note:
             result.notes.append(note)
         found = [r for r in everything if same_id(r.id, rid)]
+        if len(found) > 1 and _one_change(found):
+            result.notes.append(
+                f"r{rid} is one change written as {len(found)} elements (a paragraph's content and "
+                "its mark, one id, author and date, one after the other): decided together"
+            )
+            return found
         if len(found) > 1:
             _refuse(
                 result,
@@ -410,8 +451,11 @@ def _targets(
             _refuse(
                 result,
                 EditStatus.UNSUPPORTED,
-                f"Tracked change r{rid} inserts or deletes a table cell (or changes old-style numbering); "
-                "that decision is left to Word.",
+                f"Tracked change r{rid} is an {_WORD[rev.kind]} (w:"
+                + ("cellIns" if rev.kind is RevisionKind.CELL_INSERT else "cellDel")
+                + f"); to {verb} it removes the cell from its row, and the cell is part of a "
+                "vertical merge (w:vMerge), whose cells above or below it would lose their "
+                "place; that is left to Word.",
                 "Decide it in Word, or decide the table's other changes here.",
             )
             return None
@@ -473,9 +517,11 @@ def _targets(
         _refuse(
             result,
             EditStatus.UNSUPPORTED,
-            f"{len(cells)} of the changes by {name} insert or delete a table cell ("
+            f"{len(cells)} of the changes by {name} are an inserted or deleted table cell "
+            "(w:cellIns / w:cellDel: "
             + ", ".join(f"r{r.id}" for r in cells[:5])
-            + "); removing a cell is left to Word.",
+            + f") in a vertical merge (w:vMerge); to {verb} them removes cells other cells are "
+            "merged with, which is left to Word.",
             "Decide the other changes one by one, by revision_id.",
         )
         return None
@@ -500,14 +546,17 @@ def _fold(name: str) -> str:
 
 
 def _cell_removal(rev: Revision, accept: bool) -> bool:
+    """Whether deciding ``rev`` would remove a table cell that is part of a vertical merge
+    (refused: the merge's other cells would lose their place).  Other cells are removed as
+    Word removes them (:func:`removes`)."""
     el = rev.element
     if el is None:
         return False
-    return (
-        (el.tag == w("cellIns") and not accept)
-        or (el.tag == w("cellDel") and accept)
-        or (el.tag == w("numberingChange") and not accept)
+    removing = (rev.kind is RevisionKind.CELL_INSERT and not accept) or (
+        rev.kind is RevisionKind.CELL_DELETE and accept
     )
+    tcpr = el.getparent()
+    return removing and tcpr is not None and tcpr.find(w("vMerge")) is not None
 
 
 @dataclass
@@ -646,22 +695,154 @@ def _bounded_candidates(locator: Locator, revisions: list[Revision]) -> dict[str
     }
 
 
-def _claimed_by(group: list[Revision], claimed: dict[etree._Element, int]) -> int | None:
-    if not claimed:
+_INSERTED = (RevisionKind.INSERT, RevisionKind.PARAGRAPH_INSERT)
+_DELETED = (RevisionKind.DELETE, RevisionKind.PARAGRAPH_DELETE)
+_TOKENS = frozenset(
+    w(t)
+    for t in (
+        "t", "delText", "tab", "br", "cr", "sym", "drawing", "pict", "object", "noBreakHyphen",
+        "softHyphen", "footnoteReference", "endnoteReference", "ptab",
+    )
+)  # fmt: skip
+_HIDDEN_IN = {
+    True: (w("del"), w("moveFrom")),  # reading what an insertion adds: deleted text is not there
+    False: (w("ins"), w("moveTo")),  # reading what a deletion takes: inserted text is not there
+}
+
+
+def _one_change(found: list[Revision]) -> bool:
+    """Whether the revisions one id names are one change: a paragraph's content and its own
+    mark (adeu writes a deleted paragraph so) -- the same author and date, all insertions or
+    all deletions, in one part, and either each piece of content in a paragraph whose own
+    mark is one of them, or nothing else between them in the text they insert (or delete): no
+    text or paragraph mark of another change or of the kept text."""
+    first = found[0]
+    kinds = {r.kind for r in found}
+    if not (kinds <= set(_INSERTED) or kinds <= set(_DELETED)):
+        return False
+    if any(r.author != first.author or r.date != first.date or r.part != first.part for r in found):
+        return False
+    if not any(r.kind in (RevisionKind.PARAGRAPH_INSERT, RevisionKind.PARAGRAPH_DELETE) for r in found):
+        return False
+    elements = [r.element for r in found]
+    if any(el is None or el.getparent() is None for el in elements):
+        return False
+    assert first.element is not None
+    members = set(elements)
+    marks_of = {ancestor(el, _P) for el in elements if el is not None and place_of(el) == "mark"}
+    if all(el is not None and (place_of(el) == "mark" or ancestor(el, _P) in marks_of) for el in elements):
+        return True  # each piece of content in a paragraph whose own mark is the change's
+    hidden = _HIDDEN_IN[kinds <= set(_INSERTED)]
+    seen: list[bool] = []  # each visible token: whether it is the change's
+    root = first.element.getroottree().getroot()
+    for _event, el in etree.iterwalk(root, events=("end",)):
+        tag = el.tag
+        if tag == _P:  # the mark ends the paragraph
+            ppr = el.find(_PPR)
+            rpr = ppr.find(_RPR) if ppr is not None else None
+            marks = (
+                [c for c in rpr if c.tag in (*_HIDDEN_IN[True], *_HIDDEN_IN[False])]
+                if rpr is not None
+                else []
+            )
+            if any(m.tag in hidden for m in marks):
+                continue
+            seen.append(any(m in members for m in marks))
+        elif tag in _TOKENS:
+            mine = False
+            node = el.getparent()
+            skip = False
+            while node is not None and node is not root:
+                if node in members:
+                    mine = True
+                elif node.tag in hidden:
+                    skip = True
+                    break
+                node = node.getparent()
+            if not skip:
+                seen.append(mine)
+    at = [k for k, mine in enumerate(seen) if mine]
+    return bool(at) and at[-1] - at[0] + 1 == len(at)
+
+
+def _same_move(
+    group: list[Revision], claimed: dict[etree._Element, int], accept: bool, verdicts: dict[int, bool]
+) -> bool:
+    """Whether ``group`` is a move an earlier entry already decides whole, the same way (a
+    move's two sides are listed by their own ids; deciding one decides both)."""
+    moved = (RevisionKind.MOVE_FROM, RevisionKind.MOVE_TO)
+    if not group or any(t.kind not in moved or t.element is None for t in group):
+        return False
+    by = {claimed.get(t.element) for t in group if t.element is not None}
+    return len(by) == 1 and None not in by and verdicts.get(next(iter(by)) or 0) == accept
+
+
+def removes(rev: Revision, accept: bool) -> etree._Element | None:
+    """What deciding ``rev`` removes together with everything it holds (nested revisions
+    included, as Word removes them): its element (an insertion rejected, a deletion or a
+    move's source accepted) or its table row (a row inserted rejected, deleted accepted);
+    None when the decision removes nothing it holds."""
+    el = rev.element
+    if el is None:
         return None
-    for t in group:
-        el = t.element
-        if el is None:
-            continue
-        node: etree._Element | None = el
-        while node is not None:
-            if node in claimed:
-                return claimed[node]
-            node = node.getparent()
-        for inner in el.iter():
-            if inner in claimed:
-                return claimed[inner]
+    kind = rev.kind
+    if kind in (RevisionKind.ROW_INSERT, RevisionKind.ROW_DELETE):
+        return ancestor(el, w("tr")) if accept == (kind is RevisionKind.ROW_DELETE) else None
+    if kind in (RevisionKind.CELL_INSERT, RevisionKind.CELL_DELETE):
+        return ancestor(el, w("tc")) if accept == (kind is RevisionKind.CELL_DELETE) else None
+    if place_of(el) != "content":
+        return None
+    if kind in (RevisionKind.INSERT, RevisionKind.MOVE_TO):
+        return None if accept else el
+    if kind in (RevisionKind.DELETE, RevisionKind.MOVE_FROM):
+        return el if accept else None
     return None
+
+
+def _nesting_notes(
+    group: list[Revision],
+    accept: bool,
+    by_element: dict[etree._Element, Revision],
+    removing: dict[etree._Element, int],
+    result: EditResult,
+) -> None:
+    """Say what a decision removes with the changes it decides (the other revisions inside
+    them), and which of its changes an earlier entry's decision already removed (they lay
+    inside what that one removes); record what this one removes for the entries after it."""
+    members = {id(t.element) for t in group if t.element is not None}
+    went: dict[int, list[str]] = {}
+    for t in group:
+        node = t.element.getparent() if t.element is not None else None
+        while node is not None:
+            k = removing.get(node)
+            if k is not None:
+                went.setdefault(k, []).append(f"r{t.id}")
+                break
+            node = node.getparent()
+    for k, ids in sorted(went.items()):
+        result.notes.append(
+            f"{_listed(ids)} lay inside what edit {k} of this reply removes: gone with it, as Word "
+            "removes a change inside a removed one"
+        )
+    inner: list[str] = []
+    for t in group:
+        root = removes(t, accept)
+        if root is None:
+            continue
+        removing.setdefault(root, result.index)
+        for node in root.iter():
+            rev = by_element.get(node)
+            if rev is not None and id(node) not in members and node is not t.element:
+                inner.append(f"r{rev.id} ({_describe(rev)})")
+    if inner:
+        result.notes.append(
+            f"Removed with it, as Word removes them (they lie inside what it removes): {_listed(inner)}"
+        )
+
+
+def _listed(items: list[str]) -> str:
+    shown = ", ".join(items[:MAX_CANDIDATES])
+    return shown + (f" and {len(items) - MAX_CANDIDATES} more" if len(items) > MAX_CANDIDATES else "")
 
 
 def _thread(
@@ -762,7 +943,11 @@ def _comment_said(c: DocComment) -> str:
 # Revision records the view does not list (formatting of sections, tables, rows, cells)
 
 
-def _extra_revisions(view: DocumentView, package: Package) -> list[Revision]:
+def _extra_revisions(
+    view: DocumentView, package: Package, listed: set[etree._Element | None]
+) -> list[Revision]:
+    """Revision records the view's reading did not place (a story without paragraphs, say):
+    still decided by id, each as what it is (:func:`redline.read.roles.record_kind`)."""
     from ..read.build import stories_of
 
     assert view.working is not None
@@ -773,19 +958,15 @@ def _extra_revisions(view: DocumentView, package: Package) -> list[Revision]:
         if root is None:
             continue
         for el in root.iter(*_EXTRA_TAGS):
-            if el in seen:
+            if el in seen or el in listed:
                 continue
             seen.add(el)
-            parent = el.getparent()
-            if (
-                el.tag in (w("rPrChange"), w("pPrChange"))
-                and parent is not None
-                and parent.tag in (_RPR, _PPR)
-            ):
-                continue  # listed by the view (redline.read.annotations)
+            kind = record_kind(el) or (
+                RevisionKind.PARAGRAPH_FORMAT if el.tag == w("pPrChange") else RevisionKind.FORMAT
+            )
             out.append(
                 Revision(
-                    el.get(_ID) or "", RevisionKind.FORMAT, el.get(_AUTHOR), el.get(w("date")),
+                    el.get(_ID) or "", kind, el.get(_AUTHOR), el.get(w("date")),
                     "", None, story.part, 0, 0, None, el,
                 )
             )  # fmt: skip

@@ -43,13 +43,14 @@ from ..opc.package import Package
 from .build import stories_of
 from .ids import id_key, id_number, same_id
 from .paragraphs import StoryText
-from .roles import CHAR_OF, RevisionKind, revision_kind, symbol, track_field
+from .roles import CHAR_OF, RevisionKind, record_kind, revision_kind, symbol, track_field
 from .view import DocumentView, SpanKind
 from .walk import ancestor, read_story
 
 __all__ = ["Annotations", "DocComment", "Revision", "read_annotations"]
 
-_P, _R, _TR = w("p"), w("r"), w("tr")
+_P, _R, _TR, _TC, _TBL = w("p"), w("r"), w("tr"), w("tc"), w("tbl")
+_SDT, _SDT_CONTENT, _TBL_PR_EX_CHANGE = w("sdt"), w("sdtContent"), w("tblPrExChange")
 _ID, _AUTHOR, _DATE, _INITIALS, _NAME = w("id"), w("author"), w("date"), w("initials"), w("name")
 _T, _DEL_TEXT, _SYM, _CHAR, _FLD_CHAR, _FLD_TYPE = (
     w("t"), w("delText"), w("sym"), w("char"), w("fldChar"), w("fldCharType"),
@@ -125,6 +126,7 @@ class Annotations:
 
     revisions: list[Revision] = field(default_factory=list)
     comments: list[DocComment] = field(default_factory=list)
+    empty: list[Revision] = field(default_factory=list)  # w:ins / w:del holding nothing: not listed
     comments_part: str | None = None
     threads: bool = False  # the document has a commentsExtended part
 
@@ -167,7 +169,11 @@ def read_annotations(package: Package, view: DocumentView) -> Annotations:
     return found
 
 
-_MAY_HOLD = re.compile(rb"<(?:\w+:)?(?:ins|del|moveFrom|moveTo|rPrChange|pPrChange)[\s/>]")
+_MAY_HOLD = re.compile(
+    rb"<(?:\w+:)?(?:ins|del|moveFrom|moveTo|rPrChange|pPrChange|sectPrChange|tblPrChange|trPrChange"
+    rb"|tcPrChange|tblGridChange|tblPrExChange|cellIns|cellDel|cellMerge|numberingChange"
+    rb"|customXml(?:Ins|Del|MoveFrom|MoveTo)RangeStart)[\s/>]"
+)
 
 
 def _story_part_names(package: Package) -> list[str]:
@@ -264,8 +270,22 @@ class _StoryWalk:
             if tag in (_C_START, _C_END, _C_REF):
                 self._comment_mark(el)
                 continue
+            record = record_kind(el)
+            if record is not None:
+                self._record(el, record)
+                continue
             kind = revision_kind(el)
             if kind is None:
+                continue
+            if kind in _CONTENT_KINDS and not any(isinstance(c.tag, str) for c in el) and _at_content(el):
+                # an insertion or deletion that holds nothing changes nothing: not listed (Word
+                # shows none); a decision on its author's changes removes it with them
+                here = self._here()
+                para, at = here if here is not None else (None, 0)
+                self.found.empty.append(
+                    Revision(el.get(_ID) or "", kind, el.get(_AUTHOR), el.get(_DATE), "", para, self.part,
+                             at, at, None, el)
+                )  # fmt: skip
                 continue
             self._revision(el, kind, deleted > 0)
             if kind in _GONE:
@@ -337,9 +357,17 @@ class _StoryWalk:
             else:
                 self._orphan(Revision(rid, kind, author, date, "", None, self.part, 0, 0, None, el))
             return
-        # content: what it holds (a run's, for a run's formatting change)
+        # content: what it holds (a run's, for a run's formatting change; a content
+        # control's, for the formatting of its runs in w:sdtPr / w:sdtEndPr)
         holder = el if kind is not RevisionKind.FORMAT else ancestor(el, _R)
         if holder is None:
+            sdt = ancestor(el, _SDT)
+            holder = sdt.find(_SDT_CONTENT) if sdt is not None else None
+        if holder is None:
+            if here is None:
+                self._orphan(Revision(rid, kind, author, date, "", None, self.part, 0, 0, move, el))
+            else:
+                self._add(Revision(rid, kind, author, date, "", index, self.part, here[1], here[1], move, el))
             return
         if kind in _GONE or in_deleted:
             text = _xml_text(holder)
@@ -360,6 +388,42 @@ class _StoryWalk:
             self._orphan(Revision(rid, kind, author, date, "", None, self.part, 0, 0, move, el))
         else:
             self._add(Revision(rid, kind, author, date, "", index, self.part, here[1], here[1], move, el))
+
+    def _record(self, el: etree._Element, kind: RevisionKind) -> None:
+        """A revision record that changes no text (issue 30): placed on what it changes -- a
+        paragraph (its numbering, its section break), a table, a row or a cell (their
+        paragraphs' text); a section's at the last paragraph."""
+        rid, author, date = el.get(_ID) or "", el.get(_AUTHOR), el.get(_DATE)
+        view = self.view
+        holder: etree._Element | None = None
+        if kind in (RevisionKind.TABLE_FORMAT,):
+            holder = ancestor(el, _TBL)
+            if el.tag == _TBL_PR_EX_CHANGE:
+                holder = ancestor(el, _TR)
+        elif kind is RevisionKind.ROW_FORMAT:
+            holder = ancestor(el, _TR)
+        elif kind in (
+            RevisionKind.CELL_FORMAT, RevisionKind.CELL_INSERT, RevisionKind.CELL_DELETE,
+            RevisionKind.CELL_MERGE,
+        ):  # fmt: skip
+            holder = ancestor(el, _TC)
+        elif kind in (RevisionKind.CUSTOM_XML_INSERT, RevisionKind.CUSTOM_XML_DELETE):
+            parent = el.getparent()  # the custom XML element whose markup it marks (or its place)
+            holder = parent if parent is not None and parent.tag == w("customXml") else ancestor(el, _P)
+        else:  # numbering, a section break: the paragraph whose properties hold it
+            holder = ancestor(el, _P)
+        inside = [self.index[p] for p in holder.iter(_P) if p in self.index] if holder is not None else []
+        if not inside:  # (markup inside a paragraph: that paragraph)
+            around = ancestor(el, _P)
+            inside = [self.index[around]] if around is not None and around in self.index else []
+        if inside:
+            a, b = view.paragraphs[min(inside)], view.paragraphs[max(inside)]
+            self._add(
+                Revision(rid, kind, author, date, view.text[a.start : b.end], a.index, self.part,
+                         a.start, b.end, None, el)
+            )  # fmt: skip
+        else:
+            self._orphan(Revision(rid, kind, author, date, "", None, self.part, 0, 0, None, el))
 
     def _move_name(self, el: etree._Element) -> str | None:
         """The move ``el`` belongs to: the innermost move range open (the last opened)."""
@@ -424,6 +488,16 @@ class _StoryWalk:
                 self._anchor_start(item[0], index, pos)
             else:
                 self._anchor_end(item[0], pos)
+
+
+_CONTENT_KINDS = frozenset(
+    (RevisionKind.INSERT, RevisionKind.DELETE, RevisionKind.MOVE_FROM, RevisionKind.MOVE_TO)
+)
+
+
+def _at_content(el: etree._Element) -> bool:
+    parent = el.getparent()
+    return parent is not None and parent.tag not in (w("rPr"), w("trPr"), w("numPr"))
 
 
 def _in_mark(el: etree._Element) -> bool:

@@ -240,6 +240,13 @@ def _revision_marks(rev: Revision) -> list[tuple[int, int, int, str]]:
     if kind is RevisionKind.PARAGRAPH_FORMAT:
         tag = _tag("r", rev.id, rev.author, "paragraph formatting")
         return [(rev.end, _POINT, 2, "{@@" + _PILCROW + "@@}" + tag)]
+    record = _RECORDS.get(kind)
+    if record is not None:  # a record that changes no text: where what it changes begins (ends)
+        what, note = record
+        tag = _tag("r", rev.id, rev.author, note)
+        if what == _PILCROW:
+            return [(rev.end, _POINT, 2, "{@@" + _PILCROW + "@@}" + tag)]
+        return [(rev.start, _POINT, 0, "{@@" + what + "@@}" + tag)]
     if kind in (RevisionKind.ROW_INSERT, RevisionKind.ROW_DELETE):
         what = "table row inserted" if kind is RevisionKind.ROW_INSERT else "table row deleted"
         return [(rev.start, _POINT, 0, "{@@row@@}" + _tag("r", rev.id, rev.author, what))]
@@ -252,6 +259,21 @@ def _revision_marks(rev: Revision) -> list[tuple[int, int, int, str]]:
         (rev.end, _CLOSE, -rev.start, sign + "}" + _tag("r", rev.id, rev.author, *notes)),
     ]
 
+
+_RECORDS = {
+    RevisionKind.SECTION_FORMAT: (_PILCROW, "section formatting"),
+    RevisionKind.NUMBERING: (_PILCROW, "numbering"),
+    RevisionKind.TABLE_FORMAT: ("table", "table formatting"),
+    RevisionKind.ROW_FORMAT: ("row", "table row formatting"),
+    RevisionKind.CELL_FORMAT: ("cell", "table cell formatting"),
+    RevisionKind.CELL_INSERT: ("cell", "table cell inserted"),
+    RevisionKind.CELL_DELETE: ("cell", "table cell deleted"),
+    RevisionKind.CELL_MERGE: ("cell", "table cells merged"),
+    RevisionKind.CUSTOM_XML_INSERT: (_PILCROW, "custom XML markup inserted"),
+    RevisionKind.CUSTOM_XML_DELETE: (_PILCROW, "custom XML markup deleted"),
+}
+"""How each revision record that changes no text shows: on what (a paragraph mark, a table,
+a row, a cell) and the note its tag carries."""
 
 _REMOVED = frozenset((RevisionKind.DELETE, RevisionKind.MOVE_FROM, RevisionKind.PARAGRAPH_DELETE))
 

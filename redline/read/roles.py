@@ -240,6 +240,17 @@ class RevisionKind(StrEnum):
     PARAGRAPH_FORMAT = "paragraph_format"  # w:pPr/w:pPrChange: a paragraph's properties changed
     ROW_INSERT = "row_insert"  # w:trPr/w:ins: a table row inserted
     ROW_DELETE = "row_delete"  # w:trPr/w:del: a table row deleted
+    # records that change no text (issue 30): listed and decided like the others
+    SECTION_FORMAT = "section_format"  # w:sectPrChange: a section's properties changed
+    TABLE_FORMAT = "table_format"  # w:tblPrChange, w:tblGridChange, w:tblPrExChange: a table's
+    ROW_FORMAT = "row_format"  # w:trPrChange: a table row's properties changed
+    CELL_FORMAT = "cell_format"  # w:tcPrChange: a table cell's properties changed
+    CELL_INSERT = "cell_insert"  # w:tcPr/w:cellIns: a table cell inserted
+    CELL_DELETE = "cell_delete"  # w:tcPr/w:cellDel: a table cell deleted
+    CELL_MERGE = "cell_merge"  # w:tcPr/w:cellMerge: table cells merged (vertically)
+    NUMBERING = "numbering"  # w:numberingChange, w:numPr/w:ins: a paragraph's numbering changed
+    CUSTOM_XML_INSERT = "custom_xml_insert"  # w:customXmlInsRangeStart (or ...MoveTo...): markup added
+    CUSTOM_XML_DELETE = "custom_xml_delete"  # w:customXmlDelRangeStart (or ...MoveFrom...): markup gone
 
 
 class RevisionPlace(Enum):
@@ -277,6 +288,40 @@ w:cellIns/w:cellDel, custom XML ranges) change no text and are not listed."""
 
 REVISION_TAGS: Final = frozenset(tag for tag, _ in REVISIONS)
 
+RECORDS: Final[Mapping[str, RevisionKind]] = MappingProxyType(
+    {
+        _w("sectPrChange"): RevisionKind.SECTION_FORMAT,
+        _w("tblPrChange"): RevisionKind.TABLE_FORMAT,
+        _w("tblGridChange"): RevisionKind.TABLE_FORMAT,
+        _w("tblPrExChange"): RevisionKind.TABLE_FORMAT,
+        _w("trPrChange"): RevisionKind.ROW_FORMAT,
+        _w("tcPrChange"): RevisionKind.CELL_FORMAT,
+        _w("cellIns"): RevisionKind.CELL_INSERT,
+        _w("cellDel"): RevisionKind.CELL_DELETE,
+        _w("cellMerge"): RevisionKind.CELL_MERGE,
+        _w("numberingChange"): RevisionKind.NUMBERING,
+        _w("customXmlInsRangeStart"): RevisionKind.CUSTOM_XML_INSERT,
+        _w("customXmlMoveToRangeStart"): RevisionKind.CUSTOM_XML_INSERT,
+        _w("customXmlDelRangeStart"): RevisionKind.CUSTOM_XML_DELETE,
+        _w("customXmlMoveFromRangeStart"): RevisionKind.CUSTOM_XML_DELETE,
+    }
+)
+"""The revision records that change no text (issue 30), by Clark name; ``w:ins`` inside
+``w:numPr`` (numbering properties inserted) is :attr:`RevisionKind.NUMBERING` too
+(:func:`record_kind`)."""
+
+
+def record_kind(el: etree._Element) -> RevisionKind | None:
+    """What the revision record ``el`` that changes no text is (None: not one)."""
+    kind = RECORDS.get(el.tag) if isinstance(el.tag, str) else None
+    if kind is not None:
+        return kind
+    if el.tag == _w("ins"):
+        parent = el.getparent()
+        if parent is not None and parent.tag == _w("numPr"):
+            return RevisionKind.NUMBERING
+    return None
+
 
 def revision_kind(el: etree._Element) -> RevisionKind | None:
     """What the tracked change ``el`` is, by :data:`REVISIONS` (None: not one that holds text)."""
@@ -284,6 +329,8 @@ def revision_kind(el: etree._Element) -> RevisionKind | None:
     if tag not in REVISION_TAGS:
         return None
     parent = el.getparent()
+    if parent is not None and parent.tag == _w("numPr"):
+        return None  # numbering properties inserted: a record (record_kind)
     local = parent.tag.rpartition("}")[2] if parent is not None and isinstance(parent.tag, str) else ""
     if local not in _PLACE_OF_PARENT:
         place = RevisionPlace.CONTENT

@@ -58,15 +58,23 @@ def write_decisions(plan: DecisionPlan, roots: dict[str, etree._Element]) -> boo
     row may have gone (a paragraph mark or a row decided): the paragraphs after it are then
     numbered otherwise than the writer counted."""
     restructured = False
+    marks: list[tuple[etree._Element, bool]] = []
     for decision in plan.decisions:
-        # paragraph marks last: joining paragraphs moves what the other decisions hold
-        ordered = sorted(decision.targets, key=lambda t: _is_mark(t))
-        for t in ordered:
-            if t.element is not None:
-                restructured = restructured or place_of(t.element) in ("mark", "row", "cell")
+        # paragraph marks last, after every decision's other changes: joining paragraphs
+        # moves what the other decisions hold, and whether a paragraph joins the next depends
+        # on what stands after it once those are made (a table whose rows all go, say)
+        for t in decision.targets:
+            if t.element is None:
+                continue
+            restructured = restructured or place_of(t.element) in ("mark", "row", "cell")
+            if _is_mark(t):
+                marks.append((t.element, decision.accept))
+            else:
                 _decide(t.element, decision.accept)
         if decision.ranges:
             _remove_move_ranges(decision.ranges)
+    for el, accept in marks:
+        _decide(el, accept)
     return restructured
 
 
@@ -85,7 +93,26 @@ def _decide(el: etree._Element, accept: bool) -> None:
         remove(el, keep_tail=True)
         return
     if tag == w("numberingChange"):
-        remove(el, keep_tail=True)  # (accepting keeps the numbering as it is; a rejection is refused earlier)
+        # the old numbering it records is a displayed string (ECMA-376 Part 1, §17.13.5.26):
+        # the numbering itself is the paragraph's properties (their own w:pPrChange restores
+        # them), so either decision drops the record
+        remove(el, keep_tail=True)
+        return
+    parent = el.getparent()
+    if tag == _INS and parent is not None and parent.tag == w("numPr"):
+        # numbering properties inserted: accepted they stay, rejected they go
+        if accept:
+            remove(el, keep_tail=True)
+        else:
+            remove(parent, keep_tail=True)
+        return
+    if tag in _CUSTOM_XML_ENDS:
+        _decide_custom_xml(el, accept)
+        return
+    if tag == w("cellMerge"):
+        if not accept:
+            _restore_merge(el)
+        remove(el, keep_tail=True)
         return
     place = place_of(el)
     inserted = tag in (_INS, _MOVE_TO, w("cellIns"))
@@ -103,7 +130,11 @@ def _decide(el: etree._Element, accept: bool) -> None:
             _remove_row(row)
         return
     if place == "cell":
-        remove(el, keep_tail=True)
+        cell = ancestor(el, w("tc"))
+        if tag in (w("cellIns"), w("cellDel")) and accept != inserted and cell is not None:
+            _remove_cell(cell)
+        else:
+            remove(el, keep_tail=True)
         return
     if inserted:
         unwrap(el) if accept else remove(el, keep_tail=True)
@@ -116,9 +147,88 @@ def _decide(el: etree._Element, accept: bool) -> None:
 
 
 def _restore_text(el: etree._Element) -> None:
-    """Deleted text inside ``el`` made text again: w:delText -> w:t, w:delInstrText -> w:instrText."""
+    """Deleted text inside ``el`` made text again: w:delText -> w:t, w:delInstrText ->
+    w:instrText -- but not the text of another deletion inside it, still pending (a word
+    deleted inside a moved passage stays deleted when the move is rejected)."""
     for node in el.iter(_DEL_TEXT, _DEL_INSTR):
-        node.tag = _T if node.tag == _DEL_TEXT else _INSTR
+        holder = node.getparent()
+        while holder is not None and holder is not el and holder.tag not in (_DEL, _MOVE_FROM):
+            holder = holder.getparent()
+        if holder is el:
+            node.tag = _T if node.tag == _DEL_TEXT else _INSTR
+
+
+_CUSTOM_XML_ENDS = {
+    w("customXmlInsRangeStart"): w("customXmlInsRangeEnd"),
+    w("customXmlMoveToRangeStart"): w("customXmlMoveToRangeEnd"),
+    w("customXmlDelRangeStart"): w("customXmlDelRangeEnd"),
+    w("customXmlMoveFromRangeStart"): w("customXmlMoveFromRangeEnd"),
+}
+
+
+def _decide_custom_xml(start: etree._Element, accept: bool) -> None:
+    """A custom XML markup revision (ECMA-376 Part 1, §17.13.2.5-.8): the markers from
+    ``start`` to the first end of its kind with its ``w:id``.  Markup inserted and accepted,
+    or deleted and rejected, stays (the markers go); inserted and rejected, or deleted and
+    accepted, the custom XML elements whose start tags the region holds (the one the start
+    opens, and those that begin inside it) are unwrapped: their content stays."""
+    root = start.getroottree().getroot()
+    end_tag, rid = _CUSTOM_XML_ENDS[start.tag], start.get(_ID)
+    inserted = start.tag in (w("customXmlInsRangeStart"), w("customXmlMoveToRangeStart"))
+    unwrap_markup = accept != inserted
+    region: list[etree._Element] = []
+    end: etree._Element | None = None
+    inside = False
+    for node in root.iter():
+        if node is start:
+            inside = True
+            continue
+        if inside and node.tag == end_tag and node.get(_ID) == rid:
+            end = node
+            break
+        if inside and node.tag == w("customXml"):
+            region.append(node)
+    if unwrap_markup:
+        parent = start.getparent()
+        if parent is not None and parent.tag == w("customXml"):
+            region.insert(0, parent)
+    remove(start, keep_tail=True)
+    if end is not None:
+        remove(end, keep_tail=True)
+    if unwrap_markup:
+        for markup in reversed(region):  # inner ones first
+            pr = markup.find(w("customXmlPr"))
+            if pr is not None:
+                remove(pr, keep_tail=True)
+            unwrap(markup)
+
+
+def _restore_merge(el: etree._Element) -> None:
+    """Reject a vertical merge (``w:cellMerge``): the cell's ``w:vMerge`` becomes what
+    ``w:vMergeOrig`` says it was (``rest``: a merge starts here, ``cont``: it continues,
+    absent: no merge)."""
+    tcpr = el.getparent()
+    if tcpr is None:
+        return
+    old = el.get(w("vMergeOrig"))
+    vmerge = tcpr.find(w("vMerge"))
+    if old is None:
+        if vmerge is not None:
+            remove(vmerge, keep_tail=True)
+        return
+    if vmerge is None:
+        vmerge = etree.Element(w("vMerge"))
+        tcpr.insert(_vmerge_at(tcpr), vmerge)
+    if old == "rest":
+        vmerge.set(w("val"), "restart")
+    elif w("val") in vmerge.attrib:
+        del vmerge.attrib[w("val")]
+
+
+def _vmerge_at(tcpr: etree._Element) -> int:
+    """Where ``w:vMerge`` goes among a ``w:tcPr``'s children (CT_TcPr order)."""
+    before = {w(t) for t in ("cnfStyle", "tcW", "gridSpan", "hMerge")}
+    return next((k for k, child in enumerate(tcpr) if child.tag not in before), len(tcpr))
 
 
 def _remove_row(row: etree._Element) -> None:
@@ -129,6 +239,39 @@ def _remove_row(row: etree._Element) -> None:
         remove(table, keep_tail=True)
         if holder is not None and holder.tag == w("tc") and holder.find(_P) is None:
             holder.append(etree.Element(_P))  # a cell ends with a paragraph
+
+
+def _remove_cell(cell: etree._Element) -> None:
+    """A cell inserted rejected (deleted accepted) goes, as Word removes it: the cells after it
+    move left and the row ends early -- its ``w:gridAfter`` counts the grid columns the cell
+    spanned, so the table grid still adds up; a row left with no cell goes."""
+    row = cell.getparent()
+    tcpr = cell.find(w("tcPr"))
+    span_el = tcpr.find(w("gridSpan")) if tcpr is not None else None
+    try:
+        span = max(1, int(span_el.get(w("val")) or "1")) if span_el is not None else 1
+    except ValueError:
+        span = 1
+    remove(cell, keep_tail=True)
+    if row is None or row.tag != _TR:
+        return
+    if row.find(w("tc")) is None:
+        _remove_row(row)
+        return
+    trpr = row.find(w("trPr"))
+    if trpr is None:
+        trpr = etree.Element(w("trPr"))
+        prex = row.find(w("tblPrEx"))
+        row.insert(row.index(prex) + 1 if prex is not None else 0, trpr)
+    after = trpr.find(w("gridAfter"))
+    if after is None:
+        after = etree.Element(w("gridAfter"))
+        trpr.insert(0, after)
+    try:
+        before = int(after.get(w("val")) or "0")
+    except ValueError:
+        before = 0
+    after.set(w("val"), str(before + span))
 
 
 def _restore(change: etree._Element) -> None:
