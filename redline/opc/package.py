@@ -128,7 +128,7 @@ from .parts import (
     rels_part_for,
     unsafe_reason,
 )
-from .xmlparse import dtd_refusal, find_doctype, parse_xml
+from .xmlparse import dtd_refusal, find_doctype, parse_xml, parser_limits
 from .zipread import DEFAULT_LIMITS, Archive, Limits
 from .zipwrite import rewrite
 
@@ -220,8 +220,10 @@ class Package:
         self._scan_xml_parts()
 
     def _scan_xml_parts(self) -> None:
-        """Inflate every XML part (budget, CRC), refuse any DOCTYPE and count the tags, without
-        parsing."""
+        """Inflate every XML part (budget, CRC), refuse any DOCTYPE, count the tags, and hold
+        every part but the main one (its reader does) to the limits of a tree parse, which
+        python-docx and the write path make of the parts they read: 256 levels, 10 MB a node
+        (:func:`redline.opc.xmlparse.parser_limits`, no tree built)."""
         tags = 0
         for name in self.names:
             if not self.is_xml(name) or (self._stream_main and name == self.main_part):
@@ -233,6 +235,8 @@ class Package:
             self._check_namespaces(data, name)
             if name.lower().endswith(".rels"):
                 check_macro_relationships(data, name)
+            if name != self.main_part:  # (the main part: by its reader, scanned or walked)
+                parser_limits(data, name)
             if self._stream_main:  # read for a lean view: keep nothing not asked for again
                 self._bytes.pop(name, None)
                 self._archive.release(len(data))

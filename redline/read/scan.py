@@ -43,7 +43,7 @@ from lxml import etree
 from shared_schema import Code
 
 from ..opc.namespaces import MC_NS, R_NS, W_NS
-from ..opc.xmlparse import PackageError, dtd_refusal, find_doctype, make_parser, syntax_refusal
+from ..opc.xmlparse import PackageError, dtd_refusal, find_doctype, make_parser, one_deeper, syntax_refusal
 from .paragraphs import Assembler, StoryText, too_much_text
 from .roles import (
     CHAR_OF,
@@ -278,7 +278,10 @@ class Check:
     def _run(self) -> None:
         found = OddNodes()
         try:
-            etree.fromstring(self._data, make_parser(found))
+            deeper = one_deeper(self._data)
+            if deeper is None:  # the tree walk decides
+                raise ValueError("no root element to wrap")
+            etree.fromstring(deeper, make_parser(found))
             self._passed = not found.odd
         except Exception:  # malformed, or anything else: the tree walk decides and says why
             self._passed = False
