@@ -142,11 +142,14 @@ def check(
     edit_ranges = [(p.start, p.end, p.edit_index) for p in planned]
     dropped: set[int] = set()
     resolved: set[str] = set()
+    index: _Threads | None = None  # the threads, read once for every thread entry
     move_ranges: dict[str, _MoveRanges] = {}
     for i in live:
         edit, result = edits[i], results[i]
         if edit.action in THREAD_ACTIONS:
-            thread = _thread(locator, annotations, edit, result, resolved)
+            if index is None:
+                index = _Threads(annotations.comments)
+            thread = _thread(locator, annotations, edit, result, resolved, index)
             if thread is not None:
                 thread.edit_index = result.index
                 plan.threads.append(thread)
@@ -664,8 +667,43 @@ def _claimed_by(group: list[Revision], claimed: dict[etree._Element, int]) -> in
     return None
 
 
+class _Threads:
+    """Every comment's thread, found once (a chain of 10,000 replies walked once, not once a
+    comment): ``root[id]`` the thread's first comment, ``replies[root id]`` its other comments
+    in document order."""
+
+    def __init__(self, comments: list[DocComment]) -> None:
+        self.by_id = {c.id: c for c in comments}
+        self.root: dict[str, DocComment] = {}
+        for c in comments:
+            path: list[str] = []
+            seen: set[str] = set()
+            node = c
+            while node.id not in self.root:
+                path.append(node.id)
+                seen.add(node.id)
+                up = node.parent
+                if up is None or up not in self.by_id or up in seen:
+                    self.root[node.id] = node
+                    break
+                node = self.by_id[up]
+            top = self.root[node.id]
+            for cid in path:
+                self.root.setdefault(cid, top)
+        self.replies: dict[str, list[DocComment]] = {}
+        for c in comments:
+            top = self.root[c.id]
+            if c is not top:
+                self.replies.setdefault(top.id, []).append(c)
+
+
 def _thread(
-    locator: Locator, annotations: Annotations, edit: Edit, result: EditResult, resolved: set[str]
+    locator: Locator,
+    annotations: Annotations,
+    edit: Edit,
+    result: EditResult,
+    resolved: set[str],
+    index: _Threads | None = None,
 ) -> Thread | None:
     assert edit.comment_id is not None
     comments = annotations.comments
@@ -700,15 +738,11 @@ def _thread(
         )
         return None
     comment = found[0]
-    by_id = {c.id: c for c in comments}
-    root = comment
-    seen = {root.id}
-    while root.parent is not None and root.parent in by_id and root.parent not in seen:
-        seen.add(root.parent)
-        root = by_id[root.parent]
+    threads = index or _Threads(comments)
+    root = threads.root[comment.id]
     if comment.paragraph is not None:
         result.locations = [locator.location(comment.start, comment.end)]
-    replies = [c for c in comments if c is not root and _root_of(c, by_id) is root]
+    replies = threads.replies.get(root.id, [])
     if edit.action == "reply":
         if comment is not root:
             _refuse(
@@ -741,14 +775,6 @@ def _thread(
     if comment is not root:
         result.notes.append(f"c{cid} is a reply: its whole thread (c{root.id}) is resolved")
     return Thread(result.index, comment, None, root, replies)
-
-
-def _root_of(c: DocComment, by_id: dict[str, DocComment]) -> DocComment:
-    seen = {c.id}
-    while c.parent is not None and c.parent in by_id and c.parent not in seen:
-        seen.add(c.parent)
-        c = by_id[c.parent]
-    return c
 
 
 def _comment_said(c: DocComment) -> str:

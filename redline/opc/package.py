@@ -177,6 +177,9 @@ class Package:
     """Member names in zip (central directory) order."""
     main_part: str
     """The main document part (``word/document.xml`` usually), from ``_rels/.rels``."""
+    markup: int = 0
+    """The tags (``<``) of every XML part, as :attr:`Limits.max_markup` counts them (the main
+    part left out when it is streamed)."""
 
     def __init__(self, data: bytes, limits: Limits | None = None, *, stream_main: bool = False) -> None:
         self.source_bytes = bytes(data)
@@ -240,6 +243,7 @@ class Package:
             if self._stream_main:  # read for a lean view: keep nothing not asked for again
                 self._bytes.pop(name, None)
                 self._archive.release(len(data))
+            self.markup = tags
             if tags > self.limits.max_markup:
                 raise PackageError(
                     Code.TOO_COMPLEX,

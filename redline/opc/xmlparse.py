@@ -45,8 +45,8 @@ __all__ = [
     "make_parser",
     "one_deeper",
     "parse_xml",
-    "parser_limits",
     "parser",
+    "parser_limits",
     "serialize",
     "syntax_refusal",
 ]

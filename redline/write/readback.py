@@ -182,7 +182,8 @@ def spliced_well_formed(spliced: Sequence[Spliced]) -> bool:
     attributes, declared prefixes, legal characters and references: no entity but the
     predefined ones, a DOCTYPE being refused) are each decided inside one stretch or inside
     the unchanged text; libxml2's limits are too -- the nesting depth (the wrapper's depth is
-    the stretch's, and one more: a tree parse's limit, :func:`redline.read.scan.one_deeper`), the size of a name, an attribute value or a text node (a text node never
+    the stretch's, and one more: a tree parse's limit, :func:`redline.opc.xmlparse.one_deeper`),
+    the size of a name, an attribute value or a text node (a text node never
     crosses a stretch's edge: each edge is a ``<``) -- and none counts over the whole part.
     No comment or processing instruction may be put in, as :class:`redline.read.scan.Check` asks.
     """
@@ -199,7 +200,7 @@ def spliced_well_formed(spliced: Sequence[Spliced]) -> bool:
                 for prefix, uri in parent.nsmap.items()
             )
             # one level more than the stretch's own: parsed without a tree, libxml2 lets one
-            # level more through than a tree parse does (redline.read.scan.one_deeper)
+            # level more through than a tree parse does (redline.opc.xmlparse.one_deeper)
             head = f"<x{decls}>" + "<x>" * depth
             found_head = heads[parent] = (head.encode("utf-8"), b"</x>" * (depth + 1))
         wrapped = found_head[0] + s.put + found_head[1]
