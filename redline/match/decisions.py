@@ -683,8 +683,8 @@ class _Threads:
                 path.append(node.id)
                 seen.add(node.id)
                 up = node.parent
-                if up is None or up not in self.by_id or up in seen:
-                    self.root[node.id] = node
+                if up is None or up not in self.by_id or up in seen:  # (a circle: where it closes)
+                    self.root[node.id] = node if up is None or up not in seen else self.by_id[up]
                     break
                 node = self.by_id[up]
             top = self.root[node.id]

@@ -41,7 +41,7 @@ from ..opc.namespaces import (
 )
 from ..opc.package import Package
 from .build import stories_of
-from .ids import id_key, id_number, same_id
+from .ids import hex_key, id_key, id_number, same_id
 from .paragraphs import StoryText
 from .roles import CHAR_OF, RevisionKind, revision_kind, symbol, track_field
 from .view import DocumentView, SpanKind
@@ -486,8 +486,12 @@ def _read_comments(
         found.threads = True
         for ex in _iter_ex(package, extended[0]):
             pid = ex.get(_EX_PARA)
-            if pid:
-                thread[pid] = (ex.get(_EX_PARENT), (ex.get(_EX_DONE) or "").lower() in _TRUE)
+            if pid:  # (paraIds are hex numbers: "0000000a" is "A", redline.read.ids.hex_key)
+                parent_ex = ex.get(_EX_PARENT)
+                thread[hex_key(pid)] = (
+                    hex_key(parent_ex) if parent_ex else None,
+                    (ex.get(_EX_DONE) or "").lower() in _TRUE,
+                )
     by_para: dict[str, str] = {}
     raw: list[tuple[etree._Element, str, str | None]] = []
     for el in root.iterchildren(_COMMENT):
@@ -495,10 +499,10 @@ def _read_comments(
         paras = list(el.iter(_P))
         pid = paras[-1].get(_PARA_ID) if paras else None
         if pid:
-            by_para.setdefault(pid, cid)
+            by_para.setdefault(hex_key(pid), cid)
         raw.append((el, cid, pid))
     for el, cid, pid in raw:
-        parent_pid, done = thread.get(pid or "", (None, False))
+        parent_pid, done = thread.get(hex_key(pid) if pid else "", (None, False))
         parent = by_para.get(parent_pid) if parent_pid else None
         if parent is not None and not done:
             done = thread.get(parent_pid or "", (None, False))[1]

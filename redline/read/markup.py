@@ -188,9 +188,9 @@ def _marks(annotations: Annotations) -> list[_Mark]:
     for c in annotations.comments:
         if c.parent is not None:
             replies.setdefault(c.parent, []).append(c)
-    ids = {c.id for c in annotations.comments}
+    roots = _roots(annotations.comments)
     for c in annotations.comments:
-        if c.paragraph is None or (c.parent is not None and c.parent in ids):
+        if c.paragraph is None or roots.get(c.id) is not c:
             continue
         thread = _thread(c, replies)
         more = f"{MAX_REPLIES} of {len(thread)} replies shown" if len(thread) > MAX_REPLIES else ""
@@ -201,6 +201,29 @@ def _marks(annotations: Annotations) -> list[_Mark]:
         else:
             add(c.start, _POINT, 0, said)
     return sorted(out)
+
+
+def _roots(comments: list[DocComment]) -> dict[str, DocComment]:
+    """Each comment's thread's first comment: up its parents to one with none (or none the
+    document holds); a circle of parents is one thread, its first comment the one the circle
+    closes on -- the first of it in the view's order, so no comment of a circle is left out."""
+    by_id = {c.id: c for c in comments}
+    root: dict[str, DocComment] = {}
+    for c in comments:
+        path: list[str] = []
+        seen: set[str] = set()
+        node = c
+        while node.id not in root:
+            path.append(node.id)
+            seen.add(node.id)
+            up = node.parent
+            if up is None or up not in by_id or up in seen:
+                root[node.id] = node if up is None or up not in seen else by_id[up]
+                break
+            node = by_id[up]
+        for cid in path:
+            root.setdefault(cid, root[node.id])
+    return root
 
 
 def _thread(c: DocComment, replies: dict[str, list[DocComment]]) -> list[DocComment]:

@@ -22,7 +22,7 @@ from ..opc.package import Package
 from ..opc.parts import rels_part_for
 from ..opc.working import WorkingCopy
 from ..opc.xmlparse import parse_xml, serialize
-from ..read.ids import same_id
+from ..read.ids import hex_key, same_id
 from .options import Comment, WriteOptions
 
 if TYPE_CHECKING:  # (a run with no thread to write never imports redline.match.decisions)
@@ -145,7 +145,7 @@ _CEX, _CEX_DURABLE, _CEX_DATE = (
     f"{{{W16CEX_NS}}}commentExtensible", f"{{{W16CEX_NS}}}durableId", f"{{{W16CEX_NS}}}dateUtc",
 )  # fmt: skip
 _PERSON, _PERSON_AUTHOR = f"{{{W15_NS}}}person", f"{{{W15_NS}}}author"
-_HEX_ID = re.compile(rb'(?:paraId|durableId)="([0-9A-Fa-f]{1,8})"')
+_HEX_ID = re.compile(rb"""(?:paraId|durableId)\s*=\s*["'][ \t\r\n]*([0-9A-Fa-f]+)[ \t\r\n]*["']""")
 _MARKS = (w("commentRangeStart"), w("commentRangeEnd"), w("commentReference"))
 
 
@@ -274,17 +274,17 @@ def write_threads(
         f"{{{W15_NS}}}commentsEx", {"w15": W15_NS},
     )  # fmt: skip
     assert extended is not None
-    ex_of = {ex.get(_EX_PARA): ex for ex in extended.iter(_EX)}
+    ex_of = {hex_key(ex.get(_EX_PARA)): ex for ex in extended.iter(_EX)}  # (hex numbers)
 
     def ex_for(pid: str, parent: str | None) -> etree._Element:
-        ex = ex_of.get(pid)
+        ex = ex_of.get(hex_key(pid))
         if ex is None:
             ex = etree.SubElement(extended, _EX)
             ex.set(_EX_PARA, pid)
             if parent is not None:
                 ex.set(_EX_PARENT, parent)
             ex.set(_EX_DONE, "0")
-            ex_of[pid] = ex
+            ex_of[hex_key(pid)] = ex
         return ex
 
     after: dict[str, etree._Element] = {}  # parent id -> the last thing a reply put after it
