@@ -852,6 +852,27 @@ CASES: list[Case] = [
         refused("too_deep"),
     ),
     Case(
+        "257 levels, verified as a stream: refused as the tree parse refuses it",
+        "apply",
+        _too_deep_input(126),
+        refused("too_deep"),
+        args=("--dry-run", "--stream"),
+    ),
+    Case(
+        "5,000 levels, verified as a stream",
+        "apply",
+        lambda: apply_files(h.docx({"word/document.xml": h.deep(5_000)}), {"anchor": "x", "replacement": "y"}),
+        refused("too_deep"),
+        args=("--dry-run", "--stream"),
+    ),
+    Case(
+        "256 levels verified as a stream",
+        "apply",
+        lambda: apply_files(_nested(125, True), EDIT),
+        statuses_are("verified"),
+        args=("--dry-run", "--stream"),
+    ),
+    Case(
         "256 levels and an edit that adds one: unloadable_output",
         "apply",
         lambda: apply_files(_nested(125, True), EDIT),
