@@ -861,7 +861,7 @@ CASES: list[Case] = [
     Case(
         "5,000 levels, verified as a stream",
         "apply",
-        lambda: apply_files(h.docx({"word/document.xml": h.deep(5_000)}), {"anchor": "x", "replacement": "y"}),
+        lambda: apply_files(h.docx({"word/document.xml": h.deep(5_000)}), EDIT),
         refused("too_deep"),
         args=("--dry-run", "--stream"),
     ),

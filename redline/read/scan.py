@@ -42,8 +42,8 @@ from lxml import etree
 
 from shared_schema import Code
 
-from ..opc.namespaces import MC_NS, R_NS, W_NS
 from ..errors import too_deep
+from ..opc.namespaces import MC_NS, R_NS, W_NS
 from ..opc.xmlparse import PackageError, dtd_refusal, find_doctype, make_parser, one_deeper, syntax_refusal
 from .paragraphs import Assembler, StoryText, too_much_text
 from .roles import (
