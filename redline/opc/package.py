@@ -181,8 +181,18 @@ class Package:
     """The tags (``<``) of every XML part, as :attr:`Limits.max_markup` counts them (the main
     part left out when it is streamed)."""
 
-    def __init__(self, data: bytes, limits: Limits | None = None, *, stream_main: bool = False) -> None:
+    def __init__(
+        self,
+        data: bytes,
+        limits: Limits | None = None,
+        *,
+        stream_main: bool = False,
+        vouched: Package | None = None,
+    ) -> None:
         self.source_bytes = bytes(data)
+        # a package whose parts were checked already: a part of the same name and bytes is not
+        # parsed again for the parser's limits (the read-back of an output written from it)
+        self._vouched = vouched
         self.limits = limits or DEFAULT_LIMITS
         # The main part is left in the zip at load, to be read with stream(): its DOCTYPE and
         # tag-count checks are then the reader's to make (see redline.read.scan.BodyStream).
@@ -193,14 +203,24 @@ class Package:
         self._rels: dict[str, tuple[Relationship, ...]] = {}
         with boundary(None):
             self._load()
+        self._vouched = None  # (needed by the load only: the input is not kept alive)
 
     # --- construction -------------------------------------------------------------------------
 
     @classmethod
-    def from_bytes(cls, data: bytes, limits: Limits | None = None, *, stream_main: bool = False) -> Package:
+    def from_bytes(
+        cls,
+        data: bytes,
+        limits: Limits | None = None,
+        *,
+        stream_main: bool = False,
+        vouched: Package | None = None,
+    ) -> Package:
         """Load a package from its bytes, or raise :class:`PackageError`.  With
-        ``stream_main`` the main part is not inflated at load (for :meth:`stream`)."""
-        return cls(data, limits, stream_main=stream_main)
+        ``stream_main`` the main part is not inflated at load (for :meth:`stream`).
+        ``vouched``: a package loaded with the same limits whose parts need no second check
+        where they are the same bytes (an output read back against its input)."""
+        return cls(data, limits, stream_main=stream_main, vouched=vouched)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], limits: Limits | None = None) -> Package:
@@ -238,8 +258,8 @@ class Package:
             self._check_namespaces(data, name)
             if name.lower().endswith(".rels"):
                 check_macro_relationships(data, name)
-            if name != self.main_part:  # (the main part: by its reader, scanned or walked)
-                parser_limits(data, name)
+            if name != self.main_part and not self._vouched_for(name, data):
+                parser_limits(data, name)  # (the main part: by its reader, scanned or walked)
             if self._stream_main:  # read for a lean view: keep nothing not asked for again
                 self._bytes.pop(name, None)
                 self._archive.release(len(data))
@@ -252,6 +272,13 @@ class Package:
                     "time and memory, so it is refused.",
                     name,
                 )
+
+    def _vouched_for(self, name: str, data: bytes) -> bool:
+        vouched = self._vouched
+        if vouched is None or vouched.limits != self.limits or vouched._stream_main:
+            return False
+        found = vouched.find(name)
+        return found is not None and vouched.read(found) == data
 
     def _check_namespaces(self, data: bytes, name: str) -> None:
         """Refuse a part with more namespace declarations than :attr:`Limits.max_namespaces`

@@ -133,7 +133,7 @@ def _read_again(
         raise _GiveUp("the input's view was not scanned")
     if limits != package.limits:
         raise _GiveUp("other limits")
-    new = Package.from_bytes(output, limits)
+    new = Package.from_bytes(output, limits, vouched=package)
     main = new.main_part
     if main != package.main_part:
         raise _GiveUp("another main part")
