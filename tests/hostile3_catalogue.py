@@ -986,6 +986,23 @@ CASES: list[Case] = [
         lambda: apply_files(_many_authors(5_000), {"action": "reject", "author": "Author 4321"}),
         all_of(statuses_are("applied"), holds(lambda r: len(revisions(r.output or b"", "ins")) == 4_999)),
     ),
+    Case(
+        "10,000 changes by one author accepted: the report is bounded",
+        "apply",
+        lambda: apply_files(
+            docx(Raw(para(run_xml("Start "), *(ins(str(i + 1), "Opp", f"w{i} ") for i in range(10_000))))),
+            {"action": "accept", "author": "Opp"},
+        ),
+        all_of(
+            statuses_are("applied"),
+            _bounded_report(400_000),
+            holds(
+                lambda r: (
+                    not revisions(r.output or b"", "ins") and accepted(r.output or b"")[0].endswith("w9999 ")
+                )
+            ),
+        ),
+    ),
     # threads
     Case(
         "10,000 flat replies: the view is bounded",

@@ -39,7 +39,7 @@ from ..read.ids import id_number, same_id
 from ..read.roles import RevisionKind
 from ..read.view import DocumentView
 from ..read.walk import ancestor
-from .locate import Locator
+from .locate import MAX_MATCHES, Locator
 from .verify import MAX_CANDIDATES, Planned
 from .verify import needs_annotations as needs_annotations  # (defined beside the verifier)
 
@@ -228,7 +228,13 @@ def check(
                     end = max(end, view.paragraphs[nxt].start)
             para = view.paragraphs[t.paragraph]
             plan.ranges.append((min(t.start, para.start), max(end, para.end)))
-        result.locations = [locator.location(t.start, t.end) for t in group if t.paragraph is not None]
+        placed = [t for t in group if t.paragraph is not None]
+        # bounded as an anchor's matches are: 10,000 changes decided were a 2 MB report
+        result.locations = [locator.location(t.start, t.end) for t in placed[:MAX_MATCHES]]
+        if len(placed) > MAX_MATCHES:
+            result.notes.append(
+                f"The first {MAX_MATCHES:,} of the {len(placed):,} places decided are listed in locations."
+            )
         verb = "Accepted" if edit.action == _ACCEPTED else "Rejected"
         if edit.author is not None:
             result.notes.append(
