@@ -63,6 +63,7 @@ __all__ = [
     "quote_value",
     "refusal",
     "syntax_refusal",
+    "too_deep",
 ]
 
 
@@ -275,17 +276,22 @@ _ERR_RESOURCE_LIMIT = 114
 _TOO_BIG_MARKERS = ("XML_PARSE_HUGE", "too big", "too long", "Huge input")
 
 
+def too_deep(part: str) -> PackageError:
+    """The refusal for a part nested deeper than a tree parse allows (256 levels)."""
+    return PackageError(
+        Code.TOO_DEEP,
+        f"The part {part} nests its XML elements deeper than the parser allows (256 levels); "
+        "no real document does that, so the file is refused.",
+        part,
+    )
+
+
 def syntax_refusal(exc: etree.XMLSyntaxError, part: str) -> PackageError:
     """The refusal for a part libxml2 rejected: ``too_deep``, ``xml_node_too_large`` or
     ``malformed_xml``, by what libxml2 says."""
     msg = str(exc.msg or exc).strip()
     if "Excessive depth" in msg:
-        return PackageError(
-            Code.TOO_DEEP,
-            f"The part {part} nests its XML elements deeper than the parser allows (256 levels); "
-            "no real document does that, so the file is refused.",
-            part,
-        )
+        return too_deep(part)
     limit_hit = getattr(exc, "code", None) == _ERR_RESOURCE_LIMIT
     if limit_hit or any(marker in msg for marker in _TOO_BIG_MARKERS):
         return PackageError(

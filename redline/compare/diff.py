@@ -540,8 +540,9 @@ def _write(package: Package, view: DocumentView, plan: _Plan, options: CompareOp
         return {view.paragraphs[plan.moves[0].olds[0]].part}
 
     return write_and_check(
-        package, view, plan.planned, options.write_options(), limits=options.limits, labels=False, step=moves
-    )
+        package, view, plan.planned, options.write_options(), limits=options.limits, labels=False,
+        step=moves if plan.moves else None,  # (no step: the writer counts the tags it adds)
+    )  # fmt: skip
 
 
 def _write_moves(

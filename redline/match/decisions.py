@@ -39,7 +39,7 @@ from ..read.ids import id_number, same_id
 from ..read.roles import RevisionKind, record_kind
 from ..read.view import DocumentView
 from ..read.walk import ancestor
-from .locate import Locator
+from .locate import MAX_MATCHES, Locator
 from .verify import MAX_CANDIDATES, Planned
 from .verify import needs_annotations as needs_annotations  # (defined beside the verifier)
 
@@ -150,6 +150,7 @@ def check(
     edit_ranges = [(p.start, p.end, p.edit_index) for p in planned]
     dropped: set[int] = set()
     resolved: set[str] = set()
+    index: _Threads | None = None  # the threads, read once for every thread entry
     move_ranges: dict[str, _MoveRanges] = {}
     removing: dict[etree._Element, int] = {}  # what an entry's decision removes -> that entry
     by_element = {r.element: r for r in everything if r.element is not None}
@@ -157,7 +158,9 @@ def check(
     for i in live:
         edit, result = edits[i], results[i]
         if edit.action in THREAD_ACTIONS:
-            thread = _thread(locator, annotations, edit, result, resolved)
+            if index is None:
+                index = _Threads(annotations.comments)
+            thread = _thread(locator, annotations, edit, result, resolved, index)
             if thread is not None:
                 thread.edit_index = result.index
                 plan.threads.append(thread)
@@ -256,11 +259,13 @@ def check(
                     end = max(end, view.paragraphs[nxt].start)
             para = view.paragraphs[t.paragraph]
             plan.ranges.append((min(t.start, para.start), max(end, para.end)))
-        result.locations = [
-            locator.location(t.start, t.end)
-            for t in group
-            if t.paragraph is not None and all(t is not h for h in hollows)
-        ]
+        placed = [t for t in group if t.paragraph is not None and all(t is not h for h in hollows)]
+        # bounded as an anchor's matches are: 10,000 changes decided were a 2 MB report
+        result.locations = [locator.location(t.start, t.end) for t in placed[:MAX_MATCHES]]
+        if len(placed) > MAX_MATCHES:
+            result.notes.append(
+                f"The first {MAX_MATCHES:,} of the {len(placed):,} places decided are listed in locations."
+            )
         verb = "Accepted" if edit.action == _ACCEPTED else "Rejected"
         if edit.author is not None:
             result.notes.append(
@@ -845,8 +850,43 @@ def _listed(items: list[str]) -> str:
     return shown + (f" and {len(items) - MAX_CANDIDATES} more" if len(items) > MAX_CANDIDATES else "")
 
 
+class _Threads:
+    """Every comment's thread, found once (a chain of 10,000 replies walked once, not once a
+    comment): ``root[id]`` the thread's first comment, ``replies[root id]`` its other comments
+    in document order."""
+
+    def __init__(self, comments: list[DocComment]) -> None:
+        self.by_id = {c.id: c for c in comments}
+        self.root: dict[str, DocComment] = {}
+        for c in comments:
+            path: list[str] = []
+            seen: set[str] = set()
+            node = c
+            while node.id not in self.root:
+                path.append(node.id)
+                seen.add(node.id)
+                up = node.parent
+                if up is None or up not in self.by_id or up in seen:  # (a circle: where it closes)
+                    self.root[node.id] = node if up is None or up not in seen else self.by_id[up]
+                    break
+                node = self.by_id[up]
+            top = self.root[node.id]
+            for cid in path:
+                self.root.setdefault(cid, top)
+        self.replies: dict[str, list[DocComment]] = {}
+        for c in comments:
+            top = self.root[c.id]
+            if c is not top:
+                self.replies.setdefault(top.id, []).append(c)
+
+
 def _thread(
-    locator: Locator, annotations: Annotations, edit: Edit, result: EditResult, resolved: set[str]
+    locator: Locator,
+    annotations: Annotations,
+    edit: Edit,
+    result: EditResult,
+    resolved: set[str],
+    index: _Threads | None = None,
 ) -> Thread | None:
     assert edit.comment_id is not None
     comments = annotations.comments
@@ -881,15 +921,11 @@ def _thread(
         )
         return None
     comment = found[0]
-    by_id = {c.id: c for c in comments}
-    root = comment
-    seen = {root.id}
-    while root.parent is not None and root.parent in by_id and root.parent not in seen:
-        seen.add(root.parent)
-        root = by_id[root.parent]
+    threads = index or _Threads(comments)
+    root = threads.root[comment.id]
     if comment.paragraph is not None:
         result.locations = [locator.location(comment.start, comment.end)]
-    replies = [c for c in comments if c is not root and _root_of(c, by_id) is root]
+    replies = threads.replies.get(root.id, [])
     if edit.action == "reply":
         if comment is not root:
             _refuse(
@@ -922,14 +958,6 @@ def _thread(
     if comment is not root:
         result.notes.append(f"c{cid} is a reply: its whole thread (c{root.id}) is resolved")
     return Thread(result.index, comment, None, root, replies)
-
-
-def _root_of(c: DocComment, by_id: dict[str, DocComment]) -> DocComment:
-    seen = {c.id}
-    while c.parent is not None and c.parent in by_id and c.parent not in seen:
-        seen.add(c.parent)
-        c = by_id[c.parent]
-    return c
 
 
 def _comment_said(c: DocComment) -> str:

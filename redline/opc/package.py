@@ -128,7 +128,7 @@ from .parts import (
     rels_part_for,
     unsafe_reason,
 )
-from .xmlparse import dtd_refusal, find_doctype, parse_xml
+from .xmlparse import dtd_refusal, find_doctype, parse_xml, parser_limits
 from .zipread import DEFAULT_LIMITS, Archive, Limits
 from .zipwrite import rewrite
 
@@ -177,9 +177,22 @@ class Package:
     """Member names in zip (central directory) order."""
     main_part: str
     """The main document part (``word/document.xml`` usually), from ``_rels/.rels``."""
+    markup: int = 0
+    """The tags (``<``) of every XML part, as :attr:`Limits.max_markup` counts them (the main
+    part left out when it is streamed)."""
 
-    def __init__(self, data: bytes, limits: Limits | None = None, *, stream_main: bool = False) -> None:
+    def __init__(
+        self,
+        data: bytes,
+        limits: Limits | None = None,
+        *,
+        stream_main: bool = False,
+        vouched: Package | None = None,
+    ) -> None:
         self.source_bytes = bytes(data)
+        # a package whose parts were checked already: a part of the same name and bytes is not
+        # parsed again for the parser's limits (the read-back of an output written from it)
+        self._vouched = vouched
         self.limits = limits or DEFAULT_LIMITS
         # The main part is left in the zip at load, to be read with stream(): its DOCTYPE and
         # tag-count checks are then the reader's to make (see redline.read.scan.BodyStream).
@@ -190,14 +203,24 @@ class Package:
         self._rels: dict[str, tuple[Relationship, ...]] = {}
         with boundary(None):
             self._load()
+        self._vouched = None  # (needed by the load only: the input is not kept alive)
 
     # --- construction -------------------------------------------------------------------------
 
     @classmethod
-    def from_bytes(cls, data: bytes, limits: Limits | None = None, *, stream_main: bool = False) -> Package:
+    def from_bytes(
+        cls,
+        data: bytes,
+        limits: Limits | None = None,
+        *,
+        stream_main: bool = False,
+        vouched: Package | None = None,
+    ) -> Package:
         """Load a package from its bytes, or raise :class:`PackageError`.  With
-        ``stream_main`` the main part is not inflated at load (for :meth:`stream`)."""
-        return cls(data, limits, stream_main=stream_main)
+        ``stream_main`` the main part is not inflated at load (for :meth:`stream`).
+        ``vouched``: a package loaded with the same limits whose parts need no second check
+        where they are the same bytes (an output read back against its input)."""
+        return cls(data, limits, stream_main=stream_main, vouched=vouched)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], limits: Limits | None = None) -> Package:
@@ -220,8 +243,10 @@ class Package:
         self._scan_xml_parts()
 
     def _scan_xml_parts(self) -> None:
-        """Inflate every XML part (budget, CRC), refuse any DOCTYPE and count the tags, without
-        parsing."""
+        """Inflate every XML part (budget, CRC), refuse any DOCTYPE, count the tags, and hold
+        every part but the main one (its reader does) to the limits of a tree parse, which
+        python-docx and the write path make of the parts they read: 256 levels, 10 MB a node
+        (:func:`redline.opc.xmlparse.parser_limits`, no tree built)."""
         tags = 0
         for name in self.names:
             if not self.is_xml(name) or (self._stream_main and name == self.main_part):
@@ -233,9 +258,12 @@ class Package:
             self._check_namespaces(data, name)
             if name.lower().endswith(".rels"):
                 check_macro_relationships(data, name)
+            if name != self.main_part and not self._vouched_for(name, data):
+                parser_limits(data, name)  # (the main part: by its reader, scanned or walked)
             if self._stream_main:  # read for a lean view: keep nothing not asked for again
                 self._bytes.pop(name, None)
                 self._archive.release(len(data))
+            self.markup = tags
             if tags > self.limits.max_markup:
                 raise PackageError(
                     Code.TOO_COMPLEX,
@@ -244,6 +272,13 @@ class Package:
                     "time and memory, so it is refused.",
                     name,
                 )
+
+    def _vouched_for(self, name: str, data: bytes) -> bool:
+        vouched = self._vouched
+        if vouched is None or vouched.limits != self.limits or vouched._stream_main:
+            return False
+        found = vouched.find(name)
+        return found is not None and vouched.read(found) == data
 
     def _check_namespaces(self, data: bytes, name: str) -> None:
         """Refuse a part with more namespace declarations than :attr:`Limits.max_namespaces`

@@ -37,13 +37,16 @@ from shared_schema import Code
 from ..errors import PackageError, lxml_refusal, syntax_refusal
 
 __all__ = [
+    "DEPTH_PROBE",
     "XML_DECLARATION",
     "PackageError",
     "dtd_refusal",
     "find_doctype",
     "make_parser",
+    "one_deeper",
     "parse_xml",
     "parser",
+    "parser_limits",
     "serialize",
     "syntax_refusal",
 ]
@@ -171,3 +174,62 @@ def serialize(root: etree._Element) -> bytes:
     target: etree._Element | etree._ElementTree = tree if tree.getroot() is root else root
     body = etree.tostring(target, encoding="UTF-8", xml_declaration=False)
     return XML_DECLARATION + body
+
+
+#: The name of the element :func:`one_deeper` puts in; a part that holds it is left to the tree walk.
+DEPTH_PROBE = b"redline-depth-probe"
+_ROOT_B = re.compile(
+    rb"""(?:\xef\xbb\xbf)?(?:[ \t\r\n]+|<\?.*?\?>|<!--.*?-->)*<[^\s/>!?]+"""
+    rb"""(?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*(/?)>""",
+    re.DOTALL,
+)
+
+
+def one_deeper(data: bytes) -> bytes | None:
+    """``data`` with one element more around everything inside its root element (put in
+    after the root's start tag and before its end tag), or None when that cannot be done
+    plainly (no root start tag read, no end tag after it, the probe's name in the part).
+
+    Why: libxml2 counts depth one level more leniently when it builds no tree (a parser
+    target, as :class:`redline.read.scan.Check` and the read-back use) than when it builds one (every tree
+    parse: the write path, :func:`redline.opc.xmlparse.parse_xml`, python-docx) -- 257 levels
+    pass the first and fail the second.  Parsed one level deeper, without a tree, a part
+    passes exactly when a tree parse of it does: the loader's limit (256 levels) is the one
+    every reader of the output has.  Everything else is the part's own verdict: a part is
+    well-formed exactly when this is (the probe's start tag is the root's first child, its
+    end tag closes just before the root's, and no other tag can close it: the name is not in
+    the part), and no text node, name or attribute changes."""
+    head = _ROOT_B.match(data)
+    if head is None:
+        return None
+    if head.group(1):  # an empty root: one level deep
+        return data
+    end = data.rfind(b"</")
+    if end < head.end() or data.find(DEPTH_PROBE) >= 0:
+        return None
+    at = head.end()
+    return b"".join((data[:at], b"<", DEPTH_PROBE, b">", data[at:end], b"</", DEPTH_PROBE, b">", data[end:]))
+
+
+class _Nothing:
+    """A parser target that keeps nothing: libxml2 parses at full speed and builds no tree."""
+
+    def close(self) -> None:
+        return None
+
+
+def parser_limits(data: bytes, part: str) -> None:
+    """Raise ``too_deep`` or ``xml_node_too_large`` when a tree parse of ``data`` would (its
+    nesting over 256 levels, a text node, attribute, comment or CDATA value over 10 MB), the
+    check every reader of a tree makes -- python-docx's included -- made without building one
+    (:func:`one_deeper`).  Anything else libxml2 finds (a part malformed) is left to the
+    reader that parses the part, as it was."""
+    deeper = one_deeper(data)
+    try:
+        etree.fromstring(data if deeper is None else deeper, make_parser(_Nothing()))
+    except etree.XMLSyntaxError as exc:
+        refusal = syntax_refusal(exc, part)
+        if refusal.code in (Code.TOO_DEEP, Code.XML_NODE_TOO_LARGE):
+            raise refusal from None
+    except etree.LxmlError:
+        return

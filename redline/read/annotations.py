@@ -41,7 +41,7 @@ from ..opc.namespaces import (
 )
 from ..opc.package import Package
 from .build import stories_of
-from .ids import id_key, id_number, same_id
+from .ids import hex_key, id_key, id_number, same_id
 from .paragraphs import StoryText
 from .roles import CHAR_OF, RevisionKind, record_kind, revision_kind, symbol, track_field
 from .view import DocumentView, SpanKind
@@ -559,9 +559,12 @@ def _read_comments(
         for ex in _iter_ex(package, extended[0]):
             ns = etree.QName(ex).namespace  # the entry's own: 2012, or Word 2013's pre-release
             pid = ex.get(f"{{{ns}}}paraId")
-            if pid:
-                done = (ex.get(f"{{{ns}}}done") or "").lower() in _TRUE
-                thread[pid] = (ex.get(f"{{{ns}}}paraIdParent"), done)
+            if pid:  # (paraIds are hex numbers: "0000000a" is "A", redline.read.ids.hex_key)
+                parent_ex = ex.get(f"{{{ns}}}paraIdParent")
+                thread[hex_key(pid)] = (
+                    hex_key(parent_ex) if parent_ex else None,
+                    (ex.get(f"{{{ns}}}done") or "").lower() in _TRUE,
+                )
     by_para: dict[str, str] = {}
     raw: list[tuple[etree._Element, str, str | None]] = []
     for el in root.iterchildren(_COMMENT):
@@ -569,10 +572,10 @@ def _read_comments(
         paras = list(el.iter(_P))
         pid = paras[-1].get(_PARA_ID) if paras else None
         if pid:
-            by_para.setdefault(pid, cid)
+            by_para.setdefault(hex_key(pid), cid)
         raw.append((el, cid, pid))
     for el, cid, pid in raw:
-        parent_pid, done = thread.get(pid or "", (None, False))
+        parent_pid, done = thread.get(hex_key(pid) if pid else "", (None, False))
         parent = by_para.get(parent_pid) if parent_pid else None
         if parent is not None and not done:
             done = thread.get(parent_pid or "", (None, False))[1]

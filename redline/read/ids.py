@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["BEYOND", "MAX_ID", "id_key", "id_number", "same_id"]
+__all__ = ["BEYOND", "MAX_ID", "hex_key", "id_key", "id_number", "same_id"]
 
 MAX_ID: Final = 2**31 - 1
 """The largest id Word reads (``ST_DecimalNumber`` is a 32-bit signed integer in practice)."""
@@ -51,3 +51,17 @@ def id_key(value: str | None) -> str:
 def same_id(a: str | None, b: str | None) -> bool:
     """Whether Word reads ``a`` and ``b`` as the same id."""
     return a == b or (a is not None and b is not None and id_key(a) == id_key(b))
+
+
+_HEX = re.compile(r"[ \t\r\n]*([0-9A-Fa-f]+)[ \t\r\n]*")
+
+
+def hex_key(value: str | None) -> str:
+    """A ``w14:paraId`` / ``w15:paraIdParent`` / ``w16cid:durableId`` (``ST_LongHexNumber``)
+    as one spelling per number, as Word reads it: case and leading zeros do not matter
+    ("0000000a" and "A" are the same paragraph); as written when it is no hex number."""
+    m = _HEX.fullmatch(value or "")
+    if m is None:
+        return value or ""
+    digits = m.group(1).lstrip("0").upper() or "0"
+    return digits if len(digits) <= 18 else "BEYOND:" + digits

@@ -44,7 +44,7 @@ from .annotations import Annotations, DocComment, Revision
 from .roles import RevisionKind
 from .view import DocumentView
 
-__all__ = ["DELIMITERS", "ESCAPABLE", "HEADER", "MARKS", "MAX_AUTHOR", "MAX_COMMENT", "render"]
+__all__ = ["DELIMITERS", "ESCAPABLE", "HEADER", "MARKS", "MAX_AUTHOR", "MAX_COMMENT", "MAX_REPLIES", "render"]
 
 _PILCROW = "\u00b6"
 _BACKSLASH = "\\"
@@ -66,6 +66,10 @@ MAX_COMMENT = 2000
 MAX_AUTHOR = 80
 """The most characters of one author's name the view shows."""
 
+MAX_REPLIES = 100
+"""The most replies of one thread the view shows (the first comment's tag then says
+``100 of N replies shown``; ``--json`` lists every comment)."""
+
 HEADER = (
     "[How to read this text: tracked changes and comments are shown inline, each with its id "
     "and author. {++text++}[r12 Name] was inserted by Name (revision 12); {--text--}[r13 Name] "
@@ -79,7 +83,8 @@ HEADER = (
     "space in an id), before the document's own \u00b6 inside a mark, and before a backslash that "
     "precedes any of these. Those backslashes are not the document's: quote anchors, ids and "
     f"names without them. A comment shows at most {MAX_COMMENT} characters (its tag then says "
-    f"'cut from N characters'), a name at most {MAX_AUTHOR}.]\n\n"
+    f"'cut from N characters'), a name at most {MAX_AUTHOR}, a thread at most {MAX_REPLIES} "
+    "replies (its first comment's tag then says 'M of N replies shown').]\n\n"
 )
 """The line ``--markup`` starts with: how to read the notation."""
 
@@ -183,11 +188,13 @@ def _marks(annotations: Annotations) -> list[_Mark]:
     for c in annotations.comments:
         if c.parent is not None:
             replies.setdefault(c.parent, []).append(c)
-    ids = {c.id for c in annotations.comments}
+    roots = _roots(annotations.comments)
     for c in annotations.comments:
-        if c.paragraph is None or (c.parent is not None and c.parent in ids):
+        if c.paragraph is None or roots.get(c.id) is not c:
             continue
-        said = _comment(c) + "".join(_comment(r, reply=True) for r in _thread(c, replies))
+        thread = _thread(c, replies)
+        more = f"{MAX_REPLIES} of {len(thread)} replies shown" if len(thread) > MAX_REPLIES else ""
+        said = _comment(c, more=more) + "".join(_comment(r, reply=True) for r in thread[:MAX_REPLIES])
         if c.end > c.start:
             add(c.start, _OPEN, -c.end, "{==")
             add(c.end, _CLOSE, -c.start, "==}" + said)
@@ -196,12 +203,37 @@ def _marks(annotations: Annotations) -> list[_Mark]:
     return sorted(out)
 
 
+def _roots(comments: list[DocComment]) -> dict[str, DocComment]:
+    """Each comment's thread's first comment: up its parents to one with none (or none the
+    document holds); a circle of parents is one thread, its first comment the one the circle
+    closes on -- the first of it in the view's order, so no comment of a circle is left out."""
+    by_id = {c.id: c for c in comments}
+    root: dict[str, DocComment] = {}
+    for c in comments:
+        path: list[str] = []
+        seen: set[str] = set()
+        node = c
+        while node.id not in root:
+            path.append(node.id)
+            seen.add(node.id)
+            up = node.parent
+            if up is None or up not in by_id or up in seen:
+                root[node.id] = node if up is None or up not in seen else by_id[up]
+                break
+            node = by_id[up]
+        for cid in path:
+            root.setdefault(cid, root[node.id])
+    return root
+
+
 def _thread(c: DocComment, replies: dict[str, list[DocComment]]) -> list[DocComment]:
     out: list[DocComment] = []
     todo = list(replies.get(c.id, ()))
     seen = {c.id}
-    while todo:
-        r = todo.pop(0)
+    at = 0
+    while at < len(todo):
+        r = todo[at]
+        at += 1
         if r.id in seen:
             continue
         seen.add(r.id)
@@ -210,7 +242,7 @@ def _thread(c: DocComment, replies: dict[str, list[DocComment]]) -> list[DocComm
     return out
 
 
-def _comment(c: DocComment, reply: bool = False) -> str:
+def _comment(c: DocComment, reply: bool = False, more: str = "") -> str:
     text = _shown(c.text) or "(empty)"
     cut = ""
     if len(text) > MAX_COMMENT:
@@ -220,6 +252,7 @@ def _comment(c: DocComment, reply: bool = False) -> str:
         f"reply to c{_id(c.parent)}" if reply and c.parent else "",
         "resolved" if c.resolved else "",
         cut,
+        more,
     )
     return "{>>" + _escape(text, inside=True) + "<<}" + _tag("c", c.id, c.author, *notes)
 

@@ -42,8 +42,9 @@ from lxml import etree
 
 from shared_schema import Code
 
+from ..errors import too_deep
 from ..opc.namespaces import MC_NS, R_NS, W_NS
-from ..opc.xmlparse import PackageError, dtd_refusal, find_doctype, make_parser, syntax_refusal
+from ..opc.xmlparse import PackageError, dtd_refusal, find_doctype, make_parser, one_deeper, syntax_refusal
 from .paragraphs import Assembler, StoryText, too_much_text
 from .roles import (
     CHAR_OF,
@@ -278,7 +279,10 @@ class Check:
     def _run(self) -> None:
         found = OddNodes()
         try:
-            etree.fromstring(self._data, make_parser(found))
+            deeper = one_deeper(self._data)
+            if deeper is None:  # the tree walk decides
+                raise ValueError("no root element to wrap")
+            etree.fromstring(deeper, make_parser(found))
             self._passed = not found.odd
         except Exception:  # malformed, or anything else: the tree walk decides and says why
             self._passed = False
@@ -312,6 +316,27 @@ class OddNodes:
 
     def close(self) -> None:
         return None
+
+
+class DeepNodes(OddNodes):
+    """:class:`OddNodes` that also counts the depth, for a part fed to libxml2 a piece at a
+    time: a push parser with a target applies no depth limit of its own, so this one refuses
+    the part (``too_deep``) past the 256 levels a tree parse allows, as the loader does."""
+
+    MAX_DEPTH = 256
+
+    def __init__(self, part: str) -> None:
+        super().__init__()
+        self.part = part
+        self.depth = 0
+
+    def start(self, tag: str, attrib: object) -> None:
+        self.depth += 1
+        if self.depth > self.MAX_DEPTH:
+            raise too_deep(self.part)
+
+    def end(self, tag: str) -> None:
+        self.depth -= 1
 
 
 class Patterns:
@@ -742,7 +767,7 @@ class BodyStream:
         self._pieces = pieces
         self._max_markup = max_markup
         self._tags = 0
-        self._odd = OddNodes()
+        self._odd = DeepNodes(part)  # (a push parser with a target counts no depth itself)
         self._parser = make_parser(self._odd)
         self._decoder = codecs.getincrementaldecoder("utf-8")()
         self._own: set[bytes] = set()

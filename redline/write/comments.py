@@ -32,7 +32,7 @@ from ..opc.package import Package
 from ..opc.parts import rels_part_for
 from ..opc.working import WorkingCopy
 from ..opc.xmlparse import parse_xml, serialize
-from ..read.ids import same_id
+from ..read.ids import hex_key, same_id
 from .options import Comment, WriteOptions
 
 if TYPE_CHECKING:  # (a run with no thread to write never imports redline.match.decisions)
@@ -150,7 +150,7 @@ _CID, _CID_PARA, _CID_DURABLE = (
 _CEX, _CEX_DURABLE, _CEX_DATE = (
     f"{{{W16CEX_NS}}}commentExtensible", f"{{{W16CEX_NS}}}durableId", f"{{{W16CEX_NS}}}dateUtc",
 )  # fmt: skip
-_HEX_ID = re.compile(rb'(?:paraId|durableId)="([0-9A-Fa-f]{1,8})"')
+_HEX_ID = re.compile(rb"""(?:paraId|durableId)\s*=\s*["'][ \t\r\n]*([0-9A-Fa-f]+)[ \t\r\n]*["']""")
 _MARKS = (w("commentRangeStart"), w("commentRangeEnd"), w("commentReference"))
 
 
@@ -300,17 +300,17 @@ def write_threads(
     ex_tag, ex_para, ex_parent, ex_done = (
         f"{{{ex_ns}}}{n}" for n in ("commentEx", "paraId", "paraIdParent", "done")
     )
-    ex_of = {ex.get(ex_para): ex for ex in extended.iter(ex_tag)}
+    ex_of = {hex_key(ex.get(ex_para)): ex for ex in extended.iter(ex_tag)}  # (hex numbers)
 
     def ex_for(pid: str, parent: str | None) -> etree._Element:
-        ex = ex_of.get(pid)
+        ex = ex_of.get(hex_key(pid))
         if ex is None:
             ex = etree.SubElement(extended, ex_tag)
             ex.set(ex_para, pid)
             if parent is not None:
                 ex.set(ex_parent, parent)
             ex.set(ex_done, "0")
-            ex_of[pid] = ex
+            ex_of[hex_key(pid)] = ex
         return ex
 
     after: dict[str, etree._Element] = {}  # parent id -> the last thing a reply put after it

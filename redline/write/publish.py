@@ -13,6 +13,7 @@ writer's own refusal when it refuses a part -- and then there is no output to pu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -28,14 +29,14 @@ from ..read.view import DocumentView
 from .options import WriteOptions, WriteResult
 from .readback import Changes, read_again
 from .splice import Splice
-from .writer import Ids, Writer, document_ids
+from .writer import Ids, MarkupOverflow, Writer, document_ids
 
 # Decisions on others' revisions, replies and resolved threads (redline.match.decisions) and
 # rationale comments (redline.write.comments) are imported by the write that has them.
 if TYPE_CHECKING:
     from ..match.decisions import DecisionPlan
 
-__all__ = ["Step", "Written", "check_output", "make_writer", "write_and_check"]
+__all__ = ["Step", "Written", "check_output", "make_writer", "unloadable", "write_and_check"]
 
 Step = Callable[[Writer, WriteResult], Iterable[str]]
 """A caller's own change to the trees once the writer is done, before any part becomes bytes
@@ -75,10 +76,21 @@ def write_and_check(
     :class:`Written`, or the :class:`Refusal` that leaves nothing to publish (a part the
     writer refuses, or ``unloadable_output``).  ``view`` must have been built with its trees
     (:func:`redline.read.load.load_view`, ``trees=True``)."""
+    limit = (limits or package.limits).max_markup
     try:
-        output, result, changes = _write(package, view, planned, options, decisions, step)
+        output, result, changes = _write(package, view, planned, options, decisions, step, limit)
     except PackageError as exc:
         return Refusal.from_error(exc)
+    except MarkupOverflow:
+        return unloadable(
+            Refusal(
+                code=Code.TOO_COMPLEX,
+                message=(
+                    f"The document's XML holds more than {limit:,} tags; no real contract comes close, "
+                    "and a file like this is built to cost time and memory, so it is refused."
+                ),
+            )
+        )
     back = check_output(output, limits, labels=labels, since=(package, view, changes))
     if isinstance(back, Refusal):
         return back
@@ -108,6 +120,11 @@ def check_output(
     loaded = load_view(output, limits, labels=labels)
     if not isinstance(loaded, Refusal):
         return loaded
+    return unloadable(loaded)
+
+
+def unloadable(loaded: Refusal) -> Refusal:
+    """``unloadable_output``: the output would be refused, as ``loaded`` says, when read again."""
     return Refusal(
         code=Code.UNLOADABLE_OUTPUT,
         message=(
@@ -125,11 +142,18 @@ def _write(
     options: WriteOptions,
     plan: DecisionPlan | None,
     step: Step | None,
+    limit: int,
 ) -> tuple[bytes, WriteResult, Changes]:
     view.check_tree()
     if not planned and not plan:
         return package.to_bytes({}), WriteResult(), Changes()
     writer = make_writer(package, view, options)
+    if options.track and not plan and step is None:
+        # nothing after the writer takes a tag away (decisions and compare's moves may): what
+        # it adds counts against the room the input leaves under the loader's limit, less one
+        # tag for each empty element a serialised part may write shorter (<a></a> as <a/>)
+        writer.room = limit - package.markup
+        writer.slack = lambda: _shorter(package, view)
     result = writer.write(planned, also=plan.ranges if plan else ())
     splice = writer.splice
     assert splice is not None
@@ -166,7 +190,29 @@ def _write(
     changed = splice.changed(touched)
     changed.update(c_changed)
     spliced = {part: found for part, found in splice.spliced.items() if part not in c_changed}
+    # the output's tags, as the loader will count them, before anything is zipped
+    tags = package.markup + sum(data.count(b"<") for _, data in added)
+    tags += sum(data.count(b"<") - package.read(part).count(b"<") for part, data in changed.items())
+    if tags > limit:
+        raise MarkupOverflow()
     return package.to_bytes(changed, added), result, Changes(changed, added, spliced)
+
+
+_EMPTY_PAIR = re.compile(rb"""<([^\s/>!?]+)(?:\s(?:[^<>"']|"[^"]*"|'[^']*')*)?></\1\s*>""")
+_CDATA = re.compile(rb"<!\[CDATA\[(.*?)\]\]>", re.DOTALL)
+
+
+def _shorter(package: Package, view: DocumentView) -> int:
+    """At most how many tags fewer the parts ``view`` reads may hold once serialised: an
+    element written empty as a pair (``<w:rPr></w:rPr>``) may come out as one tag, a CDATA
+    section as escaped text.  Counted only when the writer's count first runs out."""
+    found = 0
+    for part in {p.part for p in view.paragraphs}:
+        if part in package:
+            data = package.read(part)
+            found += len(_EMPTY_PAIR.findall(data))
+            found += sum(1 + m.count(b"<") for m in _CDATA.findall(data))
+    return found
 
 
 def make_writer(package: Package, view: DocumentView, options: WriteOptions) -> Writer:

@@ -133,7 +133,7 @@ def _read_again(
         raise _GiveUp("the input's view was not scanned")
     if limits != package.limits:
         raise _GiveUp("other limits")
-    new = Package.from_bytes(output, limits)
+    new = Package.from_bytes(output, limits, vouched=package)
     main = new.main_part
     if main != package.main_part:
         raise _GiveUp("another main part")
@@ -182,7 +182,8 @@ def spliced_well_formed(spliced: Sequence[Spliced]) -> bool:
     attributes, declared prefixes, legal characters and references: no entity but the
     predefined ones, a DOCTYPE being refused) are each decided inside one stretch or inside
     the unchanged text; libxml2's limits are too -- the nesting depth (the wrapper's depth is
-    the stretch's), the size of a name, an attribute value or a text node (a text node never
+    the stretch's, and one more: a tree parse's limit, :func:`redline.opc.xmlparse.one_deeper`),
+    the size of a name, an attribute value or a text node (a text node never
     crosses a stretch's edge: each edge is a ``<``) -- and none counts over the whole part.
     No comment or processing instruction may be put in, as :class:`redline.read.scan.Check` asks.
     """
@@ -198,8 +199,10 @@ def spliced_well_formed(spliced: Sequence[Spliced]) -> bool:
                 f" xmlns={quoteattr(uri)}" if prefix is None else f" xmlns:{prefix}={quoteattr(uri)}"
                 for prefix, uri in parent.nsmap.items()
             )
-            head = f"<x{decls}>" + "<x>" * (depth - 1)
-            found_head = heads[parent] = (head.encode("utf-8"), b"</x>" * depth)
+            # one level more than the stretch's own: parsed without a tree, libxml2 lets one
+            # level more through than a tree parse does (redline.opc.xmlparse.one_deeper)
+            head = f"<x{decls}>" + "<x>" * depth
+            found_head = heads[parent] = (head.encode("utf-8"), b"</x>" * (depth + 1))
         wrapped = found_head[0] + s.put + found_head[1]
         try:
             etree.fromstring(wrapped, parser)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -109,8 +109,24 @@ class _Spot:
     fmt: etree._Element | None  # the w:r (or mark w:rPr) whose properties new text copies
 
 
+class MarkupOverflow(Exception):
+    """The output would hold more tags than :attr:`redline.opc.zipread.Limits.max_markup`:
+    found while it is written (:attr:`Writer.room`), or counted in its parts' bytes before
+    they are zipped (:func:`redline.write.publish.write_and_check`)."""
+
+
 class Writer:
-    """Writes planned ranges into the trees the view was built from (mutating them)."""
+    """Writes planned ranges into the trees the view was built from (mutating them).
+
+    ``room``: how many tags the writer may add before the output is certainly over the
+    loader's tag limit (None: not counted); each revision mark and new run it makes counts
+    the fewest ``<`` it can be written with, and once they are more than ``room`` it raises
+    :class:`MarkupOverflow` -- a write that differs everywhere stops there instead of
+    building the whole tree first (the read-back counts exactly)."""
+
+    room: int | None = None
+    slack: Callable[[], int] | None = None
+    """Tags the output may lose once serialised, asked for when ``room`` first runs out."""
 
     def __init__(
         self, view: DocumentView, options: WriteOptions, next_id: int | Ids, splice: Splice | None = None
@@ -348,7 +364,7 @@ class Writer:
                         rpr.remove(rev)
                 new.append(mine)
             if self.options.track:
-                mark_rpr(new).insert(0, self._revision(_INS))
+                mark_rpr(new).insert(0, self._revision(_INS, 1))
             if level is not None:
                 set_ilvl(ppr_of(new), level)
             holder = self._new_runs(line, fmt)
@@ -500,7 +516,7 @@ class Writer:
     def _delete_mark(self, p: etree._Element) -> None:
         rpr = mark_rpr(p)
         at = sum(1 for c in rpr if c.tag == _INS)  # CT_ParaRPr: w:ins, then w:del first
-        rpr.insert(at, self._revision(_DEL))
+        rpr.insert(at, self._revision(_DEL, 1))
 
     def _join_next(self, p: etree._Element) -> None:
         """Untracked deletion of ``p``'s mark: the next paragraph's content joins ``p``
@@ -611,15 +627,27 @@ class Writer:
         p.addnext(p2)
         self._numbering.split(p, p2)
         if self.options.track:
-            mark_rpr(p).insert(0, self._revision(_INS))
+            mark_rpr(p).insert(0, self._revision(_INS, 1))
         # the next line continues inside what was split (the rest of a hyperlink, ...)
         return _Spot(inner if inner is not None else p2, "start", spot.fmt)
+
+    def _spend(self, tags: int) -> None:
+        if self.room is None:
+            return
+        self.room -= tags
+        if self.room < 0 and self.slack is not None:
+            self.room += self.slack()
+            self.slack = None
+        if self.room < 0:
+            raise MarkupOverflow()
 
     def _new_runs(self, text: str, fmt: etree._Element | None) -> etree._Element:
         run = etree.Element(_R)
         rpr = run_properties(fmt)
         if rpr is not None:
             run.append(rpr)
+        if self.room is not None:  # <w:r><w:t>..</w:t></w:r> at the fewest, and its properties
+            self._spend((4 if text else 2) + (sum(1 for _ in rpr.iter()) if rpr is not None else 0))
         parts = _TAB_OR_BREAK.split(text) if "\t" in text or "\n" in text else [text]
         for i, part in enumerate(parts):
             if i % 2:
@@ -634,7 +662,8 @@ class Writer:
         wrapper.append(run)
         return wrapper
 
-    def _revision(self, tag: str) -> etree._Element:
+    def _revision(self, tag: str, tags: int = 2) -> etree._Element:
+        self._spend(tags)  # a wrapper's two tags, a paragraph mark's one
         el = etree.Element(tag)
         el.set(_ID, self.new_id())
         el.set(_AUTHOR, self.options.author)
