@@ -55,6 +55,10 @@ def shape(el: etree._Element) -> tuple[Any, ...]:
     return (el.tag, sorted(el.attrib.items()), [shape(c) for c in el])
 
 
+def text_of(el: etree._Element) -> str:
+    return "".join(str(t) for t in el.itertext())
+
+
 def statuses(report: Any) -> list[str]:
     return [e.status.value for e in report.edits]
 
@@ -156,7 +160,7 @@ def test_rprchange_holds_the_exact_old_properties_and_comes_last() -> None:
     report, out = apply(doc, {"action": "format", "anchor": "defined", "format": {"bold": True}})
     assert statuses(report) == ["applied"] and out is not None
     runs = body(out).findall(".//w:r", NS)
-    texts = ["".join(r.itertext()) for r in runs]
+    texts = [text_of(r) for r in runs]
     assert texts == ["Before ", "the ", "defined", " term", " after."]  # split at both ends
     rpr = runs[2].find("w:rPr", NS)
     assert rpr is not None
@@ -368,7 +372,7 @@ def test_the_rationale_is_a_comment_on_the_formatted_text() -> None:
     assert p is not None
     names = [etree.QName(c).localname for c in p]
     start = names.index("commentRangeStart")
-    assert names[start + 1] == "r" and "".join(p[start + 1].itertext()) == "Premises"
+    assert names[start + 1] == "r" and text_of(p[start + 1]) == "Premises"
     assert names[start + 2] == "commentRangeEnd"
 
 

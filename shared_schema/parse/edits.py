@@ -223,7 +223,7 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
     if action in ("insert_after", "insert_before"):
         return _read_insert(action, fields, values, notes)
     if action == "format":
-        return read_format_entry(entry, values, notes)
+        return read_format_entry(entry, values, notes, _expected_matches, _section_and_id)
     if action is not None and action in _OTHER_ACTIONS.values():
         return _read_other(action, fields, values, notes)
     if action is not None and action not in ("delete", "replace"):

@@ -21,12 +21,14 @@ What is read, and how:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
 
 from ..models import FORMAT_KEYS, HIGHLIGHT_COLOURS, Edit, FormatSpec
 from .aliases import _norm
+from .extract import _kind, _unsafe_reason
 
 _KEYS: dict[str, str] = {
     **{_norm(k): k for k in FORMAT_KEYS},
@@ -137,12 +139,16 @@ def _wrong(name: str, value: Any) -> str:
     return f"format 'style' is {shown}; give a paragraph style's name (e.g. 'Heading 1') or id"
 
 
-def read_format_entry(entry: dict[str, Any], values: dict[str, Any], notes: list[str]) -> Edit | str:
+def read_format_entry(
+    entry: dict[str, Any],
+    values: dict[str, Any],
+    notes: list[str],
+    expected_matches: Callable[[Any, list[str]], int | str | None],
+    section_and_id: Callable[[dict[str, Any], list[str]], tuple[str | None, Any] | str],
+) -> Edit | str:
     """A ``format`` entry (``entry`` as the reply gave it, ``values`` its fields by their
-    names) as an :class:`Edit`, or the reason it cannot be used."""
-    from .edits import _expected_matches, _section_and_id
-    from .extract import _kind, _unsafe_reason
-
+    names) as an :class:`Edit`, or the reason it cannot be used; ``expected_matches`` and
+    ``section_and_id``: the readers of those fields every entry shares (the caller's)."""
     read = read_format(entry, values, notes)
     if isinstance(read, str):
         return read
@@ -161,10 +167,10 @@ def read_format_entry(entry: dict[str, Any], values: dict[str, Any], notes: list
     for extra in ("text", "level", "revision_id", "author", "comment_id"):
         if values.get(extra) is not None:
             return f"format takes anchor, format, section, expected_matches, rationale and id, not {extra!r}"
-    expected = _expected_matches(values.get("expected_matches"), notes)
+    expected = expected_matches(values.get("expected_matches"), notes)
     if isinstance(expected, str):
         return expected
-    shared = _section_and_id(values, notes)
+    shared = section_and_id(values, notes)
     if isinstance(shared, str):
         return shared
     section, ident = shared
