@@ -13,6 +13,7 @@ import io
 import json
 import re
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -524,3 +525,46 @@ def test_libreoffice_accept_gives_the_formatting_asked_for_and_reject_the_input(
             assert got[first : last + 1] == [lo] * (last - first + 1), (name, got)
         if not restyled:
             assert got == styles(before["as_is"]), name
+
+
+# -- the view lists our changes; our own reject takes them back -------------------------------
+
+
+def _char_props(data: bytes) -> list[tuple[str, Any, Any]]:
+    """Each character of the body with its run's direct properties and its paragraph's (an
+    lxml reading: an empty ``w:rPr`` is no properties, as Word reads it)."""
+    out: list[tuple[str, Any, Any]] = []
+    for p in body(data).iter(_w("p")):
+        ppr = p.find("w:pPr", NS)
+        kept = [c for c in ppr if len(c) or c.attrib or c.tag != _w("rPr")] if ppr is not None else []
+        pshape = [shape(c) for c in kept] or None  # (an empty mark w:rPr is none)
+        for r in p.iter(_w("r")):
+            rpr = r.find("w:rPr", NS)
+            rshape = shape(rpr) if rpr is not None and len(rpr) else None
+            for t in r.iterfind("w:t", NS):
+                out.extend((ch, rshape, pshape) for ch in t.text or "")
+    return out
+
+
+def test_the_view_lists_our_format_changes_and_our_reject_gives_the_input_back(tmp_path: Path) -> None:
+    entries = [
+        F("emises are le", bold=True, highlight="yellow"),
+        F("Bold plain italic", italic=True, bold=False),
+        F("Definitions", style="Normal"),
+        F("Last paragraph of the sample.", underline="double"),
+    ]
+    report, out = apply(SAMPLE, *entries)
+    assert statuses(report) == ["applied"] * 4 and out is not None
+    path = tmp_path / "out.docx"
+    path.write_bytes(out)
+    done = subprocess.run(
+        [sys.executable, "-m", "redline", "view", str(path), "--json"],
+        capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    kinds = {(r["kind"], r["author"]) for r in json.loads(done.stdout)["revisions"]}
+    assert kinds == {("format", "Counsel"), ("paragraph_format", "Counsel")}
+    back = apply_reply(out, json.dumps([{"action": "reject", "author": "Counsel"}]), OPTIONS)
+    assert back.output is not None and back.report.edits[0].status.value == "applied"
+    assert _char_props(back.output) == _char_props(SAMPLE)
+    written = zipfile.ZipFile(io.BytesIO(back.output)).read("word/document.xml")
+    assert b"rPrChange" not in written and b"pPrChange" not in written
