@@ -23,7 +23,7 @@ from lxml import etree
 
 from redline.apply import ApplyOptions, apply_reply
 from shared_schema import parse_edit_reply
-from testing.docbuild import B, Field, I, Ins, P, R, docx
+from testing.docbuild import B, Field, I, Ins, P, R, Table, docx
 from tests.oracles_fmt import LO_VALUES, chars, lo_formats, styles
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
@@ -568,3 +568,26 @@ def test_the_view_lists_our_format_changes_and_our_reject_gives_the_input_back(t
     assert _char_props(back.output) == _char_props(SAMPLE)
     written = zipfile.ZipFile(io.BytesIO(back.output)).read("word/document.xml")
     assert b"rPrChange" not in written and b"pPrChange" not in written
+
+
+def test_the_report_notes_a_formatting_change_and_counts_it() -> None:
+    report, _ = apply(
+        SAMPLE, F("Premises", bold=True, style="Heading 1"), {"anchor": "plain", "replacement": "clear"}
+    )
+    assert statuses(report) == ["applied", "applied"]
+    assert report.edits[0].notes == [
+        'A tracked formatting change (bold: true, style: "Heading1"); the text is unchanged.'
+    ]
+    assert report.totals.applied == 2 and report.totals.proposed == 2
+
+
+def test_a_table_cell_is_formatted_and_properties_of_other_namespaces_stay_last() -> None:
+    w14 = '<w14:ligatures w14:val="standard"/>'
+    doc = docx(Table([["Silver", P(R("99.5% uptime", rpr=f'<w:color w:val="00FF00"/>{w14}'))]]))
+    report, out = apply(doc, F("99.5%", bold=True, underline=True))
+    assert statuses(report) == ["applied"] and out is not None
+    run = body(out).find(".//w:tc[2]//w:r", NS)
+    assert run is not None
+    rpr = run.find("w:rPr", NS)
+    assert rpr is not None
+    assert [etree.QName(c).localname for c in rpr] == ["b", "bCs", "color", "u", "ligatures", "rPrChange"]

@@ -25,6 +25,7 @@ Refused (each with the reason a model can act on):
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from lxml import etree
@@ -366,6 +367,15 @@ def _pending(what: str) -> FormatRefusal:
         "Decide that change first (accept or reject it: its id is shown in the marked-up "
         "text), then send this entry again.",
     )
+
+
+def format_note(plan: FormatPlan, edit: Edit) -> str:
+    """The note a planned format entry's result carries (the report and the review page show
+    its anchor and an empty replacement, as for every entry that changes no text)."""
+    said = ", ".join(f"{k}: {json.dumps(v)}" for k, v in plan.run)
+    if edit.format is not None and edit.format.style is not None:
+        said = ", ".join(filter(None, [said, f"style: {json.dumps(plan.style or edit.format.style)}"]))
+    return f"A tracked formatting change ({said}); the text is unchanged."
 
 
 def whole_paragraphs(view: DocumentView, s: int, e: int) -> list[Paragraph]:

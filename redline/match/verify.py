@@ -27,7 +27,7 @@ from ..text.normalize import normalize
 from ..text.worddiff import word_diff
 from .crossref import CrossRef, ref_note, retarget
 from .fields import code_runs, open_at_end
-from .formats import FormatPlan, FormatRefusal, Styles, plan_format
+from .formats import FormatPlan, FormatRefusal, Styles, format_note, plan_format
 from .hints import HintBudget, not_found, unique_extension
 from .locate import Found, Locator
 from .moves import move_note, movers
@@ -229,6 +229,7 @@ def _verify(
                 _refuse(result, fplan.status, fplan.message, fplan.hint, candidates=result.locations)
             else:
                 found_of[i], replacement_of[i], format_of[i] = found, "", fplan
+                result.notes.append(format_note(fplan, edit))
             continue
         if edit.action == "comment":
             if any(view.paragraph_at(s).story in ("header", "footer") for s, _ in found.ranges):
