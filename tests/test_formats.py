@@ -591,3 +591,27 @@ def test_a_table_cell_is_formatted_and_properties_of_other_namespaces_stay_last(
     rpr = run.find("w:rPr", NS)
     assert rpr is not None
     assert [etree.QName(c).localname for c in rpr] == ["b", "bCs", "color", "u", "ligatures", "rPrChange"]
+
+
+@pytest.mark.parametrize("dialect", ["json-schema", "openai", "anthropic", "gemini"])
+def test_every_dialect_allows_a_format_entry_and_the_parser_reads_it_back(dialect: str) -> None:
+    import jsonschema
+
+    from shared_schema import json_schema
+    from shared_schema.models import EditRequest, FormatSpec
+
+    fmt: dict[str, Any] = {"bold": True, "highlight": "none", "style": "Heading 1"}
+    entry: dict[str, Any] = {"action": "format", "anchor": "ten days", "format": fmt}
+    if dialect == "openai":  # every key present, null when unused
+        fmt = {**dict.fromkeys(FormatSpec.model_fields), **fmt}
+        entry = {**dict.fromkeys(EditRequest.model_fields), **entry, "format": fmt}
+    schema = json_schema("edits", dialect)  # type: ignore[arg-type]
+    assert "format" in str(schema)
+    if dialect != "gemini":  # (its upper-case types are OpenAPI's)
+        jsonschema.validate({"edits": [entry]}, schema)
+    batch = parse_edit_reply(json.dumps({"edits": [entry]}))
+    assert batch is not None and not batch.invalid and not batch.notes
+    spec = batch.edits[0].format
+    assert spec is not None and spec.model_dump(exclude_none=True) == {
+        "bold": True, "highlight": "none", "style": "Heading 1"
+    }  # fmt: skip
