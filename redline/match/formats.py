@@ -14,7 +14,8 @@ Table styles are not read.
 
 Refused (each with the reason a model can act on):
 
-* ``unsupported``: the characters lie in a field's result (a value Word recomputes, which
+* ``unsupported``: the anchor runs from one story into another (as plain edits); the characters
+  lie in a field's result (a value Word recomputes, which
   loses direct formatting on update), in something that is not an ordinary run (math), or a
   run or paragraph already carries a pending formatting change (``w:rPrChange`` /
   ``w:pPrChange``, anyone's: Word cannot record one on another -- decide it first);
@@ -308,6 +309,13 @@ def plan_format(
 def _check(view: DocumentView, plan: FormatPlan, found: Found) -> FormatPlan | FormatRefusal:
     changes = False
     for s, e in found.ranges:
+        if view.paragraph_at(s).story_no != view.paragraph_at(max(s, e - 1)).story_no:
+            return FormatRefusal(
+                EditStatus.UNSUPPORTED,
+                "The anchor runs from one part of the document into another (e.g. body into "
+                "header, or one footnote into the next).",
+                "Send one entry per part, each quoting text of that part only.",
+            )
         for piece in view.pieces(s, e):
             if piece.kind is SpanKind.MARK:
                 continue

@@ -228,11 +228,13 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
         return _read_other(action, fields, values, notes)
     if action is not None and action not in ("delete", "replace"):
         return action
-    if values.pop("format", None) is not None:
+    if isinstance(values.get("format"), dict) and any(v is not None for v in values["format"].values()):
         return (
             "a plain edit takes no 'format' (it would be dropped): send the text change and the "
             "formatting (action 'format') as two entries"
         )
+    if values.pop("format", None) is not None:
+        notes.append(f"dropped field {_show(fields['format'][0])} (only a format entry takes it)")
     for extra in ("text", "level", "revision_id", "author", "comment_id"):
         if extra in fields and values[extra] is None:
             del values[extra]  # null, as strict structured output sends every unused field
