@@ -615,3 +615,16 @@ def test_every_dialect_allows_a_format_entry_and_the_parser_reads_it_back(dialec
     assert spec is not None and spec.model_dump(exclude_none=True) == {
         "bold": True, "highlight": "none", "style": "Heading 1"
     }  # fmt: skip
+
+
+def test_do_not_track_formatting_is_said_in_the_note() -> None:
+    from tests.support import with_part
+
+    settings = f'<w:settings xmlns:w="{W}"><w:doNotTrackFormatting/></w:settings>'.encode()
+    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/settings"
+    ct = "application/vnd.openxmlformats-officedocument.wordprocessingml.settings+xml"
+    doc = with_part(SAMPLE, "word/settings.xml", settings, rel, ct)
+    report, out = apply(doc, F("Premises", bold=True))
+    assert statuses(report) == ["applied"] and out is not None
+    assert "w:doNotTrackFormatting" in report.edits[0].notes[0]
+    assert b"rPrChange" in zipfile.ZipFile(io.BytesIO(out)).read("word/document.xml")

@@ -34,7 +34,7 @@ from lxml import etree
 from shared_schema import Edit, EditStatus
 from shared_schema.models import FormatSpec
 
-from ..opc.namespaces import REL_STYLES, w
+from ..opc.namespaces import REL_BASE, REL_STYLES, w
 from ..read.view import DocumentView, Paragraph, SpanFlag, SpanKind
 from .locate import Found
 
@@ -107,6 +107,7 @@ class Styles:
     by_id: dict[str, _Style] = field(default_factory=dict)
     defaults: dict[str, object] = field(default_factory=dict)  # w:docDefaults run properties
     default_paragraph: str | None = None
+    untracked: bool = False  # settings.xml's w:doNotTrackFormatting: Word itself records none
     _chains: dict[tuple[str, str], dict[str, object]] = field(default_factory=dict)
 
     @classmethod
@@ -143,7 +144,13 @@ class Styles:
             return None
         package = view.working.package
         found = package.related(package.main_part, REL_STYLES)
-        return cls.of(package.xml(found[0]) if found else None)
+        styles = cls.of(package.xml(found[0]) if found else None)
+        settings = package.related(package.main_part, REL_BASE + "settings")
+        if settings:
+            root = package.xml(settings[0])
+            flag = root.find(w("doNotTrackFormatting"))
+            styles.untracked = flag is not None and (flag.get(_VAL) or "true").lower() in _TRUE
+        return styles
 
     def chain(self, sid: str | None, kind: str) -> dict[str, object]:
         """The run properties style ``sid`` (of ``kind``) gives, through its ``basedOn`` chain
@@ -383,7 +390,13 @@ def format_note(plan: FormatPlan, edit: Edit) -> str:
     said = ", ".join(f"{k}: {json.dumps(v)}" for k, v in plan.run)
     if edit.format is not None and edit.format.style is not None:
         said = ", ".join(filter(None, [said, f"style: {json.dumps(plan.style or edit.format.style)}"]))
-    return f"A tracked formatting change ({said}); the text is unchanged."
+    note = f"A tracked formatting change ({said}); the text is unchanged."
+    if plan.styles.untracked:
+        note += (
+            " The document asks Word not to track formatting changes (w:doNotTrackFormatting): "
+            "Word itself would record none; this one is recorded all the same, and Word shows it."
+        )
+    return note
 
 
 def whole_paragraphs(view: DocumentView, s: int, e: int) -> list[Paragraph]:
