@@ -188,7 +188,7 @@ class EditRequest(_Shape):
     format: FormatSpec | None = Field(
         default=None,
         description=(
-            "format only: the formatting to set, e.g. {\"bold\": true} or {\"style\": \"Heading 2\"}; "
+            'format only: the formatting to set, e.g. {"bold": true} or {"style": "Heading 2"}; '
             "give only the keys to change."
         ),
     )
