@@ -628,3 +628,18 @@ def test_do_not_track_formatting_is_said_in_the_note() -> None:
     assert statuses(report) == ["applied"] and out is not None
     assert "w:doNotTrackFormatting" in report.edits[0].notes[0]
     assert b"rPrChange" in zipfile.ZipFile(io.BytesIO(out)).read("word/document.xml")
+
+
+def test_a_hyperlinks_text_and_a_section_break_paragraph() -> None:
+    from testing.docbuild import Link
+
+    sect = '<w:sectPr><w:pgSz w:w="12240" w:h="15840"/></w:sectPr>'
+    doc = docx(P("See ", Link("the portal"), " now."), P("Section end", ppr=sect), P("Next section"))
+    report, out = apply(doc, F("the portal", bold=True), F("Section end", style="Heading 1"))
+    assert statuses(report) == ["applied", "applied"] and out is not None
+    link_run = body(out).find("w:p/w:hyperlink/w:r", NS)
+    assert link_run is not None and link_run.find("w:rPr/w:rPrChange", NS) is not None
+    ppr = body(out).findall("w:p", NS)[1].find("w:pPr", NS)
+    assert ppr is not None
+    assert [etree.QName(c).localname for c in ppr] == ["pStyle", "sectPr", "pPrChange"]
+    assert [etree.QName(c).localname for c in ppr[-1][0]] == []  # the old pPr: no sectPr in it
