@@ -67,6 +67,11 @@ single break). To add whole clauses without touching existing text, send
 `{"action": "insert_after", "anchor": <words of the paragraph>, "text": <the new paragraphs,
 one per line>}` (or "insert_before"); add `"level": 1` for a sub-clause, `-1` for a clause of
 the parent's level. Leave the numbers out of `text`: the document numbers new clauses.
+To change formatting only, send `{"action": "format", "anchor": <the characters>, "format":
+{"bold": true}}` (keys: bold, italic, strike, caps, small_caps: true/false; underline:
+true/"double"/false; highlight: a colour such as "yellow", or "none" to remove; style: a
+paragraph style's name, such as "Heading 1", for the whole paragraph); give only the keys to
+change (null leaves a key as it is). Never mark formatting with ** or _ in a replacement.
 
 When the text shows the other side's tracked changes and comments inline ({++inserted++}[r12
 Name], {--deleted--}[r13 Name], {==passage==}{>>comment<<}[c4 Name]), decide them in the same

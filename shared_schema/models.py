@@ -11,7 +11,7 @@ tolerant parser made of a reply, with what it could not use and what it coerced)
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
@@ -36,6 +36,54 @@ class _Shape(BaseModel):
 DECISIONS = ("accept", "reject")  # on the other side's tracked changes: by revision_id or author
 THREAD_ACTIONS = ("reply", "resolve")  # on an existing comment, by comment_id
 NO_ANCHOR_ACTIONS = (*DECISIONS, *THREAD_ACTIONS)  # entries that quote no anchor
+
+
+HighlightColour = Literal[
+    "yellow", "green", "cyan", "magenta", "blue", "red", "darkBlue", "darkCyan", "darkGreen",
+    "darkMagenta", "darkRed", "darkYellow", "darkGray", "lightGray", "black", "white", "none",
+]  # fmt: skip
+HIGHLIGHT_COLOURS: tuple[str, ...] = get_args(HighlightColour)
+"""Word's highlight colours (ECMA-376 Part 1, §17.18.40 ST_HighlightColor); ``none``: no highlight."""
+FORMAT_RUN_KEYS = ("bold", "italic", "underline", "strike", "caps", "small_caps", "highlight")
+FORMAT_KEYS = (*FORMAT_RUN_KEYS, "style")
+
+
+class FormatSpec(_Shape):
+    """The formatting to set: give only the keys to change."""
+
+    # (The docstring is the schema's description a model reads.)  Run keys apply to the quoted
+    # characters only; ``style`` to the paragraph(s) holding them.  OpenAI's strict dialect
+    # sends every key: there ``null`` means "leave as is", and ``"none"`` removes a highlight.
+
+    bold: bool | None = Field(default=None, description="true: bold; false: not bold.")
+    italic: bool | None = Field(default=None, description="true: italic; false: not italic.")
+    underline: str | None = Field(
+        default=None,
+        description=(
+            "'single' (or true): underlined; 'double': double underlined; 'none' (or false): not underlined."
+        ),
+    )
+    strike: bool | None = Field(default=None, description="true: struck through; false: not.")
+    caps: bool | None = Field(default=None, description="true: shown in capitals; false: not.")
+    small_caps: bool | None = Field(default=None, description="true: small capitals; false: not.")
+    highlight: str | None = Field(
+        default=None,
+        description=(
+            "A Word highlight colour (" + ", ".join(HIGHLIGHT_COLOURS[:-1]) + "), or 'none' to "
+            "remove the highlight."
+        ),
+    )
+    style: str | None = Field(
+        default=None,
+        description=(
+            "The paragraph style (its name as Word shows it, e.g. 'Heading 1', or its id) for "
+            "the whole paragraph(s) holding the anchor."
+        ),
+    )
+
+    def run_keys(self) -> dict[str, object]:
+        """The run keys set (not None), in :data:`FORMAT_RUN_KEYS` order."""
+        return {k: getattr(self, k) for k in FORMAT_RUN_KEYS if getattr(self, k) is not None}
 
 
 class EditRequest(_Shape):
@@ -96,7 +144,9 @@ class EditRequest(_Shape):
             "number of [r12 Name] in the marked-up text), or every change by `author`. "
             "'comment': a comment (`text`) on the passage `anchor`, the text unchanged. 'reply': "
             "answer comment `comment_id` (the number of [c4 Name]) with `text`. 'resolve': mark "
-            "comment `comment_id`'s thread resolved."
+            "comment `comment_id`'s thread resolved. "
+            "'format': a tracked formatting change (`format`) of the quoted characters, or of the "
+            "style of the paragraph(s) holding them; the text is not changed."
         ),
     )
     text: str | None = Field(
@@ -133,6 +183,13 @@ class EditRequest(_Shape):
         description=(
             "reply / resolve only: the id of the comment, as the marked-up text shows it "
             "([c4 Name] is comment_id '4'). Reply to a thread's first comment."
+        ),
+    )
+    format: FormatSpec | None = Field(
+        default=None,
+        description=(
+            'format only: the formatting to set, e.g. {"bold": true} or {"style": "Heading 2"}; '
+            "give only the keys to change."
         ),
     )
 

@@ -210,6 +210,7 @@ def _instances(name: SchemaName, nulls: bool) -> list[dict[str, Any]]:
                 "revision_id",
                 "author",
                 "comment_id",
+                "format",
             ]
         )
         if nulls

@@ -10,4 +10,5 @@ Nothing here changes the document.
 * :mod:`~redline.match.crossref` -- a new clause number typed over a cross-reference
 * :mod:`~redline.match.moves` -- edits inside another author's tracked move
 * :mod:`~redline.match.decisions` -- accept / reject / reply / resolve checked against the annotations
+* :mod:`~redline.match.formats` -- format entries: effective formatting, the plan, the refusals
 """

@@ -29,6 +29,7 @@ from ..text.normalize import normalize
 from ..text.worddiff import word_diff
 from .crossref import CrossRef, ref_note, retarget
 from .fields import code_runs, open_at_end, whole_fields
+from .formats import FormatPlan, FormatRefusal, Styles, format_note, plan_format
 from .hints import HintBudget, not_found, unique_extension
 from .locate import Found, Locator
 from .moves import move_note, movers
@@ -74,6 +75,7 @@ class Planned:
     # New REF fields the replacement holds as marks (redline.match.crossref): the typed-over field's
     # new text names another numbered clause.
     refs: tuple[CrossRef, ...] = ()
+    format: FormatPlan | None = None  # a tracked formatting change (redline.match.formats): no text changes
 
 
 @dataclass
@@ -166,6 +168,8 @@ def _verify(
     if len(edits) > 8 and not stale:
         locator.prepare()  # index once now rather than after a few full scans
     budget = HintBudget()  # hints bounded per edit and per call (redline.match.hints)
+    format_of: dict[int, FormatPlan] = {}  # format entries' plans; the document's styles read once
+    styles: list[Styles | None] = []
 
     for i, edit in enumerate(edits):
         index = edit.index
@@ -221,6 +225,16 @@ def _verify(
             _ambiguous(locator, edit, result, found, hints and budget.allows(edit.anchor))
             continue
         if edit.section is not None and not _in_scope(locator, edit, result, found):
+            continue
+        if edit.action == "format":
+            if not styles:
+                styles.append(Styles.of_view(view))
+            fplan = plan_format(view, edit, found, styles[0])
+            if isinstance(fplan, FormatRefusal):
+                _refuse(result, fplan.status, fplan.message, fplan.hint, candidates=result.locations)
+            else:
+                found_of[i], replacement_of[i], format_of[i] = found, "", fplan
+                result.notes.append(format_note(fplan, edit))
             continue
         if edit.action == "comment":
             if any(view.paragraph_at(s).story in ("header", "footer") for s, _ in found.ranges):
@@ -315,7 +329,7 @@ def _verify(
     _refuse_overlaps(results, found_of)
     planned = [
         _planned(locator, results[i].index, edits[i], s, e, replacement_of[i], fields_of.get((i, s), ()),
-                 refs_of.get((i, s)))
+                 refs_of.get((i, s)), format_of.get(i))
         for i, found in found_of.items()
         if results[i].error is None
         for s, e in found.ranges
@@ -488,7 +502,10 @@ def _planned(
     replacement: str,
     fields: tuple[etree._Element, ...] = (),
     refs: tuple[str, tuple[CrossRef, ...]] | None = None,
+    fplan: FormatPlan | None = None,
 ) -> Planned:
+    if fplan is not None:
+        return Planned(index, s, e, "", False, edit.rationale, format=fplan)
     if edit.action == "comment":
         return Planned(index, s, e, "", False, replacement, comment=True)
     if edit.action == "insert_after":

@@ -5,6 +5,7 @@
 * :mod:`~redline.write.arguments` -- the old path of the author and date checks
 * :mod:`~redline.write.writer` -- located edits written as native tracked changes
 * :mod:`~redline.write.runs` -- run surgery: runs split and cut at view offsets, properties copied
+* :mod:`~redline.write.formatting` -- tracked formatting changes: ``w:rPrChange`` / ``w:pPrChange``
 * :mod:`~redline.write.renumber` -- the written document's paragraph numbering, predicted for the report
 * :mod:`~redline.write.tree` -- element surgery (remove, unwrap, join) the writer and decisions share
 * :mod:`~redline.write.splice` -- a changed part's bytes: changed paragraphs spliced into its text

@@ -45,6 +45,7 @@ from ..read.view import DocumentView, Piece, SpanFlag, SpanKind
 from ..text.typography import ALL_QUOTES, follow_quotes, guillemet_space, quote_style
 from ..text.worddiff import diff_opcodes as diff_opcodes  # re-exported: the writer's diff
 from ..text.worddiff import word_diff as word_diff
+from .formatting import write_format
 from .options import Comment as Comment  # re-exported: moved to redline.write.options
 from .options import WriteOptions as WriteOptions
 from .options import WriteResult as WriteResult
@@ -200,7 +201,7 @@ class Writer:
         list renumbers, rejecting restores it.  The paragraphs join the one after them, whose
         mark and properties survive; a story's last paragraph (or a table cell's, a text
         box's: no paragraph follows it there) keeps its mark, as Word's must."""
-        if plan.replacement.strip() or plan.insert or plan.comment or self.options.literal:
+        if plan.replacement.strip() or plan.insert or plan.comment or plan.format or self.options.literal:
             return plan  # (a comparison's ranges say exactly which marks go)
         view = self.view
         paras = view.paragraphs_between(plan.start, plan.end)
@@ -236,6 +237,9 @@ class Writer:
 
     # -- one range ------------------------------------------------------------------------
     def _write_one(self, plan: Planned) -> None:
+        if plan.format is not None:  # a tracked formatting change (redline.write.formatting)
+            self._write_format(plan)
+            return
         if plan.insert:
             self._insert_paragraphs(plan)
             return
@@ -314,6 +318,20 @@ class Writer:
             remove(run, keep_tail=False)
         self._doomed.clear()
         self._numbering.end_range(plan.edit_index)
+
+    def _write_format(self, plan: Planned) -> None:
+        """A format entry's range: :func:`~redline.write.formatting.write_format`, its
+        rationale a comment around the runs changed (as a plain edit's), the text unchanged."""
+        runs, paras = write_format(self.view, plan, self.new_id, self.options.author, self.stamp)
+        self.result.touched_parts.update(p.part for p in paras)
+        noted = not any(p.story in ("header", "footer") for p in paras)  # Word keeps no comments there
+        if self.options.comments and plan.rationale and noted:
+            if not runs:  # a style change: around the paragraphs' text
+                runs = [r for p in (paras[0], paras[-1]) for r in p.element.iter(_R)][:1]
+                runs += [r for r in paras[-1].element.iter(_R)][-1:]
+            if runs:
+                self._comment(runs[0], runs[-1], plan.rationale)
+        self._numbering.commented(plan.edit_index, [p.index for p in paras])
 
     def _delete_field_run(self, run: etree._Element) -> None:
         """Delete one run of a field's code: tracked, in a w:del (its w:instrText becomes

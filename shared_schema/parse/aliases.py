@@ -66,6 +66,7 @@ _EDIT_FIELDS: dict[str, str] = {
         "comment_id",
     ),
     **dict.fromkeys(["type", "kind", "edittype", "changetype"], "kind"),
+    **dict.fromkeys(["format", "formatting", "formats"], "format"),
 }
 # Fields whose meaning an Edit cannot carry: dropping them would apply a different edit.
 _MEANING_CHANGING = frozenset(
@@ -113,6 +114,11 @@ _OTHER_ACTIONS = {
         "resolve",
     ),
 }
+_FORMAT_ACTIONS = dict.fromkeys(
+    ["format", "format_text", "format_clause", "formatting", "set_format", "apply_format", "style",
+     "set_style", "apply_style", "restyle"],
+    "format",
+)  # fmt: skip
 _ACTION_WORDS = re.compile(
     r"insert|add|append|prepend|comment|move|format|highlight|split|merge|annotat|note"
 )

@@ -26,6 +26,7 @@ from .aliases import (
     _DELETE_ACTIONS,
     _EDIT_CONTAINERS,
     _EDIT_FIELDS,
+    _FORMAT_ACTIONS,
     _INSERT_ACTIONS,
     _MEANING_CHANGING,
     _OTHER_ACTIONS,
@@ -46,6 +47,7 @@ from .extract import (
     _Tally,
     _unsafe_reason,
 )
+from .formats import read_format_entry
 
 T = TypeVar("T")
 
@@ -220,10 +222,19 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
     action = _action(fields, notes)
     if action in ("insert_after", "insert_before"):
         return _read_insert(action, fields, values, notes)
+    if action == "format":
+        return read_format_entry(entry, values, notes, _expected_matches, _section_and_id)
     if action is not None and action in _OTHER_ACTIONS.values():
         return _read_other(action, fields, values, notes)
     if action is not None and action not in ("delete", "replace"):
         return action
+    if isinstance(values.get("format"), dict) and any(v is not None for v in values["format"].values()):
+        return (
+            "a plain edit takes no 'format' (it would be dropped): send the text change and the "
+            "formatting (action 'format') as two entries"
+        )
+    if values.pop("format", None) is not None:
+        notes.append(f"dropped field {_show(fields['format'][0])} (only a format entry takes it)")
     for extra in ("text", "level", "revision_id", "author", "comment_id"):
         if extra in fields and values[extra] is None:
             del values[extra]  # null, as strict structured output sends every unused field
@@ -519,6 +530,8 @@ def _action(fields: dict[str, tuple[str, Any]], notes: list[str]) -> str | None:
             found.append((key, value, _INSERT_ACTIONS[word]))
         elif word in _OTHER_ACTIONS and name == "action":
             found.append((key, value, _OTHER_ACTIONS[word]))
+        elif word in _FORMAT_ACTIONS and name == "action":
+            found.append((key, value, _FORMAT_ACTIONS[word]))
         elif word in _REPLACE_ACTIONS:
             found.append((key, value, "replace"))
         elif name == "action" or _ACTION_WORDS.search(word):
@@ -532,7 +545,7 @@ def _action(fields: dict[str, tuple[str, Any]], notes: list[str]) -> str | None:
     key, value, action = found[0]
     if action == "delete":
         notes.append(f"read {_show(key)} {_show(value)} as an empty replacement")
-    elif action in ("insert_after", "insert_before") or action in _OTHER_ACTIONS.values():
+    elif action in ("insert_after", "insert_before", "format") or action in _OTHER_ACTIONS.values():
         if value != action:
             notes.append(f"read {_show(key)} {_show(value)} as {action!r}")
     else:
