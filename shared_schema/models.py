@@ -19,6 +19,8 @@ from .codes import Code, EditStatus, MatchKind, QuoteStatus
 
 # the rules live in plain code (shared_schema.rules); re-exported here, where they always were
 from .rules import ACTIONS as ACTIONS
+from .rules import COLUMN_ACTIONS as COLUMN_ACTIONS
+from .rules import ROW_ACTIONS as ROW_ACTIONS
 from .rules import BIDI_CONTROLS as BIDI_CONTROLS
 from .rules import MAX_SECTION as MAX_SECTION
 from .rules import bidi_control as bidi_control
@@ -96,7 +98,10 @@ class EditRequest(_Shape):
             "number of [r12 Name] in the marked-up text), or every change by `author`. "
             "'comment': a comment (`text`) on the passage `anchor`, the text unchanged. 'reply': "
             "answer comment `comment_id` (the number of [c4 Name]) with `text`. 'resolve': mark "
-            "comment `comment_id`'s thread resolved."
+            "comment `comment_id`'s thread resolved. "
+            "'insert_row_after' / 'insert_row_before': a new table row (`cells`, one text per "
+            "cell) after / before the row holding `anchor`; 'delete_row': the row holding "
+            "`anchor` deleted."
         ),
     )
     text: str | None = Field(
@@ -135,11 +140,19 @@ class EditRequest(_Shape):
             "([c4 Name] is comment_id '4'). Reply to a thread's first comment."
         ),
     )
+    cells: list[str] | None = Field(
+        default=None,
+        description=(
+            "insert_row_after / insert_row_before only: the new row's text, one string per cell "
+            "of the anchor's row, left to right (a merged cell spanning columns takes one); a "
+            "line break starts a new paragraph in the cell."
+        ),
+    )
 
     @field_validator("action")
     @classmethod
     def _known_action(cls, value: str | None) -> str | None:
-        if value not in (None, *ACTIONS):
+        if value not in (None, *ACTIONS, *COLUMN_ACTIONS):
             raise ValueError(f"the action must be one of {', '.join(ACTIONS)}")
         return value
 
@@ -161,6 +174,14 @@ class EditRequest(_Shape):
     @classmethod
     def _no_bidi_control(cls, value: str | None) -> str | None:
         return _no_bidi(value)
+
+    @field_validator("cells")
+    @classmethod
+    def _cells_safe(cls, value: list[str] | None) -> list[str] | None:
+        for cell in value or ():
+            _xml_safe(cell)
+            _no_bidi(cell)
+        return value
 
     @field_validator("anchor")
     @classmethod

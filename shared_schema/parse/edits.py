@@ -31,6 +31,7 @@ from .aliases import (
     _OTHER_ACTIONS,
     _REPLACE_ACTIONS,
     _REVISION_KEYS,
+    _ROW_ACTIONS,
     _norm,
 )
 from .extract import (
@@ -46,6 +47,7 @@ from .extract import (
     _Tally,
     _unsafe_reason,
 )
+from .rows import read_row
 
 T = TypeVar("T")
 
@@ -220,11 +222,13 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
     action = _action(fields, notes)
     if action in ("insert_after", "insert_before"):
         return _read_insert(action, fields, values, notes)
+    if action in _ROW_ACTIONS.values():
+        return read_row(action, values, notes, _section_and_id, _expected_matches, _validation_reason)
     if action is not None and action in _OTHER_ACTIONS.values():
         return _read_other(action, fields, values, notes)
     if action is not None and action not in ("delete", "replace"):
         return action
-    for extra in ("text", "level", "revision_id", "author", "comment_id"):
+    for extra in ("text", "level", "revision_id", "author", "comment_id", "cells"):
         if extra in fields and values[extra] is None:
             del values[extra]  # null, as strict structured output sends every unused field
         elif extra in fields:
