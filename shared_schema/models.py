@@ -19,10 +19,10 @@ from .codes import Code, EditStatus, MatchKind, QuoteStatus
 
 # the rules live in plain code (shared_schema.rules); re-exported here, where they always were
 from .rules import ACTIONS as ACTIONS
-from .rules import COLUMN_ACTIONS as COLUMN_ACTIONS
-from .rules import ROW_ACTIONS as ROW_ACTIONS
 from .rules import BIDI_CONTROLS as BIDI_CONTROLS
+from .rules import COLUMN_ACTIONS as COLUMN_ACTIONS
 from .rules import MAX_SECTION as MAX_SECTION
+from .rules import ROW_ACTIONS as ROW_ACTIONS
 from .rules import bidi_control as bidi_control
 from .rules import check_no_bidi as _no_bidi
 from .rules import check_xml_safe as _xml_safe

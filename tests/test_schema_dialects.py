@@ -210,6 +210,7 @@ def _instances(name: SchemaName, nulls: bool) -> list[dict[str, Any]]:
                 "revision_id",
                 "author",
                 "comment_id",
+                "cells",
             ]
         )
         if nulls
@@ -243,6 +244,8 @@ def _instances(name: SchemaName, nulls: bool) -> list[dict[str, Any]]:
                 }
             ]
         },
+        {"edits": [{**optional, "anchor": "Silver", "replacement": "", "action": "insert_row_after",
+                    "cells": ["Gold", "99.9%"]}]},  # fmt: skip
     ]
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, MatchKind, Refusal
-from shared_schema.models import NO_ANCHOR_ACTIONS
+from shared_schema.models import NO_ANCHOR_ACTIONS, ROW_ACTIONS
 
 from ..collector import paused
 from ..opc.zipread import DEFAULT_LIMITS, Limits
@@ -30,6 +30,7 @@ from .fields import code_runs, open_at_end
 from .hints import HintBudget, not_found, unique_extension
 from .locate import Found, Locator
 from .moves import move_note, movers
+from .rows import RowPlan, check_rows, column_refusal, row_plan
 
 MAX_INSERT_LINES = 10_000
 """The new paragraphs one ``insert_after`` / ``insert_before`` may add (its ``text``'s lines):
@@ -72,6 +73,7 @@ class Planned:
     # New REF fields the replacement holds as marks (redline.match.crossref): the typed-over field's
     # new text names another numbered clause.
     refs: tuple[CrossRef, ...] = ()
+    row: RowPlan | None = None  # a table row inserted beside, or deleted (redline.match.rows)
 
 
 @dataclass
@@ -111,7 +113,7 @@ def too_large(edit: Edit, view: DocumentView, limits: Limits | None = None) -> s
     leaves beside the document's, more lines than :data:`MAX_INSERT_LINES` -- or None.
     Checked before anything is located, so such an entry costs nothing and is refused alone:
     the written document would be refused whole (``unloadable_output``)."""
-    texts = [t for t in (edit.replacement, edit.text) if t]
+    texts = [t for t in (edit.replacement, edit.text, *(edit.cells or ())) if t]
     if not texts:
         return None
     chars = sum(len(t) for t in texts)
@@ -192,6 +194,11 @@ def _verify(
             # accept / reject / reply / resolve quote no text: redline.match.decisions checks them
             results.append(_result(index, edit, ok_status))
             continue
+        column = column_refusal(edit)  # refused whatever it quotes (redline.match.rows)
+        if column is not None:
+            results.append(_result(index, edit, ok_status))
+            _refuse(results[-1], column.status, column.message, column.hint)
+            continue
         found = locator.find(edit.anchor)
         result = _result(index, edit, ok_status, locator, found)
         results.append(result)
@@ -229,6 +236,14 @@ def _verify(
                 continue
             found_of[i] = found
             replacement_of[i] = edit.text or ""
+            continue
+        if edit.action in ROW_ACTIONS:  # redline.match.rows
+            rows = check_rows(view, edit, found.ranges)
+            if isinstance(rows, list):
+                found_of[i] = Found(rows, found.kind, list(found.tolerances), found.truncated)
+                replacement_of[i] = ""
+            else:
+                _refuse(result, rows.status, rows.message, rows.hint, candidates=result.locations)
             continue
         if edit.action in ("insert_after", "insert_before"):
             point = _insertion(locator, edit, result, found)
@@ -444,6 +459,8 @@ def _planned(
     fields: tuple[etree._Element, ...] = (),
     refs: tuple[str, tuple[CrossRef, ...]] | None = None,
 ) -> Planned:
+    if edit.action in ROW_ACTIONS:
+        return Planned(index, s, e, "", False, edit.rationale, row=row_plan(locator.view, edit, s, e))
     if edit.action == "comment":
         return Planned(index, s, e, "", False, replacement, comment=True)
     if edit.action == "insert_after":

@@ -48,6 +48,7 @@ from .options import Comment as Comment  # re-exported: moved to redline.write.o
 from .options import WriteOptions as WriteOptions
 from .options import WriteResult as WriteResult
 from .renumber import Renumbering
+from .rows import write_row
 from .runs import (
     cut_after,
     cut_before,
@@ -131,6 +132,7 @@ class Writer:
         self._inserted_at: dict[int, etree._Element] = {}
         self._ref_names: dict[int, str] = {}  # view paragraph -> its bookmark for new REF fields
         self._inserted_after: dict[int, etree._Element] = {}  # view paragraph -> its last insert_after
+        self._rows_after: dict[etree._Element, etree._Element] = {}  # w:tr -> its last insert_row_after
 
     @property
     def quotes(self) -> str | None:
@@ -174,7 +176,7 @@ class Writer:
         list renumbers, rejecting restores it.  The paragraphs join the one after them, whose
         mark and properties survive; a story's last paragraph (or a table cell's, a text
         box's: no paragraph follows it there) keeps its mark, as Word's must."""
-        if plan.replacement.strip() or plan.insert or plan.comment or self.options.literal:
+        if plan.replacement.strip() or plan.insert or plan.comment or plan.row or self.options.literal:
             return plan  # (a comparison's ranges say exactly which marks go)
         view = self.view
         paras = view.paragraphs_between(plan.start, plan.end)
@@ -194,6 +196,8 @@ class Writer:
 
     # -- one range ------------------------------------------------------------------------
     def _write_one(self, plan: Planned) -> None:
+        if plan.row is not None:  # a table row inserted or deleted (redline.write.rows)
+            return write_row(self, plan.edit_index, plan.row, plan.rationale)
         if plan.insert:
             self._insert_paragraphs(plan)
             return

@@ -66,7 +66,9 @@ _EDIT_FIELDS: dict[str, str] = {
         "comment_id",
     ),
     **dict.fromkeys(["type", "kind", "edittype", "changetype"], "kind"),
-    **dict.fromkeys(["cells", "values", "cellvalues", "celltexts", "rowcells", "rowvalues", "newcells"], "cells"),
+    **dict.fromkeys(
+        ["cells", "values", "cellvalues", "celltexts", "rowcells", "rowvalues", "newcells"], "cells"
+    ),
 }
 # Fields whose meaning an Edit cannot carry: dropping them would apply a different edit.
 _MEANING_CHANGING = frozenset(

@@ -222,7 +222,7 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
     action = _action(fields, notes)
     if action in ("insert_after", "insert_before"):
         return _read_insert(action, fields, values, notes)
-    if action in _ROW_ACTIONS.values():
+    if action is not None and action in _ROW_ACTIONS.values():
         return read_row(action, values, notes, _section_and_id, _expected_matches, _validation_reason)
     if action is not None and action in _OTHER_ACTIONS.values():
         return _read_other(action, fields, values, notes)
