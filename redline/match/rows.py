@@ -27,7 +27,7 @@ from ..read.roles import RANGE_MARKUP
 from ..read.view import DocumentView, Paragraph
 from ..read.walk import ancestor
 
-__all__ = ["RowPlan", "RowRefusal", "check_rows", "column_refusal", "row_of", "row_plan"]
+__all__ = ["RowPlan", "RowRefusal", "check_rows", "column_refusal", "row_notes", "row_of", "row_plan"]
 
 _TR, _TC, _TBL, _P = w("tr"), w("tc"), w("tbl"), w("p")
 _TR_PR, _TC_PR, _TBL_PR_EX = w("trPr"), w("tcPr"), w("tblPrEx")
@@ -77,6 +77,21 @@ def column_refusal(edit: Edit) -> RowRefusal | None:
         "Insert or delete rows (insert_row_after, insert_row_before, delete_row), or edit the "
         "cells' text with plain edits.",
     )
+
+
+def row_notes(edit: Edit) -> list[str]:
+    """What the report says of an applied row entry beyond its status: a deleted row's
+    rationale, which no comment holds (LibreOffice keeps a deleted row holding a comment, empty,
+    when the deletion is accepted); an inserted row's comment is on the reference row."""
+    if edit.action == "delete_row" and edit.rationale:
+        return [
+            "The rationale is not attached as a comment inside the deleted row (LibreOffice would "
+            "keep the row, empty, on accepting it). It is recorded here instead: "
+            f"\u201c{edit.rationale}\u201d"
+        ]
+    if edit.action in ("insert_row_after", "insert_row_before") and edit.rationale:
+        return ["The rationale is a comment on the row the new row is beside, not inside the new row."]
+    return []
 
 
 def row_of(view: DocumentView, para: Paragraph) -> etree._Element | None:
@@ -195,6 +210,13 @@ def _structure(edit: Edit, row: etree._Element) -> RowRefusal | None:
             "over them would leave their outcome unclear.",
             "Accept or reject the row's changes first (accept / reject by revision_id), then "
             "change the row in a later reply.",
+        )
+    commented = next(row.iter(w("commentRangeStart"), w("commentReference")), None) is not None
+    if edit.action == "delete_row" and commented:
+        return _unsupported(
+            "The row holds a comment: LibreOffice keeps a deleted row that holds one (empty) when "
+            "the deletion is accepted, so the deletion would not read the same everywhere.",
+            "Resolve the comment first (resolve by comment_id), or delete the row's text with plain edits.",
         )
     header = _header(row)
     if header and edit.action == "delete_row":

@@ -30,7 +30,7 @@ from .fields import code_runs, open_at_end
 from .hints import HintBudget, not_found, unique_extension
 from .locate import Found, Locator
 from .moves import move_note, movers
-from .rows import RowPlan, check_rows, column_refusal, row_plan
+from .rows import RowPlan, check_rows, column_refusal, row_notes, row_plan
 
 MAX_INSERT_LINES = 10_000
 """The new paragraphs one ``insert_after`` / ``insert_before`` may add (its ``text``'s lines):
@@ -242,6 +242,7 @@ def _verify(
             if isinstance(rows, list):
                 found_of[i] = Found(rows, found.kind, list(found.tolerances), found.truncated)
                 replacement_of[i] = ""
+                result.notes.extend(row_notes(edit))
             else:
                 _refuse(result, rows.status, rows.message, rows.hint, candidates=result.locations)
             continue

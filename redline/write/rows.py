@@ -208,11 +208,11 @@ def write_row(writer: RowWriter, edit_index: int, row_plan: RowPlan, rationale: 
             if table is not None and table.find(_TR) is None:
                 remove(table, keep_tail=False)
         else:
-            wrappers = delete_row_marks(row, writer._revision)
+            delete_row_marks(row, writer._revision)
             for k in range(first.index, last.index + 1):
                 numbering.deleted_mark(view.paragraphs[k].element)
-            if comments and wrappers and rationale:
-                writer._comment(wrappers[0], wrappers[-1], rationale)
+            # (no comment inside the row: LibreOffice keeps a deleted row holding one, empty, when
+            # the deletion is accepted -- the report says the rationale: redline.match.rows)
         numbering.end_range(edit_index)
         return
     after = row_plan.action == "insert_row_after"
@@ -231,10 +231,32 @@ def write_row(writer: RowWriter, edit_index: int, row_plan: RowPlan, rationale: 
         row.addprevious(made)
     numbering.paragraphs_added(ref.index, list(made.iter(_P)), beside, after=after)
     if comments and rationale:
-        holders = [_holder(r, track) for r in made.iter(_R)]
-        if holders:
-            writer._comment(holders[0], holders[-1], rationale)
+        # on the reference row's first text, which stays whatever is decided: a comment inside
+        # the new row keeps it in LibreOffice, empty, when the insertion is rejected
+        para = next((p for p in row.iter(_P) if next(p.iter(_R), None) is not None), None)
+        if para is not None:
+            runs = list(para.iter(_R))
+            writer._comment(runs[0], runs[-1], rationale)
+        else:
+            holders = [_holder(r, track) for r in made.iter(_R)]
+            if holders:
+                writer._comment(holders[0], holders[-1], rationale)
+                if track:
+                    _mark_references(made, writer._revision, _INS)
     numbering.end_range(edit_index)
+
+
+def _mark_references(row: etree._Element, revision: Callable[[str], etree._Element], tag: str) -> None:
+    """The comment reference runs in ``row`` marked as the row is (``w:ins`` / ``w:del``): an
+    unmarked run keeps a rejected inserted (accepted deleted) row in LibreOffice, empty."""
+    for ref in list(row.iter(w("commentReference"))):
+        run = ref.getparent()
+        holder = run.getparent() if run is not None else None
+        if run is None or holder is None or holder.tag in (_INS, _DEL):
+            continue
+        wrapper = revision(tag)
+        run.addprevious(wrapper)
+        wrapper.append(run)
 
 
 def _holder(run: etree._Element, track: bool) -> etree._Element:
