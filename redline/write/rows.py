@@ -40,12 +40,13 @@ _INS, _DEL = w("ins"), w("del")
 _W14 = "http://schemas.microsoft.com/office/word/2010/wordml"
 _SKIP_ATTRS = (f"{{{_W14}}}paraId", f"{{{_W14}}}textId")
 # What a copied row's, cell's or paragraph's properties leave out: revision records, table
-# style banding (stale in a new row), the header-row flag, section breaks.
+# style banding (stale in a new row), the header-row flag, section breaks, text frames (w:framePr:
+# a positioned frame of its own, not a cell's paragraph).
 _ROW_DROPPED = frozenset(w(t) for t in ("tblHeader", "cnfStyle", "ins", "del", "trPrChange"))
 _CELL_DROPPED = frozenset(
     w(t) for t in ("cnfStyle", "cellIns", "cellDel", "cellMerge", "tcPrChange", "vMerge")
 )
-_PARA_DROPPED = frozenset(w(t) for t in ("cnfStyle", "sectPr", "pPrChange"))
+_PARA_DROPPED = frozenset(w(t) for t in ("cnfStyle", "sectPr", "pPrChange", "framePr"))
 _MARK_DROPPED = frozenset(w(t) for t in ("ins", "del", "moveFrom", "moveTo", "rPrChange"))
 _EX_DROPPED = frozenset((w("tblPrExChange"),))
 _BLANK_LINES = re.compile(r"\n(?:[ \t\u00a0]*\n)+")
