@@ -67,6 +67,11 @@ single break). To add whole clauses without touching existing text, send
 `{"action": "insert_after", "anchor": <words of the paragraph>, "text": <the new paragraphs,
 one per line>}` (or "insert_before"); add `"level": 1` for a sub-clause, `-1` for a clause of
 the parent's level. Leave the numbers out of `text`: the document numbers new clauses.
+To add a table row, send `{"action": "insert_row_after", "anchor": <text of one cell of the
+row>, "cells": [<one text per cell, left to right>]}` (or "insert_row_before"); a merged cell
+spanning columns takes one text, a line break starts a new paragraph in the cell. To remove
+a row, send `{"action": "delete_row", "anchor": <text of one cell of it>}`. Columns cannot be
+added or removed; edit cells' text with plain edits.
 
 When the text shows the other side's tracked changes and comments inline ({++inserted++}[r12
 Name], {--deleted--}[r13 Name], {==passage==}{>>comment<<}[c4 Name]), decide them in the same
