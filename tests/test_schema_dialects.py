@@ -244,8 +244,17 @@ def _instances(name: SchemaName, nulls: bool) -> list[dict[str, Any]]:
                 }
             ]
         },
-        {"edits": [{**optional, "anchor": "Silver", "replacement": "", "action": "insert_row_after",
-                    "cells": ["Gold", "99.9%"]}]},  # fmt: skip
+        {
+            "edits": [
+                {
+                    **optional,
+                    "anchor": "Silver",
+                    "replacement": "",
+                    "action": "insert_row_after",
+                    "cells": ["Gold", "99.9%"],
+                }
+            ]
+        },
     ]
 
 

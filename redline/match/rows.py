@@ -79,10 +79,17 @@ def column_refusal(edit: Edit) -> RowRefusal | None:
     )
 
 
-def row_notes(edit: Edit) -> list[str]:
+def row_notes(edit: Edit, view: DocumentView | None = None) -> list[str]:
     """What the report says of an applied row entry beyond its status: a deleted row's
     rationale, which no comment holds (LibreOffice keeps a deleted row holding a comment, empty,
-    when the deletion is accepted); an inserted row's comment is on the reference row."""
+    when the deletion is accepted); an inserted row's comment is on the reference row; in a
+    verify-only view (``--stream``), that the row was located but its table not checked."""
+    if view is not None and view.paragraphs and _verify_only(view.paragraphs[0]):
+        return [
+            "Located only: the streamed view holds no table structure, so the row (a table row? "
+            "merged cells? the cell count?) is checked when the reply is applied, or verified "
+            "without --stream."
+        ]
     if edit.action == "delete_row" and edit.rationale:
         return [
             "The rationale is not attached as a comment inside the deleted row (LibreOffice would "
@@ -92,6 +99,14 @@ def row_notes(edit: Edit) -> list[str]:
     if edit.action in ("insert_row_after", "insert_row_before") and edit.rationale:
         return ["The rationale is a comment on the row the new row is beside, not inside the new row."]
     return []
+
+
+def _verify_only(para: Paragraph) -> bool:
+    try:
+        para.element  # noqa: B018 - (a verify-only view raises here)
+    except TypeError:
+        return True
+    return False
 
 
 def row_of(view: DocumentView, para: Paragraph) -> etree._Element | None:
@@ -164,7 +179,10 @@ def row_plan(view: DocumentView, edit: Edit, start: int, end: int) -> RowPlan:
     """What the writer is given for the row range (start, end) :func:`check_rows` returned."""
     assert edit.action is not None
     para = view.paragraph_at(start)  # (a separator belongs to the paragraph before: the row's last)
-    row = row_of(view, para)
+    try:
+        row = row_of(view, para)
+    except TypeError:  # a verify-only view (--stream): nothing is written from it
+        row = None
     lo, hi = _row_paragraphs(view, para, row) if row is not None else (para.index, para.index)
     return RowPlan(edit.action, lo, hi, tuple(edit.cells or ()))
 

@@ -242,7 +242,7 @@ def _verify(
             if isinstance(rows, list):
                 found_of[i] = Found(rows, found.kind, list(found.tolerances), found.truncated)
                 replacement_of[i] = ""
-                result.notes.extend(row_notes(edit))
+                result.notes.extend(row_notes(edit, view))
             else:
                 _refuse(result, rows.status, rows.message, rows.hint, candidates=result.locations)
             continue
