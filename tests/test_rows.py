@@ -390,6 +390,35 @@ def test_a_rationale_is_a_comment_beside_an_inserted_row_and_a_note_for_a_delete
     assert any("Bronze is withdrawn." in n for n in out.report.edits[1].notes)
 
 
+def test_a_streamed_dry_run_locates_a_row_entry_and_says_it_was_not_checked() -> None:
+    entry = {"action": "delete_row", "anchor": "Schedule 2"}  # not in a table
+    streamed = ApplyOptions(author="Counsel", date="2026-12-01T00:00:00Z", dry_run=True, stream=True)
+    out = apply(tiers(), entry, options=streamed)
+    assert statuses(out) == ["verified"] and "Located only" in out.report.edits[0].notes[0]
+    dry = ApplyOptions(author="Counsel", date="2026-12-01T00:00:00Z", dry_run=True)
+    assert statuses(apply(tiers(), entry, options=dry)) == ["unsupported"]
+
+
+def test_the_paragraphs_a_row_entry_touched_are_the_written_documents() -> None:
+    out = apply(
+        tiers(),
+        {"action": "insert_row_before", "anchor": "Tier", "cells": ["First", "a", "b"]},
+        {"action": "insert_row_after", "anchor": "Silver", "cells": ["Gold", "99.9%\nmore", "10%"]},
+        {"anchor": "After the", "replacement": "Below the"},
+    )
+    assert out.written is not None
+    got = load_view(out.output or b"")
+    assert isinstance(got, tuple)
+    view = got[1]
+    texts = {
+        k: [view.paragraph_text(view.paragraphs[i]) for i in v]
+        for k, v in out.written.touched_paragraphs.items()
+    }
+    assert texts[0] == ["First", "a", "b", "Tier"]
+    assert texts[1] == ["5%", "Gold", "99.9%", "more", "10%"]
+    assert texts[2] == ["Below the table."]
+
+
 def test_python_docx_opens_every_output() -> None:
     docx_mod = pytest.importorskip("docx")
     for data, entries in _cases():
