@@ -72,6 +72,11 @@ To change formatting only, send `{"action": "format", "anchor": <the characters>
 true/"double"/false; highlight: a colour such as "yellow", or "none" to remove; style: a
 paragraph style's name, such as "Heading 1", for the whole paragraph); give only the keys to
 change (null leaves a key as it is). Never mark formatting with ** or _ in a replacement.
+To add a table row, send `{"action": "insert_row_after", "anchor": <text of one cell of the
+row>, "cells": [<one text per cell, left to right>]}` (or "insert_row_before"); a merged cell
+spanning columns takes one text, a line break starts a new paragraph in the cell. To remove
+a row, send `{"action": "delete_row", "anchor": <text of one cell of it>}`. Columns cannot be
+added or removed; edit cells' text with plain edits.
 
 When the text shows the other side's tracked changes and comments inline ({++inserted++}[r12
 Name], {--deleted--}[r13 Name], {==passage==}{>>comment<<}[c4 Name]), decide them in the same

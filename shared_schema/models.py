@@ -20,7 +20,9 @@ from .codes import Code, EditStatus, MatchKind, QuoteStatus
 # the rules live in plain code (shared_schema.rules); re-exported here, where they always were
 from .rules import ACTIONS as ACTIONS
 from .rules import BIDI_CONTROLS as BIDI_CONTROLS
+from .rules import COLUMN_ACTIONS as COLUMN_ACTIONS
 from .rules import MAX_SECTION as MAX_SECTION
+from .rules import ROW_ACTIONS as ROW_ACTIONS
 from .rules import bidi_control as bidi_control
 from .rules import check_no_bidi as _no_bidi
 from .rules import check_xml_safe as _xml_safe
@@ -146,7 +148,10 @@ class EditRequest(_Shape):
             "answer comment `comment_id` (the number of [c4 Name]) with `text`. 'resolve': mark "
             "comment `comment_id`'s thread resolved. "
             "'format': a tracked formatting change (`format`) of the quoted characters, or of the "
-            "style of the paragraph(s) holding them; the text is not changed."
+            "style of the paragraph(s) holding them; the text is not changed. "
+            "'insert_row_after' / 'insert_row_before': a new table row (`cells`, one text per "
+            "cell) after / before the row holding `anchor`; 'delete_row': the row holding "
+            "`anchor` deleted."
         ),
     )
     text: str | None = Field(
@@ -192,11 +197,19 @@ class EditRequest(_Shape):
             "give only the keys to change."
         ),
     )
+    cells: list[str] | None = Field(
+        default=None,
+        description=(
+            "insert_row_after / insert_row_before only: the new row's text, one string per cell "
+            "of the anchor's row, left to right (a merged cell spanning columns takes one); a "
+            "line break starts a new paragraph in the cell."
+        ),
+    )
 
     @field_validator("action")
     @classmethod
     def _known_action(cls, value: str | None) -> str | None:
-        if value not in (None, *ACTIONS):
+        if value not in (None, *ACTIONS, *COLUMN_ACTIONS):
             raise ValueError(f"the action must be one of {', '.join(ACTIONS)}")
         return value
 
@@ -218,6 +231,14 @@ class EditRequest(_Shape):
     @classmethod
     def _no_bidi_control(cls, value: str | None) -> str | None:
         return _no_bidi(value)
+
+    @field_validator("cells")
+    @classmethod
+    def _cells_safe(cls, value: list[str] | None) -> list[str] | None:
+        for cell in value or ():
+            _xml_safe(cell)
+            _no_bidi(cell)
+        return value
 
     @field_validator("anchor")
     @classmethod

@@ -60,7 +60,12 @@ def check_xml_safe(value: str | None) -> str | None:
 
 ACTIONS = (
     "replace", "insert_after", "insert_before", "accept", "reject", "comment", "reply", "resolve",
-    "format",
+    "format", "insert_row_after", "insert_row_before", "delete_row",
 )  # fmt: skip
 """What an entry's `action` may be."""
+ROW_ACTIONS = ("insert_row_after", "insert_row_before", "delete_row")
+"""The actions on a table's rows (a tracked row inserted beside the anchor's, or the anchor's deleted)."""
+COLUMN_ACTIONS = ("insert_column", "delete_column")
+"""Column actions a reply may name: read, and refused ``unsupported`` with the reason (no
+reader resolves tracked columns reliably); not offered to a model."""
 MAX_SECTION = 200  # characters: a longer `section` names no section (it is refused)

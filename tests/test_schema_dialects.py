@@ -211,6 +211,7 @@ def _instances(name: SchemaName, nulls: bool) -> list[dict[str, Any]]:
                 "author",
                 "comment_id",
                 "format",
+                "cells",
             ]
         )
         if nulls
@@ -241,6 +242,17 @@ def _instances(name: SchemaName, nulls: bool) -> list[dict[str, Any]]:
                     "action": "insert_after",
                     "text": "Tenant shall also pay the service charge.",
                     "level": 1,
+                }
+            ]
+        },
+        {
+            "edits": [
+                {
+                    **optional,
+                    "anchor": "Silver",
+                    "replacement": "",
+                    "action": "insert_row_after",
+                    "cells": ["Gold", "99.9%"],
                 }
             ]
         },

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from shared_schema import Code, Edit, EditBatch, EditResult, EditStatus, Location, MatchKind, Refusal
-from shared_schema.models import NO_ANCHOR_ACTIONS
+from shared_schema.models import NO_ANCHOR_ACTIONS, ROW_ACTIONS
 
 from ..collector import paused
 from ..opc.zipread import DEFAULT_LIMITS, Limits
@@ -33,6 +33,7 @@ from .formats import FormatPlan, FormatRefusal, Styles, format_note, plan_format
 from .hints import HintBudget, not_found, unique_extension
 from .locate import Found, Locator
 from .moves import move_note, movers
+from .rows import RowPlan, check_rows, column_refusal, row_notes, row_plan
 
 MAX_INSERT_LINES = 10_000
 """The new paragraphs one ``insert_after`` / ``insert_before`` may add (its ``text``'s lines):
@@ -76,6 +77,7 @@ class Planned:
     # new text names another numbered clause.
     refs: tuple[CrossRef, ...] = ()
     format: FormatPlan | None = None  # a tracked formatting change (redline.match.formats): no text changes
+    row: RowPlan | None = None  # a table row inserted beside, or deleted (redline.match.rows)
 
 
 @dataclass
@@ -115,7 +117,7 @@ def too_large(edit: Edit, view: DocumentView, limits: Limits | None = None) -> s
     leaves beside the document's, more lines than :data:`MAX_INSERT_LINES` -- or None.
     Checked before anything is located, so such an entry costs nothing and is refused alone:
     the written document would be refused whole (``unloadable_output``)."""
-    texts = [t for t in (edit.replacement, edit.text) if t]
+    texts = [t for t in (edit.replacement, edit.text, *(edit.cells or ())) if t]
     if not texts:
         return None
     chars = sum(len(t) for t in texts)
@@ -201,6 +203,11 @@ def _verify(
             # accept / reject / reply / resolve quote no text: redline.match.decisions checks them
             results.append(_result(index, edit, ok_status))
             continue
+        column = column_refusal(edit)  # refused whatever it quotes (redline.match.rows)
+        if column is not None:
+            results.append(_result(index, edit, ok_status))
+            _refuse(results[-1], column.status, column.message, column.hint)
+            continue
         found = locator.find(edit.anchor)
         result = _result(index, edit, ok_status, locator, found)
         results.append(result)
@@ -264,6 +271,15 @@ def _verify(
                 continue
             found_of[i] = found
             replacement_of[i] = edit.text or ""
+            continue
+        if edit.action in ROW_ACTIONS:  # redline.match.rows
+            rows = check_rows(view, edit, found.ranges)
+            if isinstance(rows, list):
+                found_of[i] = Found(rows, found.kind, list(found.tolerances), found.truncated)
+                replacement_of[i] = ""
+                result.notes.extend(row_notes(edit, view))
+            else:
+                _refuse(result, rows.status, rows.message, rows.hint, candidates=result.locations)
             continue
         if edit.action in ("insert_after", "insert_before"):
             point = _insertion(locator, edit, result, found)
@@ -506,6 +522,8 @@ def _planned(
 ) -> Planned:
     if fplan is not None:
         return Planned(index, s, e, "", False, edit.rationale, format=fplan)
+    if edit.action in ROW_ACTIONS:
+        return Planned(index, s, e, "", False, edit.rationale, row=row_plan(locator.view, edit, s, e))
     if edit.action == "comment":
         return Planned(index, s, e, "", False, replacement, comment=True)
     if edit.action == "insert_after":

@@ -50,6 +50,7 @@ from .options import Comment as Comment  # re-exported: moved to redline.write.o
 from .options import WriteOptions as WriteOptions
 from .options import WriteResult as WriteResult
 from .renumber import Renumbering
+from .rows import write_row
 from .runs import (
     cut_after,
     cut_before,
@@ -152,6 +153,7 @@ class Writer:
         self._inserted_after: dict[int, etree._Element] = {}  # view paragraph -> its last insert_after
         # edit index -> the body reference mark of the note its comment is about (None: none)
         self._note_refs: dict[int, NoteReference | None] = {}
+        self._rows_after: dict[etree._Element, etree._Element] = {}  # w:tr -> its last insert_row_after
 
     @property
     def quotes(self) -> str | None:
@@ -201,7 +203,10 @@ class Writer:
         list renumbers, rejecting restores it.  The paragraphs join the one after them, whose
         mark and properties survive; a story's last paragraph (or a table cell's, a text
         box's: no paragraph follows it there) keeps its mark, as Word's must."""
-        if plan.replacement.strip() or plan.insert or plan.comment or plan.format or self.options.literal:
+        if (
+            plan.replacement.strip() or plan.insert or plan.comment or plan.format or plan.row
+            or self.options.literal
+        ):  # fmt: skip
             return plan  # (a comparison's ranges say exactly which marks go)
         view = self.view
         paras = view.paragraphs_between(plan.start, plan.end)
@@ -240,6 +245,8 @@ class Writer:
         if plan.format is not None:  # a tracked formatting change (redline.write.formatting)
             self._write_format(plan)
             return
+        if plan.row is not None:  # a table row inserted or deleted (redline.write.rows)
+            return write_row(self, plan.edit_index, plan.row, plan.rationale)
         if plan.insert:
             self._insert_paragraphs(plan)
             return

@@ -67,6 +67,9 @@ _EDIT_FIELDS: dict[str, str] = {
     ),
     **dict.fromkeys(["type", "kind", "edittype", "changetype"], "kind"),
     **dict.fromkeys(["format", "formatting", "formats"], "format"),
+    **dict.fromkeys(
+        ["cells", "values", "cellvalues", "celltexts", "rowcells", "rowvalues", "newcells"], "cells"
+    ),
 }
 # Fields whose meaning an Edit cannot carry: dropping them would apply a different edit.
 _MEANING_CHANGING = frozenset(
@@ -119,6 +122,30 @@ _FORMAT_ACTIONS = dict.fromkeys(
      "set_style", "apply_style", "restyle"],
     "format",
 )  # fmt: skip
+# Table-row actions (shared_schema.parse.rows); "insert_row" alone names no side (refused with
+# why), the column actions are read so they can be refused ``unsupported`` with the reason.
+_ROW_ACTIONS = {
+    **dict.fromkeys(
+        ["insert_row_after", "insertrowafter", "add_row_after", "insert_row_below", "add_row_below",
+         "insert_table_row_after", "new_row_after"],
+        "insert_row_after",
+    ),
+    **dict.fromkeys(
+        ["insert_row_before", "insertrowbefore", "add_row_before", "insert_row_above", "add_row_above",
+         "insert_table_row_before", "new_row_before"],
+        "insert_row_before",
+    ),
+    **dict.fromkeys(
+        ["delete_row", "deleterow", "remove_row", "delete_table_row", "remove_table_row"], "delete_row"
+    ),
+    **dict.fromkeys(["insert_row", "insertrow", "add_row", "insert_table_row", "new_row"], "insert_row"),
+    **dict.fromkeys(
+        ["insert_column", "insert_column_after", "insert_column_before", "add_column", "insert_col"],
+        "insert_column",
+    ),
+    **dict.fromkeys(["delete_column", "remove_column", "delete_col"], "delete_column"),
+}  # fmt: skip
+_OTHER_ACTIONS.update(_ROW_ACTIONS)
 _ACTION_WORDS = re.compile(
     r"insert|add|append|prepend|comment|move|format|highlight|split|merge|annotat|note"
 )

@@ -32,6 +32,7 @@ from .aliases import (
     _OTHER_ACTIONS,
     _REPLACE_ACTIONS,
     _REVISION_KEYS,
+    _ROW_ACTIONS,
     _norm,
 )
 from .extract import (
@@ -48,6 +49,7 @@ from .extract import (
     _unsafe_reason,
 )
 from .formats import read_format_entry
+from .rows import read_row
 
 T = TypeVar("T")
 
@@ -224,6 +226,8 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
         return _read_insert(action, fields, values, notes)
     if action == "format":
         return read_format_entry(entry, values, notes, _expected_matches, _section_and_id)
+    if action is not None and action in _ROW_ACTIONS.values():
+        return read_row(action, values, notes, _section_and_id, _expected_matches, _validation_reason)
     if action is not None and action in _OTHER_ACTIONS.values():
         return _read_other(action, fields, values, notes)
     if action is not None and action not in ("delete", "replace"):
@@ -235,7 +239,7 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
         )
     if values.pop("format", None) is not None:
         notes.append(f"dropped field {_show(fields['format'][0])} (only a format entry takes it)")
-    for extra in ("text", "level", "revision_id", "author", "comment_id"):
+    for extra in ("text", "level", "revision_id", "author", "comment_id", "cells"):
         if extra in fields and values[extra] is None:
             del values[extra]  # null, as strict structured output sends every unused field
         elif extra in fields:
