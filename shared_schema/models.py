@@ -36,6 +36,7 @@ class _Shape(BaseModel):
 DECISIONS = ("accept", "reject")  # on the other side's tracked changes: by revision_id or author
 THREAD_ACTIONS = ("reply", "resolve")  # on an existing comment, by comment_id
 NO_ANCHOR_ACTIONS = (*DECISIONS, *THREAD_ACTIONS)  # entries that quote no anchor
+MOVE_ACTIONS = ("move_after", "move_before")  # a clause relocated: anchor + target / target_anchor
 
 
 class EditRequest(_Shape):
@@ -96,7 +97,9 @@ class EditRequest(_Shape):
             "number of [r12 Name] in the marked-up text), or every change by `author`. "
             "'comment': a comment (`text`) on the passage `anchor`, the text unchanged. 'reply': "
             "answer comment `comment_id` (the number of [c4 Name]) with `text`. 'resolve': mark "
-            "comment `comment_id`'s thread resolved."
+            "comment `comment_id`'s thread resolved. 'move_after' or 'move_before': move the "
+            "clause whose first words are `anchor`, with its sub-clauses, after / before the "
+            "clause `target` (cited as the document numbers it) or the one `target_anchor` quotes."
         ),
     )
     text: str | None = Field(
@@ -135,6 +138,21 @@ class EditRequest(_Shape):
             "([c4 Name] is comment_id '4'). Reply to a thread's first comment."
         ),
     )
+    target: str | None = Field(
+        default=None,
+        description=(
+            "move_after / move_before only: the clause to move the anchor's clause after / "
+            "before, as the document numbers it ('9', 'Clause 12.1', 'Article IV') or a "
+            "heading's text. Or give target_anchor instead."
+        ),
+    )
+    target_anchor: str | None = Field(
+        default=None,
+        description=(
+            "move_after / move_before only, instead of target: text copied exactly from the "
+            "paragraph of the clause to move the anchor's clause after / before."
+        ),
+    )
 
     @field_validator("action")
     @classmethod
@@ -161,6 +179,11 @@ class EditRequest(_Shape):
     @classmethod
     def _no_bidi_control(cls, value: str | None) -> str | None:
         return _no_bidi(value)
+
+    @field_validator("target", "target_anchor")
+    @classmethod
+    def _move_target_safe(cls, value: str | None) -> str | None:
+        return _no_bidi(_xml_safe(value))
 
     @field_validator("anchor")
     @classmethod

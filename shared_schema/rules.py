@@ -60,6 +60,7 @@ def check_xml_safe(value: str | None) -> str | None:
 
 ACTIONS = (
     "replace", "insert_after", "insert_before", "accept", "reject", "comment", "reply", "resolve",
+    "move_after", "move_before",
 )  # fmt: skip
 """What an entry's `action` may be."""
 MAX_SECTION = 200  # characters: a longer `section` names no section (it is refused)

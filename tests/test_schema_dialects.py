@@ -210,6 +210,8 @@ def _instances(name: SchemaName, nulls: bool) -> list[dict[str, Any]]:
                 "revision_id",
                 "author",
                 "comment_id",
+                "target",
+                "target_anchor",
             ]
         )
         if nulls
@@ -243,6 +245,8 @@ def _instances(name: SchemaName, nulls: bool) -> list[dict[str, Any]]:
                 }
             ]
         },
+        {"edits": [{**optional, "anchor": "Audit. The Supplier", "replacement": "", "action": "move_after",
+                    "target": "9"}]},  # fmt: skip
     ]
 
 

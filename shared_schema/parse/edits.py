@@ -33,6 +33,7 @@ from .aliases import (
     _REVISION_KEYS,
     _norm,
 )
+from .moves import read_move
 from .extract import (
     ParseLimits,
     _duplicates,
@@ -220,6 +221,8 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
     action = _action(fields, notes)
     if action in ("insert_after", "insert_before"):
         return _read_insert(action, fields, values, notes)
+    if action in ("move_after", "move_before"):
+        return read_move(action, fields, values, notes, _section_and_id(values, notes))
     if action is not None and action in _OTHER_ACTIONS.values():
         return _read_other(action, fields, values, notes)
     if action is not None and action not in ("delete", "replace"):
@@ -231,6 +234,8 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
             takes = "an insert action" if extra in ("text", "level") else "another action"
             notes.append(f"dropped field {_show(fields[extra][0])} (only {takes} takes it)")
             del values[extra]
+    if any(values.get(name) is not None for name in ("target", "target_anchor")):
+        return "'target' belongs to a move (action 'move_after' / 'move_before'), not an edit: the intent is unknown"
     anchor = values.get("anchor")
     if "anchor" not in values:
         return "no anchor: quote the exact text to change in 'anchor'"
