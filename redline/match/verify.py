@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, MatchKind, Refusal
-from shared_schema.models import NO_ANCHOR_ACTIONS
+from shared_schema.models import MOVE_ACTIONS, NO_ANCHOR_ACTIONS
 
 from ..collector import paused
 from ..opc.zipread import DEFAULT_LIMITS, Limits
@@ -30,6 +30,7 @@ from .fields import code_runs, open_at_end
 from .hints import HintBudget, not_found, unique_extension
 from .locate import Found, Locator
 from .moves import move_note, movers
+from .moves_plan import MovePlan, plan_move
 
 MAX_INSERT_LINES = 10_000
 """The new paragraphs one ``insert_after`` / ``insert_before`` may add (its ``text``'s lines):
@@ -72,6 +73,7 @@ class Planned:
     # New REF fields the replacement holds as marks (redline.match.crossref): the typed-over field's
     # new text names another numbered clause.
     refs: tuple[CrossRef, ...] = ()
+    move: MovePlan | None = None  # a clause relocated as one tracked move (redline.match.moves_plan)
 
 
 @dataclass
@@ -157,6 +159,7 @@ def _verify(
     replacement_of: dict[int, str] = {}
     fields_of: dict[tuple[int, int], tuple[etree._Element, ...]] = {}  # (edit, range start)
     refs_of: dict[tuple[int, int], tuple[str, tuple[CrossRef, ...]]] = {}  # (edit, range start)
+    moves_of: dict[int, MovePlan] = {}  # move_after / move_before: the clause and its destination
     stale = revision is not None and revision != view.revision
     if len(edits) > 8 and not stale:
         locator.prepare()  # index once now rather than after a few full scans
@@ -230,6 +233,11 @@ def _verify(
             found_of[i] = found
             replacement_of[i] = edit.text or ""
             continue
+        if edit.action in MOVE_ACTIONS:
+            move = plan_move(locator, edit, result, found)
+            if move is not None:  # its block and destination, for the overlap check
+                found_of[i], moves_of[i] = Found(list(move.spans), found.kind, list(found.tolerances)), move
+            continue
         if edit.action in ("insert_after", "insert_before"):
             point = _insertion(locator, edit, result, found)
             if point is not None:
@@ -281,6 +289,7 @@ def _verify(
                     )
 
     _refuse_overlaps(results, found_of)
+    moving = [i for i in moves_of if found_of.pop(i, None) is not None]
     planned = [
         _planned(locator, results[i].index, edits[i], s, e, replacement_of[i], fields_of.get((i, s), ()),
                  refs_of.get((i, s)))
@@ -288,6 +297,8 @@ def _verify(
         if results[i].error is None
         for s, e in found.ranges
     ]  # fmt: skip
+    planned += [Planned(results[i].index, moves_of[i].at, moves_of[i].at, "", True, edits[i].rationale,
+                        move=moves_of[i]) for i in moving]  # fmt: skip
     planned.sort(key=lambda p: p.start)
     return Verification(results, planned)
 

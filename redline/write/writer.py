@@ -47,6 +47,7 @@ from ..text.worddiff import word_diff as word_diff
 from .options import Comment as Comment  # re-exported: moved to redline.write.options
 from .options import WriteOptions as WriteOptions
 from .options import WriteResult as WriteResult
+from .moves import comment_inside, write_move
 from .renumber import Renumbering
 from .runs import (
     cut_after,
@@ -159,6 +160,7 @@ class Writer:
         if self.splice is not None:
             spans = [*((p.start, p.end) for p in ordered), *also]
             spans += [(self.view.paragraphs[t].start, self.view.paragraphs[t].end) for t in targets]
+            spans += [span for p in ordered if p.move is not None for span in p.move.spans]
             self.splice.plan(spans, joins=not self.options.track)
         for target in targets:
             self._ref_names[target] = bookmark(self.view, target, self.new_id)
@@ -174,6 +176,8 @@ class Writer:
         list renumbers, rejecting restores it.  The paragraphs join the one after them, whose
         mark and properties survive; a story's last paragraph (or a table cell's, a text
         box's: no paragraph follows it there) keeps its mark, as Word's must."""
+        if plan.move is not None:
+            return plan  # a move: its paragraphs move whole (redline.write.moves)
         if plan.replacement.strip() or plan.insert or plan.comment or self.options.literal:
             return plan  # (a comparison's ranges say exactly which marks go)
         view = self.view
@@ -194,6 +198,9 @@ class Writer:
 
     # -- one range ------------------------------------------------------------------------
     def _write_one(self, plan: Planned) -> None:
+        if plan.move is not None:
+            self._move(plan)
+            return
         if plan.insert:
             self._insert_paragraphs(plan)
             return
@@ -261,6 +268,21 @@ class Writer:
             remove(run, keep_tail=False)
         self._doomed.clear()
         self._numbering.end_range(plan.edit_index)
+
+    def _move(self, plan: Planned) -> None:
+        """A clause relocated (move_after / move_before): one tracked move, a comment holding
+        the rationale on the moved-to text (:mod:`redline.write.moves`)."""
+        assert plan.move is not None
+        revision = self._revision if self.options.track else None
+        done = write_move(self.view, plan.edit_index, plan.move, revision, self.new_id, self._numbering)
+        para = self.view.paragraphs[plan.move.first]
+        self.result.touched_parts.add(para.part)
+        if self.options.comments and plan.rationale and para.story not in ("header", "footer"):
+            if done.first is not None:
+                # inside the move (its reference too), so rejecting it leaves no empty paragraph
+                cid = self.new_id()
+                comment_inside(done.first, cid)
+                self.result.comments.append(Comment(int(cid), plan.rationale))
 
     def _delete_field_run(self, run: etree._Element) -> None:
         """Delete one run of a field's code: tracked, in a w:del (its w:instrText becomes
