@@ -34,8 +34,20 @@ def decided(docs: Sequence[Path], tmp: Path, soffice: str, mode: str) -> dict[Pa
     env = {**os.environ, "HOME": str(tmp)}
     setup = tmp / "setup"
     setup.mkdir(exist_ok=True)
-    run([soffice, f"-env:UserInstallation={profile}", "--headless", "--convert-to", TXT_FILTER,
-         "--outdir", str(setup), str(docs[0])], env, 300)  # fmt: skip  (sets the profile up)
+    run(
+        [
+            soffice,
+            f"-env:UserInstallation={profile}",
+            "--headless",
+            "--convert-to",
+            TXT_FILTER,
+            "--outdir",
+            str(setup),
+            str(docs[0]),
+        ],
+        env,
+        300,
+    )  # fmt: skip  (sets the profile up)
     out = tmp / mode
     out.mkdir(exist_ok=True)
     script = Path(__file__).with_name("libreoffice_accept.py")

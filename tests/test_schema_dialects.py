@@ -245,8 +245,11 @@ def _instances(name: SchemaName, nulls: bool) -> list[dict[str, Any]]:
                 }
             ]
         },
-        {"edits": [{**optional, "anchor": "Audit. The Supplier", "replacement": "", "action": "move_after",
-                    "target": "9"}]},  # fmt: skip
+        {
+            "edits": [
+                {**optional, "anchor": "Audit. The", "replacement": "", "action": "move_after", "target": "9"}
+            ]
+        },
     ]
 
 

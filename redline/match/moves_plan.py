@@ -157,9 +157,20 @@ def _unit(view: DocumentView, para: Paragraph) -> tuple[int, int]:
     """The view paragraphs of the clause ``para`` heads (its sub-clauses included), or ``para``
     alone when it heads none."""
     head = para.node
-    if head is not None and head.index == para.index and head.last >= para.index:
-        return para.index, head.last
-    return para.index, para.index
+    if head is None or head.index != para.index or head.last < para.index:
+        return para.index, para.index
+    paras = view.paragraphs
+    last = head.last
+    if head.number is not None and (last + 1 >= len(paras) or paras[last + 1].story_no != para.story_no):
+        # the story's last numbered clause: the unnumbered paragraphs after its last numbered
+        # paragraph close the document (signatures, a closing line), they are not the clause's
+        while last > para.index and not _numbered_head(paras[last]):
+            last -= 1
+    return para.index, last
+
+
+def _numbered_head(para: Paragraph) -> bool:
+    return para.heads and para.node is not None and para.node.number is not None
 
 
 def _target(locator: Locator, edit: Edit, result: EditResult, para: Paragraph) -> tuple[int, int] | None:
@@ -182,11 +193,12 @@ def _target(locator: Locator, edit: Edit, result: EditResult, para: Paragraph) -
             _refused(
                 result, EditStatus.AMBIGUOUS,
                 f"The target \u201c{edit.target}\u201d names {len(heads)} clauses: {both}.",
-                f"Name one of them in full (e.g. \u201c{_cite(heads[-1])}\u201d), or quote it in target_anchor.",
+                f"Name one of them in full (e.g. \u201c{_cite(heads[-1])}\u201d), or quote it in "
+                "target_anchor.",
                 actual_matches=len(heads),
             )  # fmt: skip
             return None
-        return heads[0].index, heads[0].last
+        return _unit(view, view.paragraphs[heads[0].index])
     quote = edit.target_anchor or ""
     where = locator.find(quote)
     if not where.ranges:
@@ -236,7 +248,9 @@ def _moved_note(view: DocumentView, plan: MovePlan) -> str:
     else:
         assert plan.after is not None
         other = paras[plan.after]
-        where = f"after paragraph {plan.after}" + (f" (in \u201c{other.section}\u201d)" if other.section else "")
+        where = f"after paragraph {plan.after}" + (
+            f" (in \u201c{other.section}\u201d)" if other.section else ""
+        )
     return f"Moved {what} {where}, as one tracked move (paragraphs {plan.first}-{plan.last})."
 
 
@@ -251,7 +265,9 @@ def _obstacle(view: DocumentView, first: int, last: int, dest: int) -> str | Non
         return "The clause lies inside a field's instructions."
     near = [k for k in (dest - 1, dest) if 0 <= k < len(paras)]
     if not any(paras[k].story_no == story for k in near):
-        return "The destination is in another part of the document (a header, footer or note) than the clause."
+        return (
+            "The destination is in another part of the document (a header, footer or note) than the clause."
+        )
     try:
         elements = [paras[k].element for k in range(first, last + 1)]
     except TypeError:  # a verify-only view (apply --dry-run --stream) holds no trees
@@ -261,9 +277,12 @@ def _obstacle(view: DocumentView, first: int, last: int, dest: int) -> str | Non
         return "The clause crosses containers (it holds or lies in a table, text box or content control)."
     # joined paragraphs: another author's deleted mark joins a paragraph to the next
     for a, b in ((first - 1, first), (last, last + 1), (dest - 1, dest)):
-        if 0 <= a and b < len(paras) and paras[a].story_no == paras[b].story_no == story:
-            if paras[a].end == paras[b].start:
-                return "A paragraph mark at the clause's edge or at the destination is a tracked deletion: decide it first."
+        same = a >= 0 and b < len(paras) and paras[a].story_no == paras[b].story_no == story
+        if same and paras[a].end == paras[b].start:
+            return (
+                "A paragraph mark at the clause's edge or at the destination is a tracked deletion: "
+                "decide it first."
+            )
     siblings: list[etree._Element] = []
     node: etree._Element | None = elements[0]
     while node is not None:
@@ -293,7 +312,10 @@ def _obstacle(view: DocumentView, first: int, last: int, dest: int) -> str | Non
         if paras[k].story_no != story:
             continue
         if _outermost(paras[k].element, parent) is None:
-            return "The destination lies in another container (a table cell, text box or content control) than the clause."
+            return (
+                "The destination lies in another container (a table cell, text box or content "
+                "control) than the clause."
+            )
     return None
 
 
@@ -328,7 +350,8 @@ def _cannot_hold(el: etree._Element) -> str | None:
         for run in inner:
             for item in run:
                 if item.tag not in _RUN_CHILDREN:
-                    return f"The clause holds a {etree.QName(item).localname} element, which a move cannot carry."
+                    name = etree.QName(item).localname
+                    return f"The clause holds a {name} element, which a move cannot carry."
     return None
 
 
@@ -377,9 +400,19 @@ def typed_out_of_sequence(view: DocumentView, first: int, last: int, dest: int) 
     if not any(first <= h.index <= last for h in heads):
         return []
     if dest < first:
-        order = [*range(dest), *range(first, last + 1), *range(dest, first), *range(last + 1, len(view.paragraphs))]
+        order = [
+            *range(dest),
+            *range(first, last + 1),
+            *range(dest, first),
+            *range(last + 1, len(view.paragraphs)),
+        ]
     else:
-        order = [*range(first), *range(last + 1, dest), *range(first, last + 1), *range(dest, len(view.paragraphs))]
+        order = [
+            *range(first),
+            *range(last + 1, dest),
+            *range(first, last + 1),
+            *range(dest, len(view.paragraphs)),
+        ]
     position = {k: n for n, k in enumerate(order)}
     old = _breaks(sorted(heads, key=lambda h: h.index))
     new = _breaks(sorted(heads, key=lambda h: position[h.index]))

@@ -148,7 +148,9 @@ def destination_side(sources: list[etree._Element], name: str, revision: Revisio
     return made, wrappers
 
 
-def source_side(paragraphs: list[etree._Element], last: etree._Element, name: str, revision: Revision) -> None:
+def source_side(
+    paragraphs: list[etree._Element], last: etree._Element, name: str, revision: Revision
+) -> None:
     """Mark the paragraphs ``paragraphs`` (in the tree) moved away: runs in ``w:moveFrom`` where
     they stand (their text ``w:t``), marks ``w:moveFrom``, the range start in the first and its
     end after ``last`` (the block's last element)."""

@@ -44,10 +44,10 @@ from ..read.view import DocumentView, Piece, SpanFlag, SpanKind
 from ..text.typography import ALL_QUOTES, follow_quotes, guillemet_space, quote_style
 from ..text.worddiff import diff_opcodes as diff_opcodes  # re-exported: the writer's diff
 from ..text.worddiff import word_diff as word_diff
+from .moves import comment_inside, write_move
 from .options import Comment as Comment  # re-exported: moved to redline.write.options
 from .options import WriteOptions as WriteOptions
 from .options import WriteResult as WriteResult
-from .moves import comment_inside, write_move
 from .renumber import Renumbering
 from .runs import (
     cut_after,
@@ -277,12 +277,12 @@ class Writer:
         done = write_move(self.view, plan.edit_index, plan.move, revision, self.new_id, self._numbering)
         para = self.view.paragraphs[plan.move.first]
         self.result.touched_parts.add(para.part)
-        if self.options.comments and plan.rationale and para.story not in ("header", "footer"):
-            if done.first is not None:
-                # inside the move (its reference too), so rejecting it leaves no empty paragraph
-                cid = self.new_id()
-                comment_inside(done.first, cid)
-                self.result.comments.append(Comment(int(cid), plan.rationale))
+        story = para.story not in ("header", "footer")
+        if self.options.comments and plan.rationale and story and done.first is not None:
+            # inside the move (its reference too), so rejecting it leaves no empty paragraph
+            cid = self.new_id()
+            comment_inside(done.first, cid)
+            self.result.comments.append(Comment(int(cid), plan.rationale))
 
     def _delete_field_run(self, run: etree._Element) -> None:
         """Delete one run of a field's code: tracked, in a w:del (its w:instrText becomes

@@ -66,8 +66,12 @@ _EDIT_FIELDS: dict[str, str] = {
         "comment_id",
     ),
     **dict.fromkeys(["type", "kind", "edittype", "changetype"], "kind"),
-    **dict.fromkeys(["target", "targetclause", "targetsection", "destination", "destinationclause"], "target"),
-    **dict.fromkeys(["targetanchor", "targetquote", "destinationanchor", "destinationquote"], "target_anchor"),
+    **dict.fromkeys(
+        ["target", "targetclause", "targetsection", "destination", "destinationclause"], "target"
+    ),
+    **dict.fromkeys(
+        ["targetanchor", "targetquote", "destinationanchor", "destinationquote"], "target_anchor"
+    ),
 }
 # Fields whose meaning an Edit cannot carry: dropping them would apply a different edit.
 _MEANING_CHANGING = frozenset(
@@ -117,8 +121,12 @@ _OTHER_ACTIONS = {
 }
 # The clause moves (shared_schema.parse.moves), read as the other actions are.
 _MOVE_ACTIONS = {
-    **dict.fromkeys(["move_after", "moveafter", "move_below", "move_clause_after", "move_to_after"], "move_after"),
-    **dict.fromkeys(["move_before", "movebefore", "move_above", "move_clause_before", "move_to_before"], "move_before"),
+    **dict.fromkeys(
+        ["move_after", "moveafter", "move_below", "move_clause_after", "move_to_after"], "move_after"
+    ),
+    **dict.fromkeys(
+        ["move_before", "movebefore", "move_above", "move_clause_before", "move_to_before"], "move_before"
+    ),
 }
 _OTHER_ACTIONS.update(_MOVE_ACTIONS)
 _ACTION_WORDS = re.compile(

@@ -33,7 +33,6 @@ from .aliases import (
     _REVISION_KEYS,
     _norm,
 )
-from .moves import read_move
 from .extract import (
     ParseLimits,
     _duplicates,
@@ -47,6 +46,7 @@ from .extract import (
     _Tally,
     _unsafe_reason,
 )
+from .moves import read_move
 
 T = TypeVar("T")
 
@@ -235,7 +235,7 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
             notes.append(f"dropped field {_show(fields[extra][0])} (only {takes} takes it)")
             del values[extra]
     if any(values.get(name) is not None for name in ("target", "target_anchor")):
-        return "'target' belongs to a move (action 'move_after' / 'move_before'), not an edit: the intent is unknown"
+        return "'target' belongs to a move ('move_after' / 'move_before'), not an edit: the intent is unknown"
     anchor = values.get("anchor")
     if "anchor" not in values:
         return "no anchor: quote the exact text to change in 'anchor'"
