@@ -67,6 +67,11 @@ single break). To add whole clauses without touching existing text, send
 `{"action": "insert_after", "anchor": <words of the paragraph>, "text": <the new paragraphs,
 one per line>}` (or "insert_before"); add `"level": 1` for a sub-clause, `-1` for a clause of
 the parent's level. Leave the numbers out of `text`: the document numbers new clauses.
+To move a whole clause (with its sub-clauses) elsewhere, send `{"action": "move_after",
+"anchor": <the clause's first words>, "target": "9"}` (or "move_before"; `target` names the
+destination clause as the document numbers it, or send `target_anchor` quoting its words): it
+is written as one tracked move and automatic numbers follow it. Never delete and re-insert a
+clause to move it.
 
 When the text shows the other side's tracked changes and comments inline ({++inserted++}[r12
 Name], {--deleted--}[r13 Name], {==passage==}{>>comment<<}[c4 Name]), decide them in the same
