@@ -479,3 +479,45 @@ def test_moves_with_plain_edits_reject_to_the_input(seed: int, pick: Any, after:
     texts = [accepted.paragraph_text(p) for p in accepted.paragraphs]
     at = texts.index(moved[0])
     assert texts[at : at + len(moved)] == moved and texts.count(moved[0]) == 1
+
+
+def test_a_move_is_located_scoped_and_counted_like_every_anchor() -> None:
+    data = build(CLAUSES)
+    scoped = apply(data, [{**AUDIT, "section": "2"}]).report.edits[0]
+    assert scoped.status == "out_of_scope"
+    twice = apply(data, [after("Reports are", target="1")]).report.edits[0]
+    assert twice.status == "ambiguous"
+    missing = apply(data, [after("Audit of the recrods", target="1")]).report.edits[0]
+    assert missing.status == "not_found"
+    inside = apply(data, [{**AUDIT, "section": "3"}]).report.edits[0]
+    assert inside.status == "applied", inside.error
+
+
+def test_a_dry_run_verifies_a_move_and_writes_nothing() -> None:
+    for stream in (False, True):
+        out = apply(build(CLAUSES), [AUDIT], dry_run=True, stream=stream)
+        assert out.report.edits[0].status == "verified" and out.output is None
+
+
+def test_the_touched_paragraphs_are_the_moved_ones_in_their_new_place() -> None:
+    out = apply(build(CLAUSES), [AUDIT])
+    assert out.written is not None and out.output is not None
+    after_view = view(out.output)
+    touched = out.written.touched_paragraphs[0]
+    assert [after_view.paragraph_text(after_view.paragraphs[k]) for k in touched] == [
+        "Audit of the records.",
+        "The Supplier keeps records for audit.",
+    ]
+
+
+def test_a_paragraph_before_a_table_moves_and_the_table_stays() -> None:
+    paras = [P(t) for t, _, _ in PLAIN]
+    paras.insert(2, Table([["rate", "five"]]))  # after "Beta"
+    data = docx(*paras)
+    out = apply(data, [before("Beta paragraph", target_anchor="Alpha paragraph")])
+    assert out.report.edits[0].status == "applied", out.report.edits[0].error
+    assert out.output is not None
+    check_shapes(out.output)
+    got = view(out.output).text.split("\n")
+    assert got[:4] == ["Beta paragraph of the letter.", "Alpha paragraph of the letter.", "rate", "five"]
+    assert view(decide(out.output, "reject")).text == view(data).text

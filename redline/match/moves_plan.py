@@ -295,7 +295,7 @@ def _obstacle(view: DocumentView, first: int, last: int, dest: int) -> str | Non
     nxt = elements[-1].getnext()
     while nxt is not None and nxt.tag in (_BM_START, _BM_END, _PROOF):
         nxt = nxt.getnext()
-    if nxt is None or nxt.tag != _P:
+    if nxt is None or nxt.tag == w("sectPr"):
         return (
             "The clause ends its container (the body's or a table cell's last paragraph, which Word "
             "needs where it is): it cannot move away."
