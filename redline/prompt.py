@@ -77,6 +77,11 @@ row>, "cells": [<one text per cell, left to right>]}` (or "insert_row_before"); 
 spanning columns takes one text, a line break starts a new paragraph in the cell. To remove
 a row, send `{"action": "delete_row", "anchor": <text of one cell of it>}`. Columns cannot be
 added or removed; edit cells' text with plain edits.
+To move a whole clause (with its sub-clauses) elsewhere, send `{"action": "move_after",
+"anchor": <the clause's first words>, "target": "9"}` (or "move_before"; `target` names the
+destination clause as the document numbers it, or send `target_anchor` quoting its words): it
+is written as one tracked move and automatic numbers follow it. Never delete and re-insert a
+clause to move it.
 
 When the text shows the other side's tracked changes and comments inline ({++inserted++}[r12
 Name], {--deleted--}[r13 Name], {==passage==}{>>comment<<}[c4 Name]), decide them in the same

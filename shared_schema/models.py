@@ -38,6 +38,7 @@ class _Shape(BaseModel):
 DECISIONS = ("accept", "reject")  # on the other side's tracked changes: by revision_id or author
 THREAD_ACTIONS = ("reply", "resolve")  # on an existing comment, by comment_id
 NO_ANCHOR_ACTIONS = (*DECISIONS, *THREAD_ACTIONS)  # entries that quote no anchor
+MOVE_ACTIONS = ("move_after", "move_before")  # a clause relocated: anchor + target / target_anchor
 
 
 HighlightColour = Literal[
@@ -151,7 +152,9 @@ class EditRequest(_Shape):
             "style of the paragraph(s) holding them; the text is not changed. "
             "'insert_row_after' / 'insert_row_before': a new table row (`cells`, one text per "
             "cell) after / before the row holding `anchor`; 'delete_row': the row holding "
-            "`anchor` deleted."
+            "`anchor` deleted. 'move_after' or 'move_before': move the clause whose first words "
+            "are `anchor`, with its sub-clauses, after / before the "
+            "clause `target` (cited as the document numbers it) or the one `target_anchor` quotes."
         ),
     )
     text: str | None = Field(
@@ -205,6 +208,21 @@ class EditRequest(_Shape):
             "line break starts a new paragraph in the cell."
         ),
     )
+    target: str | None = Field(
+        default=None,
+        description=(
+            "move_after / move_before only: the clause to move the anchor's clause after / "
+            "before, as the document numbers it ('9', 'Clause 12.1', 'Article IV') or a "
+            "heading's text. Or give target_anchor instead."
+        ),
+    )
+    target_anchor: str | None = Field(
+        default=None,
+        description=(
+            "move_after / move_before only, instead of target: text copied exactly from the "
+            "paragraph of the clause to move the anchor's clause after / before."
+        ),
+    )
 
     @field_validator("action")
     @classmethod
@@ -239,6 +257,11 @@ class EditRequest(_Shape):
             _xml_safe(cell)
             _no_bidi(cell)
         return value
+
+    @field_validator("target", "target_anchor")
+    @classmethod
+    def _move_target_safe(cls, value: str | None) -> str | None:
+        return _no_bidi(_xml_safe(value))
 
     @field_validator("anchor")
     @classmethod

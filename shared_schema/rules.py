@@ -60,7 +60,7 @@ def check_xml_safe(value: str | None) -> str | None:
 
 ACTIONS = (
     "replace", "insert_after", "insert_before", "accept", "reject", "comment", "reply", "resolve",
-    "format", "insert_row_after", "insert_row_before", "delete_row",
+    "format", "insert_row_after", "insert_row_before", "delete_row", "move_after", "move_before",
 )  # fmt: skip
 """What an entry's `action` may be."""
 ROW_ACTIONS = ("insert_row_after", "insert_row_before", "delete_row")

@@ -212,6 +212,8 @@ def _instances(name: SchemaName, nulls: bool) -> list[dict[str, Any]]:
                 "comment_id",
                 "format",
                 "cells",
+                "target",
+                "target_anchor",
             ]
         )
         if nulls
@@ -253,7 +255,8 @@ def _instances(name: SchemaName, nulls: bool) -> list[dict[str, Any]]:
                     "replacement": "",
                     "action": "insert_row_after",
                     "cells": ["Gold", "99.9%"],
-                }
+                },
+                {**optional, "anchor": "Audit. The", "replacement": "", "action": "move_after", "target": "9"}
             ]
         },
     ]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from shared_schema import Code, Edit, EditBatch, EditResult, EditStatus, Location, MatchKind, Refusal
-from shared_schema.models import NO_ANCHOR_ACTIONS, ROW_ACTIONS
+from shared_schema.models import MOVE_ACTIONS, NO_ANCHOR_ACTIONS, ROW_ACTIONS
 
 from ..collector import paused
 from ..opc.zipread import DEFAULT_LIMITS, Limits
@@ -33,6 +33,7 @@ from .formats import FormatPlan, FormatRefusal, Styles, format_note, plan_format
 from .hints import HintBudget, not_found, unique_extension
 from .locate import Found, Locator
 from .moves import move_note, movers
+from .moves_plan import MovePlan, plan_move
 from .rows import RowPlan, check_rows, column_refusal, row_notes, row_plan
 
 MAX_INSERT_LINES = 10_000
@@ -78,6 +79,7 @@ class Planned:
     refs: tuple[CrossRef, ...] = ()
     format: FormatPlan | None = None  # a tracked formatting change (redline.match.formats): no text changes
     row: RowPlan | None = None  # a table row inserted beside, or deleted (redline.match.rows)
+    move: MovePlan | None = None  # a clause relocated as one tracked move (redline.match.moves_plan)
 
 
 @dataclass
@@ -166,6 +168,7 @@ def _verify(
     replacement_of: dict[int, str] = {}
     fields_of: dict[tuple[int, int], tuple[etree._Element, ...]] = {}  # (edit, range start)
     refs_of: dict[tuple[int, int], tuple[str, tuple[CrossRef, ...]]] = {}  # (edit, range start)
+    moves_of: dict[int, MovePlan] = {}  # move_after / move_before: the clause and its destination
     stale = revision is not None and revision != view.revision
     if len(edits) > 8 and not stale:
         locator.prepare()  # index once now rather than after a few full scans
@@ -281,6 +284,11 @@ def _verify(
             else:
                 _refuse(result, rows.status, rows.message, rows.hint, candidates=result.locations)
             continue
+        if edit.action in MOVE_ACTIONS:
+            move = plan_move(locator, edit, result, found)
+            if move is not None:  # its block and destination, for the overlap check
+                found_of[i], moves_of[i] = Found(list(move.spans), found.kind, list(found.tolerances)), move
+            continue
         if edit.action in ("insert_after", "insert_before"):
             point = _insertion(locator, edit, result, found)
             if point is not None:
@@ -343,6 +351,7 @@ def _verify(
                     )
 
     _refuse_overlaps(results, found_of)
+    moving = [i for i in moves_of if found_of.pop(i, None) is not None]
     planned = [
         _planned(locator, results[i].index, edits[i], s, e, replacement_of[i], fields_of.get((i, s), ()),
                  refs_of.get((i, s)), format_of.get(i))
@@ -350,6 +359,8 @@ def _verify(
         if results[i].error is None
         for s, e in found.ranges
     ]  # fmt: skip
+    planned += [Planned(results[i].index, moves_of[i].at, moves_of[i].at, "", True, edits[i].rationale,
+                        move=moves_of[i]) for i in moving]  # fmt: skip
     planned.sort(key=lambda p: p.start)
     return Verification(results, planned)
 

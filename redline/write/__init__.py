@@ -7,6 +7,7 @@
 * :mod:`~redline.write.runs` -- run surgery: runs split and cut at view offsets, properties copied
 * :mod:`~redline.write.formatting` -- tracked formatting changes: ``w:rPrChange`` / ``w:pPrChange``
 * :mod:`~redline.write.renumber` -- the written document's paragraph numbering, predicted for the report
+* :mod:`~redline.write.moves` -- a clause move written as one native Word move (moveFrom / moveTo ranges)
 * :mod:`~redline.write.tree` -- element surgery (remove, unwrap, join) the writer and decisions share
 * :mod:`~redline.write.splice` -- a changed part's bytes: changed paragraphs spliced into its text
 * :mod:`~redline.write.decisions` -- checked decisions carried out: changes accepted or rejected, untracked

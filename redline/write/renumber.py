@@ -47,6 +47,7 @@ class Renumbering:
         self._holders: list[etree._Element] = []  # its new runs put into another paragraph
         self._op_end = 0  # the end of the change being written (view offset)
         self._at_edge = False  # it starts at the edge of the range's paragraphs
+        self._moved_away: set[int] = set()  # view paragraphs a move took away (redline.write.moves)
 
     # -- what the writer tells it ----------------------------------------------------------
     def start_range(self, olds: list[int]) -> None:
@@ -105,6 +106,21 @@ class Renumbering:
         pieces[at:at] = new
         for el in new:
             self._origin[el] = old
+
+    def moved(
+        self, olds: list[int], new: list[etree._Element], old: int | None, beside: etree._Element, after: bool
+    ) -> None:
+        """The view paragraphs ``olds`` moved away (the written view has them no more where they
+        were); ``new`` -- their copies, or untracked the paragraphs themselves -- put after (or
+        before) ``beside``, a piece of view paragraph ``old`` (None: beside no paragraph, a table
+        say; then they are not followed)."""
+        for k in olds:
+            self._own(self.view.paragraphs[k])
+            self._moved_away.add(k)
+        if old is not None:
+            self._own(self.view.paragraphs[old])
+            self.paragraphs_added(old, new, beside, after)
+        self._holders.extend(p[0] for p in new if len(p))  # (their paragraphs are the range's)
 
     def deleted_mark(self, p: etree._Element) -> None:
         """The mark of paragraph ``p`` is now a tracked deletion (ours, or another author's
@@ -198,8 +214,8 @@ class Renumbering:
             pieces = self._pieces[old]
             last = pieces[-1]
             for q in pieces:
-                if q in new_index or q.getparent() is None:
-                    continue  # joined into a paragraph numbered already, or joined away
+                if q in new_index or q.getparent() is None or old in self._moved_away:
+                    continue  # joined into a paragraph numbered already, or joined (moved) away
                 if q is last and self._vanishes(old, q):
                     continue
                 new_index[q] = count

@@ -46,6 +46,7 @@ from ..text.typography import ALL_QUOTES, follow_quotes, guillemet_space, quote_
 from ..text.worddiff import diff_opcodes as diff_opcodes  # re-exported: the writer's diff
 from ..text.worddiff import word_diff as word_diff
 from .formatting import write_format
+from .moves import comment_inside, write_move
 from .options import Comment as Comment  # re-exported: moved to redline.write.options
 from .options import WriteOptions as WriteOptions
 from .options import WriteResult as WriteResult
@@ -188,6 +189,7 @@ class Writer:
                 for r in notes
                 if r is not None
             ]
+            spans += [span for p in ordered if p.move is not None for span in p.move.spans]
             self.splice.plan(spans, joins=not self.options.track)
         for target in targets:
             self._ref_names[target] = bookmark(self.view, target, self.new_id)
@@ -203,6 +205,8 @@ class Writer:
         list renumbers, rejecting restores it.  The paragraphs join the one after them, whose
         mark and properties survive; a story's last paragraph (or a table cell's, a text
         box's: no paragraph follows it there) keeps its mark, as Word's must."""
+        if plan.move is not None:
+            return plan  # a move: its paragraphs move whole (redline.write.moves)
         if (
             plan.replacement.strip() or plan.insert or plan.comment or plan.format or plan.row
             or self.options.literal
@@ -247,6 +251,9 @@ class Writer:
             return
         if plan.row is not None:  # a table row inserted or deleted (redline.write.rows)
             return write_row(self, plan.edit_index, plan.row, plan.rationale)
+        if plan.move is not None:
+            self._move(plan)
+            return
         if plan.insert:
             self._insert_paragraphs(plan)
             return
@@ -339,6 +346,20 @@ class Writer:
             if runs:
                 self._comment(runs[0], runs[-1], plan.rationale)
         self._numbering.commented(plan.edit_index, [p.index for p in paras])
+    def _move(self, plan: Planned) -> None:
+        """A clause relocated (move_after / move_before): one tracked move, a comment holding
+        the rationale on the moved-to text (:mod:`redline.write.moves`)."""
+        assert plan.move is not None
+        revision = self._revision if self.options.track else None
+        done = write_move(self.view, plan.edit_index, plan.move, revision, self.new_id, self._numbering)
+        para = self.view.paragraphs[plan.move.first]
+        self.result.touched_parts.add(para.part)
+        story = para.story not in ("header", "footer")
+        if self.options.comments and plan.rationale and story and done.first is not None:
+            # inside the move (its reference too), so rejecting it leaves no empty paragraph
+            cid = self.new_id()
+            comment_inside(done.first, cid)
+            self.result.comments.append(Comment(int(cid), plan.rationale))
 
     def _delete_field_run(self, run: etree._Element) -> None:
         """Delete one run of a field's code: tracked, in a w:del (its w:instrText becomes

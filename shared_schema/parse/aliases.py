@@ -70,6 +70,12 @@ _EDIT_FIELDS: dict[str, str] = {
     **dict.fromkeys(
         ["cells", "values", "cellvalues", "celltexts", "rowcells", "rowvalues", "newcells"], "cells"
     ),
+    **dict.fromkeys(
+        ["target", "targetclause", "targetsection", "destination", "destinationclause"], "target"
+    ),
+    **dict.fromkeys(
+        ["targetanchor", "targetquote", "destinationanchor", "destinationquote"], "target_anchor"
+    ),
 }
 # Fields whose meaning an Edit cannot carry: dropping them would apply a different edit.
 _MEANING_CHANGING = frozenset(
@@ -146,6 +152,16 @@ _ROW_ACTIONS = {
     **dict.fromkeys(["delete_column", "remove_column", "delete_col"], "delete_column"),
 }  # fmt: skip
 _OTHER_ACTIONS.update(_ROW_ACTIONS)
+# The clause moves (shared_schema.parse.moves), read as the other actions are.
+_MOVE_ACTIONS = {
+    **dict.fromkeys(
+        ["move_after", "moveafter", "move_below", "move_clause_after", "move_to_after"], "move_after"
+    ),
+    **dict.fromkeys(
+        ["move_before", "movebefore", "move_above", "move_clause_before", "move_to_before"], "move_before"
+    ),
+}
+_OTHER_ACTIONS.update(_MOVE_ACTIONS)
 _ACTION_WORDS = re.compile(
     r"insert|add|append|prepend|comment|move|format|highlight|split|merge|annotat|note"
 )

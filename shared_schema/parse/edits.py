@@ -49,6 +49,7 @@ from .extract import (
     _unsafe_reason,
 )
 from .formats import read_format_entry
+from .moves import read_move
 from .rows import read_row
 
 T = TypeVar("T")
@@ -228,6 +229,8 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
         return read_format_entry(entry, values, notes, _expected_matches, _section_and_id)
     if action is not None and action in _ROW_ACTIONS.values():
         return read_row(action, values, notes, _section_and_id, _expected_matches, _validation_reason)
+    if action in ("move_after", "move_before"):
+        return read_move(action, fields, values, notes, _section_and_id(values, notes))
     if action is not None and action in _OTHER_ACTIONS.values():
         return _read_other(action, fields, values, notes)
     if action is not None and action not in ("delete", "replace"):
@@ -246,6 +249,8 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
             takes = "an insert action" if extra in ("text", "level") else "another action"
             notes.append(f"dropped field {_show(fields[extra][0])} (only {takes} takes it)")
             del values[extra]
+    if any(values.get(name) is not None for name in ("target", "target_anchor")):
+        return "'target' belongs to a move ('move_after' / 'move_before'), not an edit: the intent is unknown"
     anchor = values.get("anchor")
     if "anchor" not in values:
         return "no anchor: quote the exact text to change in 'anchor'"
