@@ -13,8 +13,11 @@ Two steps, like the edits':
   it to withdraw it), a reply to a reply (``unsupported``, naming the thread's first comment),
   a thread already resolved (``no_change``).  **Conflicts** (``overlap``): a decision and an
   edit (or a ``comment``) of the same reply whose places touch, or two decisions on the same
-  change (or one inside the other): the later entry of the reply is refused, the earlier
-  stands.
+  change: the later entry of the reply is refused, the earlier stands.  A change inside
+  another one is decided on its own, as Word decides it (issue 30): what a decision removes
+  takes the changes inside it along (its notes name them), and a later entry on one of those
+  is applied with a note; a move's second side, decided the same way, is no conflict.  One
+  id on a paragraph's content and its own mark is one change (:func:`_one_change`).
 * :func:`redline.write.decisions.write_decisions` (after the writer) carries the plan out on the
   working copy's trees; :func:`place_of` tells it (and the check, for the splice) where a
   revision record stands.
