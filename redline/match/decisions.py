@@ -157,6 +157,7 @@ def check(
     removing: dict[etree._Element, int] = {}  # what an entry's decision removes -> that entry
     by_element = {r.element: r for r in everything if r.element is not None}
     verdicts: dict[int, bool] = {}  # entry -> accepted
+    one_change: dict[str, bool] = {}  # an id several elements carry -> whether they are one change
     for i in live:
         edit, result = edits[i], results[i]
         if edit.action in THREAD_ACTIONS:
@@ -173,7 +174,7 @@ def check(
                     else:
                         plan.ranges.extend(spans)
             continue
-        targets = _targets(locator, everything, edit, result, own_author)
+        targets = _targets(locator, everything, edit, result, own_author, one_change)
         if targets is None:
             continue
         moved = _with_moves(locator, targets, everything, result, move_ranges)
@@ -398,7 +399,12 @@ def _nearest_ids(ident: str, ids: list[str]) -> list[str]:
 
 
 def _targets(
-    locator: Locator, everything: list[Revision], edit: Edit, result: EditResult, own: str
+    locator: Locator,
+    everything: list[Revision],
+    edit: Edit,
+    result: EditResult,
+    own: str,
+    one_change: dict[str, bool] | None = None,
 ) -> list[Revision] | None:
     """The tracked changes ``edit`` decides, or None (``result`` refused)."""
     verb = edit.action or ""
@@ -422,7 +428,10 @@ def _targets(
         if note:
             result.notes.append(note)
         found = [r for r in everything if same_id(r.id, rid)]
-        if len(found) > 1 and _one_change(found):
+        seen = one_change if one_change is not None else {}
+        if len(found) > 1 and rid not in seen:
+            seen[rid] = _one_change(found)  # (once per id: it walks the part)
+        if len(found) > 1 and seen[rid]:
             result.notes.append(
                 f"r{rid} is one change written as {len(found)} elements (a paragraph's content and "
                 "its mark, one id, author and date, one after the other): decided together"
