@@ -315,6 +315,14 @@ def word() -> bytes:
             ),
             ".",
         ),
+        P(
+            "Formatted as issue 29 writes it.",
+            ppr=(
+                f'<w:jc w:val="right"/><w:rPr><w:ins {_a(99, a)}/><w:b/><w:rPrChange {_a(100, a)}>'
+                f"<w:rPr><w:i/></w:rPr></w:rPrChange></w:rPr><w:pPrChange {_a(101, b)}><w:pPr>"
+                '<w:jc w:val="left"/></w:pPr></w:pPrChange>'
+            ),
+        ),
         P("Section one ends.", ppr=sect_change),
         P("The end."),
         numbering=_NUMBERING,

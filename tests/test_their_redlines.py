@@ -222,7 +222,7 @@ def _nested_doc(shape: list[int]) -> tuple[bytes, list[str]]:
     return docx(*blocks), ids
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     shape=st.lists(st.integers(0, 3), min_size=1, max_size=4),
     picks=st.lists(st.tuples(st.integers(0, 15), st.booleans()), max_size=12),
@@ -299,8 +299,9 @@ def test_every_decided_output_opens_in_libreoffice(tmp_path: Path) -> None:
     if soffice is None:
         pytest.skip("LibreOffice (soffice) is not installed")
     written: list[Path] = []
-    for name in sorted(SHAPES):
-        data = SHAPES[name]()
+    sources = {name: SHAPES[name]() for name in sorted(SHAPES)}
+    sources.update({p.stem: p.read_bytes() for p in PEER_DOCS})  # and the tools' own, when set
+    for name, data in sources.items():
         authors = sorted({r.author for r in annotated(data).revisions if r.author})
         for verb in ("accept", "reject"):
             out = apply_reply(data, json.dumps([{"action": verb, "author": a} for a in authors]), OPTIONS)

@@ -13,8 +13,11 @@ Two steps, like the edits':
   it to withdraw it), a reply to a reply (``unsupported``, naming the thread's first comment),
   a thread already resolved (``no_change``).  **Conflicts** (``overlap``): a decision and an
   edit (or a ``comment``) of the same reply whose places touch, or two decisions on the same
-  change (or one inside the other): the later entry of the reply is refused, the earlier
-  stands.
+  change: the later entry of the reply is refused, the earlier stands.  A change inside
+  another one is decided on its own, as Word decides it (issue 30): what a decision removes
+  takes the changes inside it along (its notes name them), and a later entry on one of those
+  is applied with a note; a move's second side, decided the same way, is no conflict.  One
+  id on a paragraph's content and its own mark is one change (:func:`_one_change`).
 * :func:`redline.write.decisions.write_decisions` (after the writer) carries the plan out on the
   working copy's trees; :func:`place_of` tells it (and the check, for the splice) where a
   revision record stands.
@@ -155,6 +158,7 @@ def check(
     removing: dict[etree._Element, int] = {}  # what an entry's decision removes -> that entry
     by_element = {r.element: r for r in everything if r.element is not None}
     verdicts: dict[int, bool] = {}  # entry -> accepted
+    one_change: dict[str, bool] = {}  # an id several elements carry -> whether they are one change
     for i in live:
         edit, result = edits[i], results[i]
         if edit.action in THREAD_ACTIONS:
@@ -173,7 +177,7 @@ def check(
                     else:
                         plan.ranges.extend(spans)
             continue
-        targets = _targets(locator, everything, edit, result, own_author)
+        targets = _targets(locator, everything, edit, result, own_author, one_change)
         if targets is None:
             continue
         moved = _with_moves(locator, targets, everything, result, move_ranges)
@@ -400,7 +404,12 @@ def _nearest_ids(ident: str, ids: list[str]) -> list[str]:
 
 
 def _targets(
-    locator: Locator, everything: list[Revision], edit: Edit, result: EditResult, own: str
+    locator: Locator,
+    everything: list[Revision],
+    edit: Edit,
+    result: EditResult,
+    own: str,
+    one_change: dict[str, bool] | None = None,
 ) -> list[Revision] | None:
     """The tracked changes ``edit`` decides, or None (``result`` refused)."""
     verb = edit.action or ""
@@ -424,7 +433,10 @@ def _targets(
         if note:
             result.notes.append(note)
         found = [r for r in everything if same_id(r.id, rid)]
-        if len(found) > 1 and _one_change(found):
+        seen = one_change if one_change is not None else {}
+        if len(found) > 1 and rid not in seen:
+            seen[rid] = _one_change(found)  # (once per id: it walks the part)
+        if len(found) > 1 and seen[rid]:
             result.notes.append(
                 f"r{rid} is one change written as {len(found)} elements (a paragraph's content and "
                 "its mark, one id, author and date, one after the other): decided together"

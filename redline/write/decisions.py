@@ -10,8 +10,12 @@ inserted one rejected) joins its paragraph to the next, whose mark and propertie
 ``w:tblGridChange``...) accepted drops its record, rejected restores the old properties; a
 table row inserted or deleted keeps or loses its row; a move is decided as a whole (both sides,
 as the check paired their ranges -- by range, never by ``w:name`` alone -- and those ranges'
-markers: each start and the end that closes it).  Every other element is
-left as it was.  The checking is :mod:`redline.match.decisions`'s.
+markers: each start and the end that closes it); a table cell inserted rejected (deleted
+accepted) goes, the row ending early (``w:gridAfter``); custom XML markup inserted rejected
+(deleted accepted) is unwrapped.  A change inside another is decided on its own, as Word
+does: removing an element removes the changes it holds; paragraph marks are decided last,
+after every other decision of the reply.  Every other element is left as it was.  The
+checking is :mod:`redline.match.decisions`'s.
 """
 
 from __future__ import annotations
