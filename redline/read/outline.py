@@ -49,6 +49,10 @@ class Entry:
     text: str
     contents: bool = False  # a line of a table of contents (redline.read.contents): no section
 
+    def as_contents(self) -> Entry:
+        """This entry read as a contents line."""
+        return Entry(self.story, self.label, self.ilvl, self.outline, self.text, True)
+
 
 @dataclass(slots=True, eq=False)
 class Head:
