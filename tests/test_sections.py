@@ -20,7 +20,7 @@ from redline.read.outline import Entry, build_outline
 from redline.read.sections import Kind, parse_reference, read_number, typed_number
 from redline.read.view import DocumentView
 from shared_schema import Code, Edit, EditBatch, EditResult, EditStatus, Refusal, parse_edit_reply
-from testing.docbuild import B, Link, P, R, docx
+from testing.docbuild import B, Link, P, R, Raw, docx
 from tests.support import view_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -509,6 +509,42 @@ def test_contents_lines_are_never_sections_nor_own_the_preamble() -> None:
     assert [h.index for h in view.outline.named("Article 4")] == [7]
     assert check(view, "within thirty days", section="Article 5").status == EditStatus.VERIFIED
     assert check(view, "made between the parties", section="Article 4").status == EditStatus.OUT_OF_SCOPE
+
+
+def test_a_contents_fields_hyperlinked_entries_are_no_sections() -> None:
+    # a TOC field whose entries are hyperlinks with no page number and no contents style: its
+    # result repeats a later heading word for word, so the whole result is the contents
+    begin = Raw(
+        '<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve"> TOC \\o "1-3" '
+        '\\h </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>'
+    )
+    end = Raw('<w:r><w:fldChar w:fldCharType="end"/></w:r>')
+    view = view_of(
+        docx(
+            P(begin, Link("Article 4 Definitions")),
+            P(Link("Article 5 Payment")),
+            P(Link("Article 6 Law"), end),
+            P("This Agreement is made between the parties named below, on the date written."),
+            P("Article 4 Definitions"),
+            P("Words have the meanings given to them in this Article."),
+            P("Article 5 Payment"),
+            P("The Buyer shall pay the price within thirty days of each invoice."),
+        )
+    )
+    assert [h.index for h in view.outline.heads] == [4, 6]
+    assert view.paragraphs[3].section is None
+    assert check(view, "within thirty days", section="Article 5").status == EditStatus.VERIFIED
+
+
+def test_a_clause_in_a_fields_result_stays_a_clause() -> None:
+    # an IF field's result holding a clause no heading repeats (document assembly) is no contents
+    begin = Raw(
+        '<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve"> IF 1 = 1 '
+        '</w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>'
+    )
+    end = Raw('<w:r><w:fldChar w:fldCharType="end"/></w:r>')
+    view = view_of(docx(P("1. Term. Two years."), P(begin, "2. Renewal. One more year.", end)))
+    assert [h.cite for h in view.outline.heads] == ["1", "2"]
 
 
 @pytest.mark.corpus

@@ -107,6 +107,10 @@ def test_section_refusals_carry_candidates(tools: DocumentTools) -> None:
     candidates = many["error"]["candidates"]
     assert len(candidates) >= 2 and all(c["label"] == "(a)" for c in candidates)
     assert len({c["within"] for c in candidates}) == len(candidates)
+    hint = many["error"]["hint"]  # each by a citation of its own (issue 35), never "(a)" itself
+    assert "a citation that names it alone" in hint and "\u201c(a)\u201d" not in hint
+    cited = hint.split("\u201c")[1].split("\u201d")[0]
+    assert tools.read_region(DOC, section=cited)["paragraphs"][0]["label"] == "(a)"
     picked = tools.read_region(DOC, paragraphs=candidates[1]["paragraphs"])
     assert picked["paragraphs"][0]["label"] == "(a)"
     missing = tools.read_region(DOC, section="Nonexistent Clause")

@@ -7,7 +7,10 @@ contents line when its style (or one it is based on) is one of Word's contents s
 ... "toc 9", "table of figures": §17.7.5, the built-in names Word writes in every language), or
 when it ends in a page number after a tab or a dotted leader ("Payment Terms<TAB>12",
 "Payment Terms ........ 12"), as every contents line Word's TOC field makes does, hyperlinked
-or not.  The outline (:mod:`redline.read.outline`) gives a contents line no section; it lies in
+or not; and (:mod:`redline.read.labels`) the lines of a field's result -- a TOC field's
+hyperlinked entries, page numbers left out -- when one of them repeats a later heading word for
+word (a clause inside an IF field's result repeats none, and stays a clause).  The outline
+(:mod:`redline.read.outline`) gives a contents line no section; it lies in
 the section before it, as a body paragraph does.
 """
 

@@ -79,14 +79,18 @@ def formatted_headings(view: DocumentView, key: str) -> list[Head]:
     """The formatted headings whose text, as a key (:func:`~redline.read.sections._key_text`),
     is ``key``, each as a section of its own (not in the outline)."""
     paragraphs = view.paragraphs
+    lines = view.outline.short_lines
+    if lines is None:
+        lines = {}
+        for para in paragraphs:
+            if para.story == "body" and not para.heads and para.end - para.start <= MAX_CHARS:
+                lines.setdefault(_key_text(view.paragraph_text(para)), []).append(para.index)
+        view.outline.short_lines = lines
     out: list[Head] = []
     looks = _Looks(view)
-    for para in paragraphs:
-        if para.story != "body" or para.heads or para.end - para.start > MAX_CHARS:
-            continue
+    for index in lines.get(key, ()):
+        para = paragraphs[index]
         text = view.paragraph_text(para)
-        if _key_text(text) != key:
-            continue
         look = _heading_look(view, para, looks)
         if look is None:
             continue

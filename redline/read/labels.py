@@ -8,6 +8,7 @@ found: it refuses nothing but a circle of styles.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import io
 from array import array
@@ -21,8 +22,8 @@ from ..opc.namespaces import REL_NUMBERING, REL_STYLES, w
 from ..opc.xmlparse import PackageError, syntax_refusal
 from .contents import MAX_CONTENTS_LINE, TAIL, contents_style, ends_in_page_number
 from .numbering import Numbering
-from .outline import Entry, build_outline
-from .roles import ParagraphProps
+from .outline import Entry, Head, build_outline
+from .roles import ParagraphProps, SpanFlag
 from .sections import TYPED_SPAN, is_number
 
 if TYPE_CHECKING:
@@ -57,10 +58,54 @@ def _label(view: DocumentView, numbering: Numbering, props: list[ParagraphProps]
         _title_text, text, array("q", [p.start for p in paras]), array("q", [p.end for p in paras])
     )
     view.outline = build_outline(entries, where)
+    listed = _field_contents(view, view.outline.heads)
+    if listed:
+        for i in listed:
+            entries[i] = entries[i].as_contents()
+        view.outline = build_outline(entries, where)
     for para, node in zip(view.paragraphs, view.outline.head_of, strict=True):
         para.node = node
     for head in view.outline.heads:
         view.paragraphs[head.index].level = head.depth
+
+
+def _field_contents(view: DocumentView, heads: list[Head]) -> list[int]:
+    """The heads that are a contents field's lines (a TOC field's hyperlinked entries, with no
+    page number or contents style): paragraphs whose text lies wholly in a field's result and
+    reads as a later section's heading, word for word."""
+    flags, starts = view.span_flags, view.span_starts
+
+    def in_result(index: int) -> bool:
+        para = view.paragraphs[index]
+        i = max(0, bisect.bisect_right(starts, para.start) - 1)
+        j = bisect.bisect_left(starts, para.end)
+        return j > i and all(f & SpanFlag.FIELD_RESULT for f in flags[i:j])
+
+    inside = [head.index for head in heads if in_result(head.index)]
+    if not inside:
+        return []
+    text = view.text
+    keys: dict[str, int] = {}  # a heading's text -> the last paragraph with it
+    for head in heads:
+        para = view.paragraphs[head.index]
+        keys[" ".join(text[para.start : para.end].split()).casefold()] = head.index
+    found: set[int] = set()
+    for index in inside:
+        para = view.paragraphs[index]
+        later = keys.get(" ".join(text[para.start : para.end].split()).casefold())
+        if later is not None and later > index and later not in inside:
+            found.add(index)
+    # the rest of the same field's result: the heads among the paragraphs next to a contents
+    # line that lie wholly in a field's result too (the entries no later heading repeats)
+    heads_at = set(inside)
+    for index in sorted(found):
+        for step in (-1, 1):
+            k = index + step
+            while 0 <= k < len(view.paragraphs) and view.paragraphs[k].story == "body" and in_result(k):
+                if k in heads_at:
+                    found.add(k)
+                k += step
+    return sorted(found)
 
 
 def _contents_line(

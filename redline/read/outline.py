@@ -49,6 +49,10 @@ class Entry:
     text: str
     contents: bool = False  # a line of a table of contents (redline.read.contents): no section
 
+    def as_contents(self) -> Entry:
+        """This entry read as a contents line."""
+        return Entry(self.story, self.label, self.ilvl, self.outline, self.text, True)
+
 
 @dataclass(slots=True, eq=False)
 class Head:
@@ -127,6 +131,9 @@ class Outline:
     # the heads by number and by text: made on the first look-up (a document whose edits name
     # no section never asks, and indexing every head's texts is a fifth of reading it)
     _index: _Index | None = field(default=None, repr=False, compare=False)
+    # the short unnumbered body paragraphs by their text as a key (redline.read.headings reads
+    # them once, on the first name the outline does not know)
+    short_lines: dict[str, list[int]] | None = field(default=None, repr=False, compare=False)
 
     def _indexes(self) -> _Index:
         if self._index is None:

@@ -374,13 +374,15 @@ class DocumentTools:
                 candidates=near,
             )
         if len(found) > 1:
+            cites = [(h, view.outline.unique_cite(h, avoid=name)) for h in found[:5]]
+            each = "; ".join(f"\u201c{c}\u201d for paragraph {h.index}" for h, c in cites if c is not None)
             raise ToolError(
                 Code.AMBIGUOUS_SECTION,
                 f"{len(found)} sections match {show(name)}: "
                 + ", ".join(f"\u201c{h.title}\u201d" for h in found[:5])
                 + ".",
-                "Call read_region again with one candidate's `paragraphs` range, or name it in "
-                "full (its container too: 'Schedule 2, paragraph 1').",
+                (f"Name one by a citation that names it alone: {each}; or call" if each else "Call")
+                + " read_region again with one candidate's `paragraphs` range.",
                 candidates=[outline_entry(view, h) for h in found],
             )
         return found[0]
