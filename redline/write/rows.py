@@ -28,7 +28,7 @@ from ..opc.namespaces import w
 from ..read.view import DocumentView
 from .options import WriteOptions, WriteResult
 from .renumber import Renumbering
-from .runs import mark_rpr, run_properties, shallow_copy
+from .runs import mark_rpr, run_properties
 from .splice import Splice
 from .tree import remove
 
@@ -37,8 +37,6 @@ __all__ = ["delete_row_marks", "new_row", "row_cells", "write_row"]
 _TR, _TC, _P, _R, _T, _TBL = w("tr"), w("tc"), w("p"), w("r"), w("t"), w("tbl")
 _TR_PR, _TC_PR, _PPR, _RPR, _TBL_PR_EX = w("trPr"), w("tcPr"), w("pPr"), w("rPr"), w("tblPrEx")
 _INS, _DEL = w("ins"), w("del")
-_W14 = "http://schemas.microsoft.com/office/word/2010/wordml"
-_SKIP_ATTRS = (f"{{{_W14}}}paraId", f"{{{_W14}}}textId")
 # What a copied row's, cell's or paragraph's properties leave out: revision records, table
 # style banding (stale in a new row), the header-row flag, section breaks, text frames (w:framePr:
 # a positioned frame of its own, not a cell's paragraph).
@@ -95,7 +93,7 @@ def new_row(
     """A new ``w:tr`` shaped as ``row`` holding ``cells`` (one text per cell; a line break
     starts a new paragraph in the cell); ``revision(tag)`` makes our ``w:ins`` (None:
     untracked), ``runs(text, fmt)`` the new runs (wrapped in ``w:ins`` when tracked)."""
-    out = shallow_copy(row, skip=_SKIP_ATTRS)
+    out = etree.Element(_TR)  # no attributes: w14:paraId and the rsids are the row's own
     ex = _pruned(row.find(_TBL_PR_EX), _EX_DROPPED)
     if ex is not None:
         out.append(ex)
@@ -107,7 +105,7 @@ def new_row(
     if trpr is not None and len(trpr):
         out.append(trpr)
     for cell, text in zip(row_cells(row), cells, strict=True):
-        tc = shallow_copy(cell)
+        tc = etree.Element(_TC)
         tcpr = _pruned(cell.find(_TC_PR), _CELL_DROPPED)
         if tcpr is not None:
             tc.append(tcpr)
