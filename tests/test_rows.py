@@ -513,6 +513,16 @@ def _judged() -> list[tuple[bytes, list[dict[str, Any]], list[list[list[str]]]]]
             ],
         ),
         (
+            docx(P("a"), Table([["one"], ["two"]]), P("b")),
+            [{"action": "delete_row", "anchor": "one"}, {"action": "delete_row", "anchor": "two"}],
+            [],  # every row deleted: the table goes
+        ),
+        (
+            _header_row(),
+            [{"action": "insert_row_after", "anchor": "Head", "cells": ["New"]}],
+            [[["Head"], ["New"], ["Data"]]],  # after the header row, the header flag not copied
+        ),
+        (
             wide(),
             [{"action": "delete_row", "anchor": "a1"}, {"action": "delete_row", "anchor": "two"}],
             [[H[0], H[2]], [["one"]]],
