@@ -507,6 +507,7 @@ def test_every_dialect_allows_the_decision_entries_and_the_parser_reads_them_bac
             "revision_id",
             "author",
             "comment_id",
+            "cells",
         ]
     )
     entries: list[dict[str, Any]] = [
