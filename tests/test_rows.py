@@ -527,6 +527,32 @@ def _judged() -> list[tuple[bytes, list[dict[str, Any]], list[list[list[str]]]]]
             [],  # every row deleted: the table goes
         ),
         (
+            tiers(),  # a row replaced: its rationale's comment goes to a row that stays
+            [
+                {
+                    "action": "insert_row_after",
+                    "anchor": "Silver",
+                    "cells": ["Gold", "1", "2"],
+                    "rationale": "r",
+                },
+                {"action": "delete_row", "anchor": "Silver"},
+            ],
+            [[T[0], ["Gold", "1", "2"], T[2]]],
+        ),
+        (
+            tiers(),
+            [
+                {"action": "delete_row", "anchor": "Bronze"},
+                {
+                    "action": "insert_row_before",
+                    "anchor": "Bronze",
+                    "cells": ["Gold", "1", "2"],
+                    "rationale": "r",
+                },
+            ],
+            [[T[0], T[1], ["Gold", "1", "2"]]],
+        ),
+        (
             _header_row(),
             [{"action": "insert_row_after", "anchor": "Head", "cells": ["New"]}],
             [[["Head"], ["New"], ["Data"]]],  # after the header row, the header flag not copied

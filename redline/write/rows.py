@@ -201,6 +201,11 @@ def write_row(writer: RowWriter, edit_index: int, row_plan: RowPlan, rationale: 
     if row_plan.action == "delete_row":
         numbering.start_range(list(range(first.index, last.index + 1)))
         numbering.deleted(first.start, last.end)
+        # a comment an insert beside this row put on it (rows holding others' are not
+        # deleted) goes to the nearest row that stays
+        target = _standing_row(row, besides=True)
+        if target is not None:
+            _move_comments(row, target)
         if not track:
             table = row.getparent()
             remove(row, keep_tail=False)
@@ -232,7 +237,9 @@ def write_row(writer: RowWriter, edit_index: int, row_plan: RowPlan, rationale: 
     if comments and rationale:
         # on the reference row's first text, which stays whatever is decided: a comment inside
         # the new row keeps it in LibreOffice, empty, when the insertion is rejected
-        para = next((p for p in row.iter(_P) if next(p.iter(_R), None) is not None), None)
+        target = _standing_row(row)  # (a reference row deleted in the same reply: a neighbour)
+        target = row if target is None else target
+        para = next((p for p in target.iter(_P) if next(p.iter(_R), None) is not None), None)
         if para is not None:
             runs = list(para.iter(_R))
             writer._comment(runs[0], runs[-1], rationale)
@@ -243,6 +250,53 @@ def write_row(writer: RowWriter, edit_index: int, row_plan: RowPlan, rationale: 
                 if track:
                     _mark_references(made, writer._revision, _INS)
     numbering.end_range(edit_index)
+
+
+def _standing(row: etree._Element) -> bool:
+    """Is ``row`` neither an inserted nor a deleted row (it stays whatever is decided)?"""
+    trpr = row.find(_TR_PR)
+    return trpr is None or (trpr.find(_INS) is None and trpr.find(_DEL) is None)
+
+
+def _standing_row(row: etree._Element, besides: bool = False) -> etree._Element | None:
+    """``row`` when it stands (and not ``besides``), else the nearest row of its table that
+    does, the rows before it first; None when none does."""
+    if not besides and _standing(row):
+        return row
+    for other in (*row.itersiblings(_TR, preceding=True), *row.itersiblings(_TR)):
+        if _standing(other):
+            return other
+    return None
+
+
+def _move_comments(row: etree._Element, target: etree._Element) -> None:
+    """The comments whose range starts in ``row`` re-anchored on ``target``'s first text:
+    range start, range end and reference run."""
+    starts = list(row.iter(w("commentRangeStart")))
+    para = next((p for p in target.iter(_P) if next(p.iter(_R), None) is not None), None)
+    if not starts or para is None:
+        return
+    runs = list(para.iter(_R))
+    first, last = _top(runs[0], para), _top(runs[-1], para)
+    for start in starts:
+        cid = start.get(w("id"))
+        end = next((e for e in row.iter(w("commentRangeEnd")) if e.get(w("id")) == cid), None)
+        ref = next((r for r in row.iter(w("commentReference")) if r.get(w("id")) == cid), None)
+        ref_run = ref.getparent() if ref is not None else None
+        first.addprevious(start)
+        if end is not None:
+            last.addnext(end)
+            if ref_run is not None:
+                end.addnext(ref_run)
+
+
+def _top(el: etree._Element, para: etree._Element) -> etree._Element:
+    """The child of ``para`` that holds ``el``."""
+    while el.getparent() is not para:
+        parent = el.getparent()
+        assert parent is not None
+        el = parent
+    return el
 
 
 def _mark_references(row: etree._Element, revision: Callable[[str], etree._Element], tag: str) -> None:
