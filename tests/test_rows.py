@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import zipfile
 from typing import Any
 
@@ -279,6 +280,10 @@ def test_an_inserted_row_is_marked_whole_and_leaves_every_other_row_as_it_was() 
     data = out.output or b""
     before, after = _rows_c14n(original), _rows_c14n(data)
     assert after[:2] == before[:2] and after[3:] == before[2:]  # every other row byte-identical
+    raw_in = zipfile.ZipFile(io.BytesIO(original)).read("word/document.xml").decode()
+    raw_out = zipfile.ZipFile(io.BytesIO(data)).read("word/document.xml").decode()
+    for row in re.findall(r"<w:tr>.*?</w:tr>", raw_in):
+        assert row in raw_out  # as written in the input, byte for byte
     new = [tr for tr in body(data).iter(q("tr"))][2]
     trpr = new.find(q("trPr"))
     assert trpr is not None and trpr.find(q("trHeight")) is not None  # the reference row's properties
@@ -319,6 +324,10 @@ def test_a_deleted_row_has_its_text_and_marks_deleted() -> None:
         assert p.find("w:pPr/w:rPr/w:del", NS) is not None
     before, after = _rows_c14n(original), _rows_c14n(data)
     assert after[0] == before[0] and after[2] == before[2]
+    raw_in = zipfile.ZipFile(io.BytesIO(original)).read("word/document.xml").decode()
+    raw_out = zipfile.ZipFile(io.BytesIO(data)).read("word/document.xml").decode()
+    rows_in = re.findall(r"<w:tr>.*?</w:tr>", raw_in)
+    assert rows_in[0] in raw_out and rows_in[2] in raw_out and rows_in[1] not in raw_out
     ids = _ids(data)
     assert len(ids) == len(set(ids))
 
@@ -511,6 +520,42 @@ def _judged() -> list[tuple[bytes, list[dict[str, Any]], list[list[list[str]]]]]
                 [H[0], H[1], [f"x{c}" for c in range(5)], H[2]],
                 [["one"], ["one and a half"], ["two"], ["three"]],
             ],
+        ),
+        (
+            docx(P("a"), Table([["one"], ["two"]]), P("b")),
+            [{"action": "delete_row", "anchor": "one"}, {"action": "delete_row", "anchor": "two"}],
+            [],  # every row deleted: the table goes
+        ),
+        (
+            tiers(),  # a row replaced: its rationale's comment goes to a row that stays
+            [
+                {
+                    "action": "insert_row_after",
+                    "anchor": "Silver",
+                    "cells": ["Gold", "1", "2"],
+                    "rationale": "r",
+                },
+                {"action": "delete_row", "anchor": "Silver"},
+            ],
+            [[T[0], ["Gold", "1", "2"], T[2]]],
+        ),
+        (
+            tiers(),
+            [
+                {"action": "delete_row", "anchor": "Bronze"},
+                {
+                    "action": "insert_row_before",
+                    "anchor": "Bronze",
+                    "cells": ["Gold", "1", "2"],
+                    "rationale": "r",
+                },
+            ],
+            [[T[0], T[1], ["Gold", "1", "2"]]],
+        ),
+        (
+            _header_row(),
+            [{"action": "insert_row_after", "anchor": "Head", "cells": ["New"]}],
+            [[["Head"], ["New"], ["Data"]]],  # after the header row, the header flag not copied
         ),
         (
             wide(),

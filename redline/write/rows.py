@@ -28,7 +28,7 @@ from ..opc.namespaces import w
 from ..read.view import DocumentView
 from .options import WriteOptions, WriteResult
 from .renumber import Renumbering
-from .runs import mark_rpr, run_properties, shallow_copy
+from .runs import mark_rpr, run_properties
 from .splice import Splice
 from .tree import remove
 
@@ -37,8 +37,6 @@ __all__ = ["delete_row_marks", "new_row", "row_cells", "write_row"]
 _TR, _TC, _P, _R, _T, _TBL = w("tr"), w("tc"), w("p"), w("r"), w("t"), w("tbl")
 _TR_PR, _TC_PR, _PPR, _RPR, _TBL_PR_EX = w("trPr"), w("tcPr"), w("pPr"), w("rPr"), w("tblPrEx")
 _INS, _DEL = w("ins"), w("del")
-_W14 = "http://schemas.microsoft.com/office/word/2010/wordml"
-_SKIP_ATTRS = (f"{{{_W14}}}paraId", f"{{{_W14}}}textId")
 # What a copied row's, cell's or paragraph's properties leave out: revision records, table
 # style banding (stale in a new row), the header-row flag, section breaks, text frames (w:framePr:
 # a positioned frame of its own, not a cell's paragraph).
@@ -95,7 +93,7 @@ def new_row(
     """A new ``w:tr`` shaped as ``row`` holding ``cells`` (one text per cell; a line break
     starts a new paragraph in the cell); ``revision(tag)`` makes our ``w:ins`` (None:
     untracked), ``runs(text, fmt)`` the new runs (wrapped in ``w:ins`` when tracked)."""
-    out = shallow_copy(row, skip=_SKIP_ATTRS)
+    out = etree.Element(_TR)  # no attributes: w14:paraId and the rsids are the row's own
     ex = _pruned(row.find(_TBL_PR_EX), _EX_DROPPED)
     if ex is not None:
         out.append(ex)
@@ -107,7 +105,7 @@ def new_row(
     if trpr is not None and len(trpr):
         out.append(trpr)
     for cell, text in zip(row_cells(row), cells, strict=True):
-        tc = shallow_copy(cell)
+        tc = etree.Element(_TC)
         tcpr = _pruned(cell.find(_TC_PR), _CELL_DROPPED)
         if tcpr is not None:
             tc.append(tcpr)
@@ -203,6 +201,11 @@ def write_row(writer: RowWriter, edit_index: int, row_plan: RowPlan, rationale: 
     if row_plan.action == "delete_row":
         numbering.start_range(list(range(first.index, last.index + 1)))
         numbering.deleted(first.start, last.end)
+        # a comment an insert beside this row put on it (rows holding others' are not
+        # deleted) goes to the nearest row that stays
+        target = _standing_row(row, besides=True)
+        if target is not None:
+            _move_comments(row, target)
         if not track:
             table = row.getparent()
             remove(row, keep_tail=False)
@@ -234,7 +237,9 @@ def write_row(writer: RowWriter, edit_index: int, row_plan: RowPlan, rationale: 
     if comments and rationale:
         # on the reference row's first text, which stays whatever is decided: a comment inside
         # the new row keeps it in LibreOffice, empty, when the insertion is rejected
-        para = next((p for p in row.iter(_P) if next(p.iter(_R), None) is not None), None)
+        target = _standing_row(row)  # (a reference row deleted in the same reply: a neighbour)
+        target = row if target is None else target
+        para = next((p for p in target.iter(_P) if next(p.iter(_R), None) is not None), None)
         if para is not None:
             runs = list(para.iter(_R))
             writer._comment(runs[0], runs[-1], rationale)
@@ -245,6 +250,53 @@ def write_row(writer: RowWriter, edit_index: int, row_plan: RowPlan, rationale: 
                 if track:
                     _mark_references(made, writer._revision, _INS)
     numbering.end_range(edit_index)
+
+
+def _standing(row: etree._Element) -> bool:
+    """Is ``row`` neither an inserted nor a deleted row (it stays whatever is decided)?"""
+    trpr = row.find(_TR_PR)
+    return trpr is None or (trpr.find(_INS) is None and trpr.find(_DEL) is None)
+
+
+def _standing_row(row: etree._Element, besides: bool = False) -> etree._Element | None:
+    """``row`` when it stands (and not ``besides``), else the nearest row of its table that
+    does, the rows before it first; None when none does."""
+    if not besides and _standing(row):
+        return row
+    for other in (*row.itersiblings(_TR, preceding=True), *row.itersiblings(_TR)):
+        if _standing(other):
+            return other
+    return None
+
+
+def _move_comments(row: etree._Element, target: etree._Element) -> None:
+    """The comments whose range starts in ``row`` re-anchored on ``target``'s first text:
+    range start, range end and reference run."""
+    starts = list(row.iter(w("commentRangeStart")))
+    para = next((p for p in target.iter(_P) if next(p.iter(_R), None) is not None), None)
+    if not starts or para is None:
+        return
+    runs = list(para.iter(_R))
+    first, last = _top(runs[0], para), _top(runs[-1], para)
+    for start in starts:
+        cid = start.get(w("id"))
+        end = next((e for e in row.iter(w("commentRangeEnd")) if e.get(w("id")) == cid), None)
+        ref = next((r for r in row.iter(w("commentReference")) if r.get(w("id")) == cid), None)
+        ref_run = ref.getparent() if ref is not None else None
+        first.addprevious(start)
+        if end is not None:
+            last.addnext(end)
+            if ref_run is not None:
+                end.addnext(ref_run)
+
+
+def _top(el: etree._Element, para: etree._Element) -> etree._Element:
+    """The child of ``para`` that holds ``el``."""
+    while el.getparent() is not para:
+        parent = el.getparent()
+        assert parent is not None
+        el = parent
+    return el
 
 
 def _mark_references(row: etree._Element, revision: Callable[[str], etree._Element], tag: str) -> None:
