@@ -6,7 +6,9 @@
   :func:`fold` and :func:`pandoc_folded`, and :func:`check_compare` (``redline compare``'s
   contract, judged by pandoc).
 - LibreOffice, a real word processor: :func:`text_exports` (its text export, plain or with every
-  change accepted by LibreOffice itself), :func:`uno_python`, :func:`run`. They live in
+  change accepted by LibreOffice itself), :func:`uno_readings` (its reading of formatting,
+  styles, table rows and order, as is or after accepting / rejecting every change),
+  :func:`uno_python`, :func:`run`. They live in
   ``tests/libreoffice.py`` and ``tests/libreoffice_accept.py`` (a script for a Python that has
   LibreOffice's ``uno``, so it imports nothing of the project); test modules import them from here.
 
@@ -28,7 +30,7 @@ from typing import Any
 import pytest
 
 from redline.read.load import load_view
-from tests.libreoffice import TXT_FILTER, run, text_exports, uno_python
+from tests.libreoffice import TXT_FILTER, run, text_exports, uno_python, uno_readings
 
 __all__ = [
     "ITEM",
@@ -45,6 +47,7 @@ __all__ = [
     "text_exports",
     "tool",
     "uno_python",
+    "uno_readings",
 ]
 
 

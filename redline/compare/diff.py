@@ -417,6 +417,10 @@ def _plan(
                 hunks.append((i1, i2 - 1, j1, j1 - 1))  # everything goes: the text of each
             continue
         hunks.append((i1, i2 - 1, j1, j2 - 1))
+    for i in out_old:  # rows and tables deleted or inserted whole
+        deleted_texts[a_all[i]] = deleted_texts.get(a_all[i], 0) + 1
+    for j in out_new:
+        inserted_texts[b_all[j]] = inserted_texts.get(b_all[j], 0) + 1
     # paragraphs NEW moved that are not written as moves (a table cell's, say): reported
     moved = {t for t in deleted_texts if len(t.strip()) >= _MIN_MOVE and t in inserted_texts}
     counts["moved"] += sum(min(deleted_texts[t], inserted_texts[t]) for t in moved)
@@ -481,8 +485,18 @@ def _plan_structure(
     touched: set[int] = set()  # OLD paragraphs the step changes (the splice must know)
     for what, reason in context.unwritable:
         _change(report, old, "part", 0, old=what, new=what, status=unsupported, reason=reason)
+    # a paragraph the word diff of a stretch rewrites (lent as context, paired otherwise than the
+    # alignment pairs it) is not compared: only zero-width insertions at its ends leave it whole
+    cuts = sorted((pl.start, pl.end) for pl in plan.planned if pl.edit_index >= 0)
+    starts = [c[0] for c in cuts]
     for j, i in sorted(same.items(), key=lambda ji: ji[1]):
         p, q = old.paragraphs[i], new.paragraphs[j]
+        k = bisect.bisect_left(starts, p.start)
+        while k > 0 and cuts[k - 1][1] > p.start:
+            k -= 1
+        near = cuts[k : bisect.bisect_right(starts, p.end)]
+        if any(s < p.end and (e > p.start or s > p.start) for s, e in near):
+            continue
         for fc in diff_paragraph(old, new, p, q, context.styles, context.lists):
             text = old.text[fc.start : fc.end]
             change = _change(

@@ -4,7 +4,8 @@ NEW added or took away, and the table differences compare cannot write.
 Each story's top-level tables are paired in order (the same longest-matching-block diff the
 paragraphs are aligned with, over each table's text); a pair's rows are aligned by their text
 (cells joined by tabs, a cell's paragraphs by line breaks), and within a stretch of rows that
-differ, rows are paired by similarity (rapidfuzz ratio >= 50, the same cell layout) so a row
+differ, rows are paired -- in order when there are as many on each side, laid out alike; else
+by similarity (rapidfuzz ratio >= 50, the same cell layout) -- so a row
 whose cells changed text is an edited row -- its paragraphs stay in the paragraph alignment and
 get word diffs -- and every other row is inserted or deleted whole, as a tracked row
 (:mod:`redline.write.rows`).  A table of NEW that pairs with none is inserted whole, one of
@@ -282,6 +283,7 @@ def _pair(ta: Table, tb: Table, out: TableDiff, styles: frozenset[str], lists: f
         )  # fmt: skip
         return
     out.paired[tb.element] = ta.element
+    notes = len(out.unwritable)
     if properties_key(ta.element.find(_TBL_PR)) != properties_key(tb.element.find(_TBL_PR)) or _grid(
         ta.element
     ) != _grid(tb.element):
@@ -326,17 +328,20 @@ def _pair(ta: Table, tb: Table, out: TableDiff, styles: frozenset[str], lists: f
                 Unwritable("the row's or its cells' properties (height, shading, widths) changed",
                            x_row.paras[:1], y_row.paras[:1], False)
             )  # fmt: skip
-    _delete_rows(deleted, out)
-    for ins in inserted:
-        reason = _unusable(ins.row.element, styles, lists, copied=True)
-        if reason is not None:
-            out.unwritable.append(
-                Unwritable(
-                    f"a row NEW inserted cannot be written inserted: {reason}", [], ins.row.paras, True
-                )
-            )
-        else:
-            out.inserted.append(ins)
+    # all or nothing: a table whose rows cannot all be written is left as it is
+    gone = (row_obstacle(row.element, copied=False) for row in deleted)
+    made = (_unusable(ins.row.element, styles, lists, copied=True) for ins in inserted)
+    reasons = [f"a row NEW deleted cannot be written deleted: {r}" for r in gone if r]
+    reasons += [f"a row NEW inserted cannot be written inserted: {r}" for r in made if r]
+    if reasons:
+        del out.unwritable[notes:]
+        out.unwritable.append(
+            Unwritable(f"{reasons[0]}; the table is left as it is", ta.paras, tb.paras, True)
+        )
+        del out.paired[tb.element]
+        return
+    out.deleted.extend(deleted)
+    out.inserted.extend(inserted)
 
 
 def _row_props(tr: etree._Element) -> tuple[object, ...]:
@@ -349,6 +354,8 @@ def _match_rows(olds: list[Row], news: list[Row]) -> list[tuple[int | None, int 
     deleted and (None, new) inserted: paired by the best total similarity (rows of one
     layout, ratio >= 50); past :data:`_PAIR_CELLS`, in order while the layouts agree."""
     n, m = len(olds), len(news)
+    if n == m and all(x.shape == y.shape for x, y in zip(olds, news, strict=True)):
+        return [(k, k) for k in range(n)]  # as many rows, laid out alike: each edited in place
     if n * m > _PAIR_CELLS:
         out: list[tuple[int | None, int | None]] = []
         for k in range(max(n, m)):
