@@ -568,12 +568,16 @@ def _corpus_variants(data: bytes) -> list[tuple[str, bytes]]:
             return False
         t = r.find(_T)
         assert t is not None
-        head, _, rest = (t.text or "").partition(" ")
+        found = re.match(r"(\s*\S+)(.+)", t.text or "", re.S)
+        if found is None:
+            return False
+        head, rest = found.groups()
         second = copy.deepcopy(r)
         t.text = head
+        t.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
         second_t = second.find(_T)
         assert second_t is not None
-        second_t.text = " " + rest
+        second_t.text = rest
         second_t.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
         r.addnext(second)
         if rpr is None:
@@ -636,6 +640,9 @@ _ROW_OBSTACLES = _REVISION_TAGS | frozenset(
 )
 
 
+_CORPUS_PARAGRAPHS = 120  # the documents LibreOffice reads portion by portion in a few seconds
+
+
 @pytest.mark.slow
 @pytest.mark.corpus
 def test_corpus_variants_libreoffice(tmp_path: Path) -> None:
@@ -646,8 +653,9 @@ def test_corpus_variants_libreoffice(tmp_path: Path) -> None:
     statuses: list[str] = []
     for path in paths:
         data = path.read_bytes()
-        if isinstance(load_view(data), Refusal):
-            continue  # (a document the loader refuses: not this test's)
+        loaded = load_view(data)
+        if isinstance(loaded, Refusal) or len(loaded[1].paragraphs) > _CORPUS_PARAGRAPHS:
+            continue  # (refused: not this test's; longer: LibreOffice's UNO reading takes minutes)
         for name, new in _corpus_variants(data):
             outcome = compare(data, new, OPTIONS)
             report = outcome.report.to_dict()
@@ -659,4 +667,5 @@ def test_corpus_variants_libreoffice(tmp_path: Path) -> None:
             if outcome.exit_code == 0:
                 pairs.append((f"{path.stem}/{name}", data, new, outcome.output))
     assert len(pairs) >= 10, statuses
+    print(f"{len(pairs)} corpus pairs judged: {statuses}")
     assert judge(pairs, tmp_path) == []

@@ -6,6 +6,8 @@
 * :mod:`~redline.write.writer` -- located edits written as native tracked changes
 * :mod:`~redline.write.runs` -- run surgery: runs split and cut at view offsets, properties copied
 * :mod:`~redline.write.renumber` -- the written document's paragraph numbering, predicted for the report
+* :mod:`~redline.write.formatting` -- tracked formatting: rPrChange and pPrChange, old properties kept whole
+* :mod:`~redline.write.rows` -- tracked table rows: a row marked inserted or deleted, contents and all
 * :mod:`~redline.write.tree` -- element surgery (remove, unwrap, join) the writer and decisions share
 * :mod:`~redline.write.splice` -- a changed part's bytes: changed paragraphs spliced into its text
 * :mod:`~redline.write.decisions` -- checked decisions carried out: changes accepted or rejected, untracked
