@@ -28,7 +28,7 @@ import threading
 from typing import Any
 
 import uno  # type: ignore[import-not-found]
-from libreoffice_accept import _office, _prop, _stop  # the same folder: one way to run LibreOffice
+from libreoffice_accept import _office, _prop, _stop  # type: ignore[import-not-found]  # (same folder)
 
 _WHOLE_RUN = 900.0  # seconds LibreOffice may take over all the documents
 
