@@ -51,7 +51,7 @@ from ..write.options import WriteOptions, WriteResult
 from ..write.publish import Written, write_and_check
 from ..write.rows import mark_row_deleted, mark_row_inserted, row_copy
 from ..write.writer import Writer, diff_opcodes, word_diff
-from .formatting import FormatChange, diff_paragraph, write_format
+from .formatting import FormatChange, diff_paragraph, unwritten, write_format
 from .moves import Move, MoveWriter, find_moves, mark_deleted, movable
 from .tables import InsertedTable, Row, RowInsert, TableDiff, diff_tables
 
@@ -211,10 +211,32 @@ def compare(
                     report.error = written
                     return CompareOutcome(report)
                 if not plan.moves or plan.structural or written.view.text == new_view.text:
+                    if written.view.text == new_view.text:
+                        _report_unwritten(report, plan, written.view, new_view)
                     return CompareOutcome(report, written.output)
                 failed = {m.key for m in plan.moves}  # (a safety net: never seen to fire)
             skip |= failed if _attempt == 0 else {(-1, -1)}  # (-1, -1): no moves at all
         raise AssertionError("moves written as deletions and insertions cannot fail")  # pragma: no cover
+
+
+_UNWRITTEN = (
+    "NEW formats this text otherwise and compare did not write it so (new text takes its "
+    "neighbours' formatting, a new paragraph its neighbour's properties)"
+)
+
+
+def _report_unwritten(report: CompareReport, plan: _Plan, written: DocumentView, new: DocumentView) -> None:
+    """Formatting the output (every change accepted) still does not share with NEW: reported
+    ``unsupported`` (its ``paragraph`` / ``where`` / offsets are NEW's), never counted written."""
+    skip = {fc.new_paragraph for change, fc in plan.formats if change.status is not ChangeStatus.WRITTEN}
+    for kind, j, start, end, names in unwritten(written, new, skip):
+        para = new.paragraphs[j]
+        text = new.text[start:end]
+        report.changes.append(Change(
+            index=len(report.changes), kind=kind, old=text, new=text, start=start, end=end, paragraph=j,
+            where=place(para.section, para.index, para.story, para.part), status=ChangeStatus.UNSUPPORTED,
+            reason=_UNWRITTEN, properties=names,
+        ))  # fmt: skip
 
 
 def _which(refusal: Refusal, name: str) -> Refusal:
@@ -240,6 +262,7 @@ class _Context:
     styles: frozenset[str]
     lists: frozenset[str]
     unwritable: list[tuple[str, str]]  # (what, reason)
+    default_style: str | None = None  # OLD's default paragraph style
 
 
 @dataclass
@@ -272,6 +295,10 @@ class _Plan:
 
 
 _STYLE_IDS = etree.XPath("/w:styles/w:style/@w:styleId", namespaces={"w": W_NS})
+_DEFAULT_STYLE = etree.XPath(
+    "/w:styles/w:style[@w:type='paragraph'][@w:default='1' or @w:default='true']/@w:styleId",
+    namespaces={"w": W_NS},
+)
 _NUM_IDS = etree.XPath("/w:numbering/w:num/@w:numId", namespaces={"w": W_NS})
 
 
@@ -305,7 +332,12 @@ def _context(old: Package, new: Package) -> _Context:
             "NEW changed the last section's properties (page size, margins, headers); compare writes "
             "no section change",
         ))  # fmt: skip
-    return _Context(ids(old, REL_STYLES, _STYLE_IDS), ids(old, REL_NUMBERING, _NUM_IDS), unwritable)
+    styles = part(old, REL_STYLES)
+    default = _DEFAULT_STYLE(old.xml(styles)) if styles is not None else []
+    return _Context(
+        ids(old, REL_STYLES, _STYLE_IDS), ids(old, REL_NUMBERING, _NUM_IDS), unwritable,
+        str(default[0]) if isinstance(default, list) and default else None,
+    )  # fmt: skip
 
 
 def _body_sect(pkg: Package) -> bytes | None:
@@ -497,7 +529,7 @@ def _plan_structure(
         near = cuts[k : bisect.bisect_right(starts, p.end)]
         if any(s < p.end and (e > p.start or s > p.start) for s, e in near):
             continue
-        for fc in diff_paragraph(old, new, p, q, context.styles, context.lists):
+        for fc in diff_paragraph(old, new, p, q, context.styles, context.lists, context.default_style):
             text = old.text[fc.start : fc.end]
             change = _change(
                 report, old, fc.kind, i, old=text, new=text, start=fc.start, end=fc.end,

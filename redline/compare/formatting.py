@@ -36,11 +36,11 @@ from ..write.formatting import (
 )
 from ..write.runs import isolate_child, isolate_text
 
-__all__ = ["FormatChange", "Piece", "diff_paragraph", "write_format"]
+__all__ = ["FormatChange", "Piece", "diff_paragraph", "unwritten", "write_format"]
 
 _R, _T, _RPR, _PPR = w("r"), w("t"), w("rPr"), w("pPr")
 _RPR_CHANGE, _PPR_CHANGE, _SECT_PR, _DEL = w("rPrChange"), w("pPrChange"), w("sectPr"), w("del")
-_VAL = w("val")
+_VAL, _PSTYLE = w("val"), w("pStyle")
 _FLAGGED = SpanFlag.FIELD_RESULT | SpanFlag.MOVE_TO
 
 
@@ -70,6 +70,8 @@ class FormatChange:
     pieces: list[Piece] = field(default_factory=list)
     mark: bool = False
     element: etree._Element | None = None  # OLD's w:p (mark, paragraph_format)
+    new_paragraph: int = -1  # NEW's paragraph it is compared with
+    old_style: etree._Element | None = None  # a w:pPr naming the default style the paragraph had
     new: etree._Element | None = None  # NEW's mark w:rPr / w:pPr
     reason: str | None = None  # why it cannot be written (then nothing of it is)
 
@@ -117,8 +119,12 @@ def diff_paragraph(
     q: Paragraph,
     styles: frozenset[str],
     lists: frozenset[str],
+    default_style: str | None = None,
 ) -> list[FormatChange]:
-    """The formatting differences of OLD paragraph ``p`` and NEW's ``q`` (the same text)."""
+    """The formatting differences of OLD paragraph ``p`` and NEW's ``q`` (the same text);
+    ``default_style``: OLD's default paragraph style, named in the old properties of a paragraph
+    that had no style of its own and gets one (the same meaning; LibreOffice's reject of an
+    empty old ``w:pPr`` falls back to its own default style otherwise)."""
     out: list[FormatChange] = []
     a, b = _chars(old, p), _chars(new, q)
     cuts = sorted({x for s, e, *_ in a + b for x in (s, e)})
@@ -185,14 +191,25 @@ def diff_paragraph(
             reason = "the paragraph carries another author's pending property change: decide that first"
         else:
             reason = _undefined(ppr_b, styles, lists, mark=False)
+        old_ppr = None
+        if (
+            default_style
+            and ppr_b is not None
+            and ppr_b.find(_PSTYLE) is not None
+            and (ppr_a is None or ppr_a.find(_PSTYLE) is None)
+        ):
+            old_ppr = etree.Element(_PPR)
+            etree.SubElement(old_ppr, _PSTYLE).set(_VAL, default_style)
         out.append(FormatChange("paragraph_format", p.index, p.start, p.end, _names(ppr_a, ppr_b),
-                                element=pe, new=ppr_b, reason=reason))  # fmt: skip
+                                element=pe, new=ppr_b, reason=reason, old_style=old_ppr))  # fmt: skip
     sect_a = ppr_a.find(_SECT_PR) if ppr_a is not None else None
     sect_b = ppr_b.find(_SECT_PR) if ppr_b is not None else None
     if properties_key(_holder(sect_a), ()) != properties_key(_holder(sect_b), ()):
         out.append(FormatChange("section", p.index, p.start, p.end, ["sectPr"],
                                 reason="the section's properties (page, margins, headers) changed; compare "
                                 "writes no section change"))  # fmt: skip
+    for fc in out:
+        fc.new_paragraph = q.index
     return out
 
 
@@ -255,4 +272,46 @@ def write_format(
         if c.mark:
             set_mark_properties(c.element, c.new, revision)
         elif c.kind == "paragraph_format":
-            set_paragraph_properties(c.element, c.new, revision)
+            set_paragraph_properties(c.element, c.new, revision, c.old_style)
+
+
+def unwritten(
+    written: DocumentView, new: DocumentView, skip: set[int]
+) -> list[tuple[str, int, int, int, list[str]]]:
+    """What still differs in formatting between the output read with every change accepted
+    (``written``, the same text as ``new``) and NEW -- formatting compare did not write (text it
+    inserted takes its neighbours' formatting, a paragraph its neighbour's properties): each
+    (kind, NEW's paragraph, start, end, properties), ``skip``: NEW paragraphs already reported."""
+    out: list[tuple[str, int, int, int, list[str]]] = []
+    if [(p.start, p.end) for p in written.paragraphs] != [(q.start, q.end) for q in new.paragraphs]:
+        return out  # (paragraphs that do not correspond one to one: nothing to compare by)
+    for p, q in zip(written.paragraphs, new.paragraphs, strict=True):
+        if q.index in skip:
+            continue
+        a, b = _chars(written, p), _chars(new, q)
+        cuts = sorted({x for s, e, *_ in a + b for x in (s, e)})
+        ia = ib = 0
+        for lo, hi in itertools.pairwise(cuts):
+            while ia < len(a) and a[ia][1] <= lo:
+                ia += 1
+            while ib < len(b) and b[ib][1] <= lo:
+                ib += 1
+            if ia >= len(a) or ib >= len(b) or a[ia][2] is None or b[ib][2] is None:
+                continue
+            rpr_a, rpr_b = a[ia][2].find(_RPR), b[ib][2].find(_RPR)  # type: ignore[union-attr]
+            if properties_key(rpr_a) == properties_key(rpr_b):
+                continue
+            names = _names(rpr_a, rpr_b)
+            if (
+                out
+                and out[-1][:2] == ("format", q.index)
+                and out[-1][3] == q.start + lo
+                and out[-1][4] == names
+            ):
+                out[-1] = ("format", q.index, out[-1][2], q.start + hi, names)
+            else:
+                out.append(("format", q.index, q.start + lo, q.start + hi, names))
+        ppr_a, ppr_b = p.element.find(_PPR), q.element.find(_PPR)
+        if properties_key(ppr_a) != properties_key(ppr_b):
+            out.append(("paragraph_format", q.index, q.start, q.end, _names(ppr_a, ppr_b)))
+    return out

@@ -34,7 +34,7 @@ __all__ = [
 Revision = Callable[[str], etree._Element]
 """Makes a revision record of a tag: ``w:id`` (fresh), ``w:author``, ``w:date`` set."""
 
-_RPR, _PPR = w("rPr"), w("pPr")
+_RPR, _PPR, _PSTYLE = w("rPr"), w("pPr"), w("pStyle")
 _RPR_CHANGE, _PPR_CHANGE, _SECT_PR = w("rPrChange"), w("pPrChange"), w("sectPr")
 MARK_REVISIONS = frozenset(w(n) for n in ("ins", "del", "moveFrom", "moveTo"))
 # what a property element holds that is not formatting: revision records (and, in a pPr, the
@@ -108,14 +108,20 @@ def set_mark_properties(p: etree._Element, new: etree._Element | None, revision:
     rpr.append(_record(revision, _RPR_CHANGE, _RPR, old))
 
 
-def set_paragraph_properties(p: etree._Element, new: etree._Element | None, revision: Revision) -> None:
+def set_paragraph_properties(
+    p: etree._Element, new: etree._Element | None, revision: Revision, style: etree._Element | None = None
+) -> None:
     """Paragraph ``p``'s properties made ``new``'s CT_PPrBase elements (``new``: a ``w:pPr``
-    or None), tracked; its mark's properties (``w:rPr``) and section break stay as they are."""
+    or None), tracked; its mark's properties (``w:rPr``) and section break stay as they are.
+    ``style``: a ``w:pPr`` whose ``w:pStyle`` the old properties name first (the default
+    style, when the paragraph had none: the same meaning, said explicitly)."""
     ppr = p.find(_PPR)
     if ppr is None:
         ppr = p.makeelement(_PPR)
         p.insert(0, ppr)
     old = base_children(ppr)
+    if style is not None and not any(c.tag == _PSTYLE for c in old):
+        old = base_children(style)[:1] + old
     kept = [c for c in ppr if c.tag in (_RPR, _SECT_PR)]
     for child in list(ppr):
         ppr.remove(child)
