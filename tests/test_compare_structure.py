@@ -474,21 +474,28 @@ def _portions(portions: list[list[Any]]) -> list[list[Any]]:
 
 
 def normal(blocks: list[dict[str, Any]]) -> list[Any]:
+    """The blocks as compared: portions joined; U+200D (what LibreOffice shows in an empty
+    tracked row) left out."""
     out: list[Any] = []
     for b in blocks:
         if "rows" in b:
             out.append(("table", [[normal(cell) for cell in row] for row in b["rows"]]))
         else:
-            out.append((b["text"], b["style"], _portions(b["portions"])))
+            portions = [[p[0].replace("\u200d", ""), *p[1:]] for p in b["portions"]]
+            out.append(
+                (b["text"].replace("\u200d", ""), b["style"], _portions([p for p in portions if p[0]]))
+            )
     return out
 
 
 def judge(pairs: list[tuple[str, bytes, bytes, bytes]], tmp: Path) -> list[str]:
-    """For each (name, OLD, NEW, OUT): LibreOffice's accept-all of OUT against NEW, its
-    reject-all against OLD; the names that differ (or that it could not open)."""
+    """For each (name, OLD, NEW, OUT): LibreOffice's accept-all of OUT against its accept-all
+    of NEW, its reject-all of OUT against its reject-all of OLD (the same as reading them as
+    they are, for documents without tracked changes of their own); the names that differ (or
+    that it could not open)."""
     jobs: list[tuple[str, bytes]] = []
     for _, old, new, out in pairs:
-        jobs += [("none", old), ("none", new), ("accept", out), ("reject", out)]
+        jobs += [("reject", old), ("accept", new), ("accept", out), ("reject", out)]
     try:
         found = uno_readings(jobs, tmp)
     except FileNotFoundError:
@@ -641,6 +648,9 @@ _ROW_OBSTACLES = _REVISION_TAGS | frozenset(
 
 
 _CORPUS_PARAGRAPHS = 120  # the documents LibreOffice reads portion by portion in a few seconds
+# LibreOffice 7.4 reports no tracked change at all in this document's outputs (its runs carry
+# PowerTools' pt14:Unid markup): it cannot judge them
+_LIBREOFFICE_BLIND = frozenset({"oxpt-RP051-arabic-itu"})
 
 
 @pytest.mark.slow
@@ -654,6 +664,8 @@ def test_corpus_variants_libreoffice(tmp_path: Path) -> None:
     for path in paths:
         data = path.read_bytes()
         loaded = load_view(data)
+        if path.stem in _LIBREOFFICE_BLIND:
+            continue
         if isinstance(loaded, Refusal) or len(loaded[1].paragraphs) > _CORPUS_PARAGRAPHS:
             continue  # (refused: not this test's; longer: LibreOffice's UNO reading takes minutes)
         for name, new in _corpus_variants(data):

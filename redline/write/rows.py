@@ -50,6 +50,7 @@ _FOREIGN = frozenset(
         "altChunk", "subDoc",
     )
 )  # fmt: skip
+_EMPTY = frozenset((_RPR, w("lastRenderedPageBreak")))
 _RANGES = frozenset(w(n) for n in ("bookmarkStart", "bookmarkEnd", "commentRangeStart", "commentRangeEnd"))
 
 
@@ -109,8 +110,9 @@ def _mark_rpr(p: etree._Element) -> etree._Element:
 
 
 def _wrap_runs(tr: etree._Element, tag: str, revision: Revision) -> None:
-    """Every run of ``tr`` inside a ``tag`` record, consecutive sibling runs in one."""
-    runs = [r for r in tr.iter(_R)]
+    """Every run of ``tr`` inside a ``tag`` record, consecutive sibling runs in one; a run with
+    nothing in it is left as it is (LibreOffice reads an empty tracked run as a character)."""
+    runs = [r for r in tr.iter(_R) if any(c.tag not in _EMPTY for c in r)]
     group: etree._Element | None = None
     for run in runs:
         prev = run.getprevious()
