@@ -681,3 +681,64 @@ def test_corpus_variants_libreoffice(tmp_path: Path) -> None:
     assert len(pairs) >= 10, statuses
     print(f"{len(pairs)} corpus pairs judged: {statuses}")
     assert judge(pairs, tmp_path) == []
+
+
+# -------------------------------------------------------------------------------------------
+# property: random formatting of random words
+
+
+_KEYS: list[Callable[[Any], None]] = [
+    _bold,
+    _italic,
+    _underline,
+    _double,
+    _strike,
+    _caps,
+    _small_caps,
+    _highlight,
+]
+_TEXTS = [
+    "The Premises are let to the Tenant for a term of five years.",
+    "Definitions and Interpretation",
+    "The Rent is payable monthly in advance on the first day of each month.",
+]
+
+
+def _formatted(choice: list[list[int]]) -> bytes:
+    """A document whose k-th paragraph's words carry the run keys ``choice[k][word]`` names
+    (-1: none)."""
+    d = docx.Document()
+    for text, keys in zip(_TEXTS, choice, strict=True):
+        p = d.add_paragraph()
+        for n, token in enumerate(text.split(" ")):
+            run = p.add_run(token + (" " if n < len(text.split(" ")) - 1 else ""))
+            if keys[n] >= 0:
+                _KEYS[keys[n]](run)
+    return save(d)
+
+
+def _choices() -> Any:
+    from hypothesis import strategies as st
+
+    return st.tuples(
+        *[st.lists(st.integers(-1, len(_KEYS) - 1), min_size=len(t.split(" ")), max_size=len(t.split(" ")))
+          for t in _TEXTS]
+    )  # fmt: skip
+
+
+def test_property_random_formatting() -> None:
+    from hypothesis import HealthCheck, given, settings
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(_choices(), _choices())
+    def check(a: tuple[list[int], ...], b: tuple[list[int], ...]) -> None:
+        old, new = _formatted(list(a)), _formatted(list(b))
+        outcome = compare(old, new, OPTIONS)
+        out = outcome.output
+        assert out is not None and outcome.exit_code == 0, outcome.report.to_dict()["changes"]
+        assert run_props(out) == run_props(new)
+        assert run_props(lxml_rejected_formatting(out)) == run_props(old)
+        ids = revision_ids(document_xml(out))
+        assert len(ids) == len(set(ids))
+
+    check()
