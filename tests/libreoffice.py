@@ -112,3 +112,31 @@ def probe(docs: dict[str, bytes], soffice: str, timeout: float = 900) -> dict[st
         found: dict[str, dict[str, Any]] = json.loads(out.read_text(encoding="utf-8"))
     missing = {"loaded": False, "error": "not probed"}
     return {name: found.get(str(path), missing) for name, path in paths.items()}
+
+
+def uno_readings(
+    jobs: Sequence[tuple[str, bytes]], tmp: Path, timeout: float = 900
+) -> list[dict[str, Any] | None]:
+    """LibreOffice's reading of each (mode, document) -- mode ``none``, ``accept`` or ``reject``
+    (every tracked change decided by LibreOffice first) -- by ``tests/libreoffice_props.py``:
+    blocks in order (paragraphs with their style and per-portion character attributes, tables
+    by rows), the count and types of the tracked changes; None for a document it could not
+    open.  ``tmp``: an empty folder to work in.  Needs a Python that has ``uno``."""
+    python = uno_python()
+    if python is None:
+        raise FileNotFoundError("no Python with LibreOffice's uno module")
+    out = tmp / "readings"
+    out.mkdir(parents=True)
+    args: list[str] = []
+    for n, (mode, data) in enumerate(jobs):
+        path = tmp / f"in{n}.docx"
+        path.write_bytes(data)
+        args.append(f"{mode}:{path}")
+    env = {**os.environ, "HOME": str(tmp)}
+    script = Path(__file__).with_name("libreoffice_props.py")
+    run([python, str(script), str(out), (tmp / "profile").as_uri(), *args], env, timeout)
+    found: list[dict[str, Any] | None] = []
+    for n in range(len(jobs)):
+        path = out / f"{n}.json"
+        found.append(json.loads(path.read_text(encoding="utf-8")) if path.exists() else None)
+    return found

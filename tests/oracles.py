@@ -7,9 +7,11 @@
   contract, judged by pandoc).
 - LibreOffice, a real word processor: :func:`text_exports` (its text export, plain or with every
   change accepted by LibreOffice itself), :func:`probe` (over UNO: whether it loads, its text
-  accepted and rejected, its comments and where they stand), :func:`uno_python`, :func:`run`.
-  They live in ``tests/libreoffice.py``, ``tests/libreoffice_accept.py`` and
-  ``tests/libreoffice_probe.py`` (scripts for a Python that has LibreOffice's ``uno``, so they
+  accepted and rejected, its comments and where they stand), :func:`uno_readings` (its reading
+  of formatting, styles, table rows and order, as is or after accepting / rejecting every
+  change), :func:`uno_python`, :func:`run`. They live in ``tests/libreoffice.py``,
+  ``tests/libreoffice_accept.py``, ``tests/libreoffice_probe.py`` and
+  ``tests/libreoffice_props.py`` (scripts for a Python that has LibreOffice's ``uno``, so they
   import nothing of the project); test modules import them from here.
 
 Each reader skips the test when its program is not installed (the fixtures ``pandoc`` and
@@ -30,7 +32,7 @@ from typing import Any
 import pytest
 
 from redline.read.load import load_view
-from tests.libreoffice import TXT_FILTER, probe, run, text_exports, uno_python
+from tests.libreoffice import TXT_FILTER, probe, run, text_exports, uno_python, uno_readings
 
 __all__ = [
     "ITEM",
@@ -48,6 +50,7 @@ __all__ = [
     "text_exports",
     "tool",
     "uno_python",
+    "uno_readings",
 ]
 
 

@@ -253,10 +253,12 @@ def _shuffled(draw: st.DrawFn) -> tuple[list[str], list[str]]:
 @given(_shuffled())
 def test_property_permutations(pandoc: str, docs: tuple[list[str], list[str]]) -> None:
     old_paras, new_paras = docs
-    old = docx(*[P(t) if n % 2 else P(t[:3], B(t[3:])) for n, t in enumerate(old_paras)])
+    # OLD's runs split where NEW's are not, one formatting throughout (compare writes formatting
+    # differences too, or reports them: issue 29; tests/test_compare_structure.py)
+    old = docx(*[P(t) if n % 2 else P(t[:3], t[3:]) for n, t in enumerate(old_paras)])
     new = docx(*[P(t) for t in new_paras])
     outcome = compare(old, new, CompareOptions(date=DATE))
-    assert outcome.exit_code == 0 and outcome.output is not None
+    assert outcome.exit_code == 0 and outcome.output is not None, outcome.report.to_dict()["changes"]
     assert pandoc_folded(pandoc, outcome.output, "reject") == pandoc_folded(pandoc, old, "reject")
     assert pandoc_folded(pandoc, outcome.output, "accept") == pandoc_folded(pandoc, new, "accept")
     loaded = load_view(outcome.output)

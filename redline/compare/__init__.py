@@ -2,6 +2,8 @@
 
 * :mod:`~redline.compare.diff` -- the comparison and its plan (:func:`compare`)
 * :mod:`~redline.compare.moves` -- paragraphs NEW moved, written as native Word moves
+* :mod:`~redline.compare.formatting` -- formatting NEW changed on text it kept, as tracked formatting changes
+* :mod:`~redline.compare.tables` -- tables aligned row by row: rows inserted, deleted, or not writable
 """
 
 from __future__ import annotations

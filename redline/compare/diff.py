@@ -41,7 +41,7 @@ from shared_schema import ChangeStatus, Refusal
 from ..collector import paused
 from ..exits import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
 from ..match.verify import Planned
-from ..opc.namespaces import w
+from ..opc.namespaces import REL_NUMBERING, REL_STYLES, W_NS, w
 from ..opc.package import Limits, Package, PackageError
 from ..read.load import load_view
 from ..read.roles import RANGE_MARKUP
@@ -49,13 +49,17 @@ from ..read.sections import place
 from ..read.view import DocumentView, Paragraph, SpanFlag
 from ..write.options import WriteOptions, WriteResult
 from ..write.publish import Written, write_and_check
+from ..write.row_marks import mark_row_deleted, mark_row_inserted, row_copy
 from ..write.writer import Writer, diff_opcodes, word_diff
+from .formatting import FormatChange, diff_paragraph, unwritten, write_format
 from .moves import Move, MoveWriter, find_moves, mark_deleted, movable
+from .tables import InsertedTable, Row, RowInsert, TableDiff, diff_tables
 
 __all__ = ["Change", "CompareOptions", "CompareOutcome", "CompareReport", "compare"]
 
 _UNTOUCHABLE = SpanFlag.FIELD_RESULT | SpanFlag.MOVE_TO
 _BODY, _P, _T, _INS = w("body"), w("p"), w("t"), w("ins")
+_TC, _TR, _TBL = w("tc"), w("tr"), w("tbl")
 _MIN_MOVE = 20  # a paragraph shorter than this is not called moved (a blank line, "Yes")
 
 
@@ -101,6 +105,8 @@ class Change:
     to_where: str | None = None
     paragraphs: int | None = None
     inner: list[dict[str, Any]] = field(default_factory=list)
+    # kinds "format" / "paragraph_format": the properties that differ (their element names)
+    properties: list[str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -113,6 +119,8 @@ class Change:
         if self.kind == "move":
             out.update(to_paragraph=self.to_paragraph, to_where=self.to_where, paragraphs=self.paragraphs)
             out["inner"] = list(self.inner)
+        if self.properties is not None:
+            out["properties"] = list(self.properties)
         if self.reason:
             out["reason"] = self.reason
         return out
@@ -187,10 +195,11 @@ def compare(
                 report.error = _which(loaded_new, new_name)
                 return CompareOutcome(report)
             package, old_view = loaded_old
-            _, new_view = loaded_new
+            new_package, new_view = loaded_new
             report.old_revision, report.new_revision = old_view.revision, new_view.revision
             try:
-                plan = _plan(old_view, new_view, report, skip)
+                context = _context(package, new_package)
+                plan = _plan(old_view, new_view, report, skip, context)
                 written = _write(package, old_view, plan, options)
             except PackageError as exc:
                 report.error = Refusal.from_error(exc)
@@ -201,11 +210,33 @@ def compare(
                 if isinstance(written, Refusal):  # unloadable_output: nothing may be published
                     report.error = written
                     return CompareOutcome(report)
-                if not plan.moves or written.view.text == new_view.text:
+                if not plan.moves or plan.structural or written.view.text == new_view.text:
+                    if written.view.text == new_view.text:
+                        _report_unwritten(report, plan, written.view, new_view)
                     return CompareOutcome(report, written.output)
                 failed = {m.key for m in plan.moves}  # (a safety net: never seen to fire)
             skip |= failed if _attempt == 0 else {(-1, -1)}  # (-1, -1): no moves at all
         raise AssertionError("moves written as deletions and insertions cannot fail")  # pragma: no cover
+
+
+_UNWRITTEN = (
+    "NEW formats this text otherwise and compare did not write it so (new text takes its "
+    "neighbours' formatting, a new paragraph its neighbour's properties)"
+)
+
+
+def _report_unwritten(report: CompareReport, plan: _Plan, written: DocumentView, new: DocumentView) -> None:
+    """Formatting the output (every change accepted) still does not share with NEW: reported
+    ``unsupported`` (its ``paragraph`` / ``where`` / offsets are NEW's), never counted written."""
+    skip = {fc.new_paragraph for change, fc in plan.formats if change.status is not ChangeStatus.WRITTEN}
+    for kind, j, start, end, names in unwritten(written, new, skip):
+        para = new.paragraphs[j]
+        text = new.text[start:end]
+        report.changes.append(Change(
+            index=len(report.changes), kind=kind, old=text, new=text, start=start, end=end, paragraph=j,
+            where=place(para.section, para.index, para.story, para.part), status=ChangeStatus.UNSUPPORTED,
+            reason=_UNWRITTEN, properties=names,
+        ))  # fmt: skip
 
 
 def _which(refusal: Refusal, name: str) -> Refusal:
@@ -224,24 +255,130 @@ def _container(p: Paragraph) -> tuple[int, Any]:
 
 
 @dataclass
+class _Context:
+    """What OLD defines that NEW's properties may name, and the differences outside the
+    paragraphs compare writes no change for (a part it does not write, the body's section)."""
+
+    styles: frozenset[str]
+    lists: frozenset[str]
+    unwritable: list[tuple[str, str]]  # (what, reason)
+    default_style: str | None = None  # OLD's default paragraph style
+
+
+@dataclass
+class _RowWrite:
+    """A row deleted (``row``: OLD's), a row inserted (``insert``), or a table of NEW inserted
+    next to ``anchor`` (OLD's block, or an inserted table of NEW: its copy)."""
+
+    changes: list[Change]
+    row: Row | None = None
+    insert: RowInsert | None = None
+    table: InsertedTable | None = None
+    anchor: etree._Element | None = None
+    after: bool = True
+    parts: set[str] = field(default_factory=set)  # the parts it changes
+
+
+@dataclass
 class _Plan:
     planned: list[Planned]
     moves: list[Move]  # to be written as moves
     markers: dict[str, tuple[Move, bool]]  # marker character -> its move, after (else before) it
+    formats: list[tuple[Change, FormatChange]] = field(default_factory=list)
+    rows: list[_RowWrite] = field(default_factory=list)
+    parts: set[str] = field(default_factory=set)  # the parts formats and rows change
+
+    @property
+    def structural(self) -> bool:
+        """Rows or tables are written, or left out: the output's text is not NEW's to check."""
+        return bool(self.rows) or any(c.status is not ChangeStatus.WRITTEN for c, _ in self.formats)
 
 
-def _plan(old: DocumentView, new: DocumentView, report: CompareReport, skip: set[tuple[int, int]]) -> _Plan:
+_STYLE_IDS = etree.XPath("/w:styles/w:style/@w:styleId", namespaces={"w": W_NS})
+_DEFAULT_STYLE = etree.XPath(
+    "/w:styles/w:style[@w:type='paragraph'][@w:default='1' or @w:default='true']/@w:styleId",
+    namespaces={"w": W_NS},
+)
+_NUM_IDS = etree.XPath("/w:numbering/w:num/@w:numId", namespaces={"w": W_NS})
+
+
+def _context(old: Package, new: Package) -> _Context:
+    def part(pkg: Package, rel: str) -> str | None:
+        found = pkg.related(pkg.main_part, rel)
+        return found[0] if found else None
+
+    def ids(pkg: Package, rel: str, xpath: etree.XPath) -> frozenset[str]:
+        name = part(pkg, rel)
+        if name is None:
+            return frozenset()
+        found = xpath(pkg.xml(name))
+        return frozenset(str(v) for v in found) if isinstance(found, list) else frozenset()
+
+    unwritable: list[tuple[str, str]] = []
+    for rel, what in ((REL_STYLES, "style definitions"), (REL_NUMBERING, "list definitions")):
+        a, b = part(old, rel), part(new, rel)
+        xa = None if a is None else etree.tostring(old.xml(a), method="c14n")
+        xb = None if b is None else etree.tostring(new.xml(b), method="c14n")
+        if xa != xb:
+            unwritable.append((
+                f"{b or a} ({what})",
+                f"NEW changed the document's {what} ({b or a}); compare writes no change to that part",
+            ))  # fmt: skip
+    sect_a = _body_sect(old)
+    sect_b = _body_sect(new)
+    if sect_a != sect_b:
+        unwritable.append((
+            "the document's last section",
+            "NEW changed the last section's properties (page size, margins, headers); compare writes "
+            "no section change",
+        ))  # fmt: skip
+    styles = part(old, REL_STYLES)
+    default = _DEFAULT_STYLE(old.xml(styles)) if styles is not None else []
+    return _Context(
+        ids(old, REL_STYLES, _STYLE_IDS), ids(old, REL_NUMBERING, _NUM_IDS), unwritable,
+        str(default[0]) if isinstance(default, list) and default else None,
+    )  # fmt: skip
+
+
+def _body_sect(pkg: Package) -> bytes | None:
+    body = pkg.xml(pkg.main_part).find(_BODY)
+    sect = body.find(w("sectPr")) if body is not None else None
+    return None if sect is None else etree.tostring(sect, method="c14n")
+
+
+def _depth_tag(p: Paragraph) -> str:
+    """What a paragraph's text is aligned with besides its text: how deep in tables it lies
+    (a paragraph NEW put into a table, or took out of one, is not the same paragraph)."""
+    n = sum(1 for el in p.element.iterancestors(_TC))
+    return "\x00" * n
+
+
+def _plan(
+    old: DocumentView, new: DocumentView, report: CompareReport, skip: set[tuple[int, int]], context: _Context
+) -> _Plan:
     a_all = [old.paragraph_text(p) for p in old.paragraphs]
     b_all = [new.paragraph_text(p) for p in new.paragraphs]
-    first = diff_opcodes(a_all, b_all)
-    moves = [] if (-1, -1) in skip else find_moves(old, new, a_all, b_all, first)
+    tables = diff_tables(old, new, context.styles, context.lists)
+    out_old, out_new = tables.excluded_old, tables.excluded_new
+    tag_a = [_depth_tag(p) for p in old.paragraphs]
+    tag_b = [_depth_tag(p) for p in new.paragraphs]
+    first = diff_opcodes(
+        [tag_a[i] + t if i not in out_old else f"\x01{i}" for i, t in enumerate(a_all)],
+        [tag_b[j] + t if j not in out_new else f"\x02{j}" for j, t in enumerate(b_all)],
+    )
+    moves = [] if (-1, -1) in skip else find_moves(
+        old, new, [t if i not in out_old else "" for i, t in enumerate(a_all)],
+        [t if j not in out_new else "" for j, t in enumerate(b_all)], first,
+    )  # fmt: skip
     moves = [m for m in moves if m.key not in skip and _writable(old, new, m)]
-    moved_old = {i for m in moves for i in m.olds}
-    moved_new = {j for m in moves for j in m.news}
+    moved_old = {i for m in moves for i in m.olds} | out_old
+    moved_new = {j for m in moves for j in m.news} | out_new
     keep_a = [i for i in range(len(a_all)) if i not in moved_old]
     keep_b = [j for j in range(len(b_all)) if j not in moved_new]
     a = [a_all[i] for i in keep_a]
     b_plain = [b_all[j] for j in keep_b]
+    ta = [tag_a[i] + a_all[i] for i in keep_a]
+    tb_plain = [tag_b[j] + b_all[j] for j in keep_b]
     # Where each move lands: a marker character (not in either text) added to the end of the
     # NEW paragraph before it, or the start of the one after; found in the tree once written.
     markers: dict[str, tuple[Move, bool]] = {}
@@ -270,13 +407,14 @@ def _plan(old: DocumentView, new: DocumentView, report: CompareReport, skip: set
         else:
             unplaced.add(m.key)
     if unplaced:  # nowhere to find where it lands: written as a deletion and an insertion
-        return _plan(old, new, report, skip | unplaced)
+        return _plan(old, new, report, skip | unplaced, context)
     b = [prefix.get(k, "") + t + suffix.get(k, "") for k, t in enumerate(b_plain)]
+    tb = [tag_b[j] + t for j, t in zip(keep_b, b, strict=True)]
     hunks: list[tuple[int, int, int, int]] = []  # kept OLD paragraphs [i1, i2], NEW [j1, j2], inclusive
     counts = {"inserted": 0, "deleted": 0, "changed": 0, "moved": sum(len(m.pairs) for m in moves)}
     deleted_texts: dict[str, int] = {}
     inserted_texts: dict[str, int] = {}
-    for tag, i1, i2, j1, j2 in diff_opcodes(a, b_plain):
+    for tag, i1, i2, j1, j2 in diff_opcodes(ta, tb_plain):
         for t in a[i1:i2] if tag != "equal" else ():
             deleted_texts[t] = deleted_texts.get(t, 0) + 1
         for t in b_plain[j1:j2] if tag != "equal" else ():
@@ -289,8 +427,10 @@ def _plan(old: DocumentView, new: DocumentView, report: CompareReport, skip: set
             counts["inserted"] += j2 - j1
         elif tag == "delete":
             counts["deleted"] += i2 - i1
-    for tag, i1, i2, j1, j2 in diff_opcodes(a, b):
+    same: dict[int, int] = {}  # NEW view paragraph -> OLD's, where the alignment calls them equal
+    for tag, i1, i2, j1, j2 in diff_opcodes(ta, tb):
         if tag == "equal":
+            same.update((keep_b[j1 + k], keep_a[i1 + k]) for k in range(i2 - i1))
             continue
         if tag == "insert":
             if i1 > 0:
@@ -309,6 +449,10 @@ def _plan(old: DocumentView, new: DocumentView, report: CompareReport, skip: set
                 hunks.append((i1, i2 - 1, j1, j1 - 1))  # everything goes: the text of each
             continue
         hunks.append((i1, i2 - 1, j1, j2 - 1))
+    for i in out_old:  # rows and tables deleted or inserted whole
+        deleted_texts[a_all[i]] = deleted_texts.get(a_all[i], 0) + 1
+    for j in out_new:
+        inserted_texts[b_all[j]] = inserted_texts.get(b_all[j], 0) + 1
     # paragraphs NEW moved that are not written as moves (a table cell's, say): reported
     moved = {t for t in deleted_texts if len(t.strip()) >= _MIN_MOVE and t in inserted_texts}
     counts["moved"] += sum(min(deleted_texts[t], inserted_texts[t]) for t in moved)
@@ -340,7 +484,186 @@ def _plan(old: DocumentView, new: DocumentView, report: CompareReport, skip: set
     for hunk in _merge(hunks):
         for i1, i2, j1, j2 in (s for h in _by_container(old, keep_a, hunk) for s in _bounded(h)):
             _plan_stretch(old, keep_a, a, b, (i1, i2, j1, j2), moved, report, planned, strip)
-    return _Plan(planned, moves, markers)
+    plan = _Plan(planned, moves, markers)
+    _plan_structure(old, new, tables, same, context, report, plan)
+    return plan
+
+
+def _change(report: CompareReport, view: DocumentView, kind: str, at: int, **kw: Any) -> Change:
+    para = view.paragraphs[at] if view.paragraphs else None
+    where = place(para.section, para.index, para.story, para.part) if para is not None else "the document"
+    start = kw.pop("start", para.start if para is not None else 0)
+    change = Change(index=len(report.changes), kind=kind, old=kw.pop("old", ""), new=kw.pop("new", ""),
+                    start=start, end=kw.pop("end", start), paragraph=at, where=where, **kw)  # fmt: skip
+    report.changes.append(change)
+    return change
+
+
+_MOVED_FORMAT = "NEW moved this text and changed its formatting; the move keeps OLD's"
+
+
+def _plan_structure(
+    old: DocumentView,
+    new: DocumentView,
+    tables: TableDiff,
+    same: dict[int, int],
+    context: _Context,
+    report: CompareReport,
+    plan: _Plan,
+) -> None:
+    """Formatting NEW changed on the paragraphs it kept, rows and tables it inserted or
+    deleted, and what compare cannot write: into the report and ``plan``."""
+    unsupported = ChangeStatus.UNSUPPORTED
+    touched: set[int] = set()  # OLD paragraphs the step changes (the splice must know)
+    for what, reason in context.unwritable:
+        _change(report, old, "part", 0, old=what, new=what, status=unsupported, reason=reason)
+    # a paragraph the word diff of a stretch rewrites (lent as context, paired otherwise than the
+    # alignment pairs it) is not compared: only zero-width insertions at its ends leave it whole
+    cuts = sorted((pl.start, pl.end) for pl in plan.planned if pl.edit_index >= 0)
+    starts = [c[0] for c in cuts]
+    for j, i in sorted(same.items(), key=lambda ji: ji[1]):
+        p, q = old.paragraphs[i], new.paragraphs[j]
+        k = bisect.bisect_left(starts, p.start)
+        while k > 0 and cuts[k - 1][1] > p.start:
+            k -= 1
+        near = cuts[k : bisect.bisect_right(starts, p.end)]
+        if any(s < p.end and (e > p.start or s > p.start) for s, e in near):
+            continue
+        for fc in diff_paragraph(old, new, p, q, context.styles, context.lists, context.default_style):
+            text = old.text[fc.start : fc.end]
+            change = _change(
+                report, old, fc.kind, i, old=text, new=text, start=fc.start, end=fc.end,
+                properties=fc.properties,
+            )  # fmt: skip
+            if fc.reason is not None:
+                change.status, change.reason = unsupported, fc.reason
+            else:
+                touched.add(i)
+            plan.formats.append((change, fc))
+    for m in plan.moves:  # a move writes OLD's paragraphs at the destination: NEW's formatting is not
+        for pair in m.pairs:
+            if pair.ops:
+                continue
+            fcs = diff_paragraph(old, new, old.paragraphs[pair.old], new.paragraphs[pair.new], context.styles,
+                                 context.lists)  # fmt: skip
+            for fc in fcs:
+                text = old.text[fc.start : fc.end]
+                _change(report, old, fc.kind, pair.old, old=text, new=text, start=fc.start, end=fc.end,
+                        properties=fc.properties, status=unsupported, moved=True,
+                        reason=_MOVED_FORMAT)  # fmt: skip
+    for row in tables.deleted:
+        first, last = old.paragraphs[row.paras[0]], old.paragraphs[row.paras[-1]]
+        change = _change(
+            report, old, "row_delete", first.index, old=row.text, start=first.start, end=last.end
+        )
+        plan.rows.append(_RowWrite([change], row=row, parts={first.part}))
+        touched.add(first.index)
+    for ins in tables.inserted:
+        change = _change(report, old, "row_insert", ins.at, new=ins.row.text)
+        plan.rows.append(_RowWrite([change], insert=ins, parts={old.paragraphs[ins.at].part}))
+        touched.add(ins.at)
+    new_index = {p.element: p.index for p in new.paragraphs} if tables.tables else {}
+    first_para: dict[etree._Element, int] = {}
+    if tables.tables:
+        for p in old.paragraphs:
+            for tbl in p.element.iterancestors(_TBL):
+                first_para.setdefault(tbl, p.index)
+    inserted_tables = {t.table.element for t in tables.tables}
+    for t in tables.tables:
+        anchor: etree._Element | None = None
+        after = True
+        at = 0
+        for block, after in ((t.before, True), (t.after, False)):
+            if block is None:
+                continue
+            if block.tag == _P and new_index.get(block) in same:
+                at = same[new_index[block]]
+                anchor = old.paragraphs[at].element
+            elif block.tag == _TBL and block in tables.paired:
+                anchor = tables.paired[block]
+                at = first_para.get(anchor, 0)
+            elif block.tag == _TBL and block in inserted_tables and after:
+                anchor = block  # after the copy of an inserted table written before it
+            if anchor is not None:
+                break
+        changes = [
+            _change(report, old, "row_insert", at, new=row.text,
+                    **({} if anchor is not None else {"status": unsupported, "reason": (
+                        "a table NEW added between paragraphs that also changed: where it goes in OLD is "
+                        "not known")}))
+            for row in t.table.rows
+        ]  # fmt: skip
+        if anchor is not None:
+            plan.rows.append(_RowWrite(changes, table=t, anchor=anchor, after=after,
+                                       parts={old.paragraphs[at].part}))  # fmt: skip
+            touched.add(at)
+    for u in tables.unwritable:
+        at = u.old[0] if u.old else 0
+        text_a = "\n".join(old.paragraph_text(old.paragraphs[i]) for i in u.old)
+        text_b = "\n".join(new.paragraph_text(new.paragraphs[j]) for j in u.new)
+        start = old.paragraphs[at].start if old.paragraphs else 0
+        end = old.paragraphs[u.old[-1]].end if u.old else start
+        _change(report, old, "table", at, old=text_a, new=text_b, start=start, end=end, status=unsupported,
+                reason=u.reason)  # fmt: skip
+    for i in sorted(touched):
+        para = old.paragraphs[i]
+        plan.planned.append(Planned(-1, para.start, para.start, "", exact=True))
+        plan.parts.add(para.part)
+
+
+def _write_structure(plan: _Plan, writer: Writer) -> None:
+    """The formatting changes and tracked rows of ``plan``, into the trees the writer wrote."""
+    author, stamp = writer.options.author, writer.stamp
+
+    def revision(tag: str) -> etree._Element:
+        el = etree.Element(tag)
+        el.set(w("id"), writer.new_id())
+        el.set(w("author"), author)
+        el.set(w("date"), stamp)
+        return el
+
+    by_format = {id(fc): change for change, fc in plan.formats}
+
+    def not_written(fc: FormatChange, reason: str) -> None:
+        change = by_format[id(fc)]
+        change.status, change.reason = ChangeStatus.UNSUPPORTED, reason
+
+    writable = [fc for change, fc in plan.formats if change.status is ChangeStatus.WRITTEN]
+    write_format(writable, revision, not_written)
+    after_anchor: dict[etree._Element, etree._Element] = {}
+    copies: dict[etree._Element, etree._Element] = {}  # NEW's table -> its copy in OLD
+    for rw in plan.rows:
+        if rw.row is not None:
+            mark_row_deleted(rw.row.element, revision)
+            continue
+        if rw.insert is not None:
+            made = row_copy(rw.insert.row.element)
+            mark_row_inserted(made, revision)
+            _put(made, rw.insert.anchor, rw.insert.after, after_anchor)
+            continue
+        if rw.table is None or rw.anchor is None:
+            continue
+        made = row_copy(rw.table.table.element)
+        for tr in made.iter(_TR):
+            mark_row_inserted(tr, revision)
+        anchor = copies.get(rw.anchor, rw.anchor)
+        _put(made, anchor, rw.after, after_anchor)
+        copies[rw.table.table.element] = made
+
+
+def _put(
+    el: etree._Element,
+    anchor: etree._Element,
+    after: bool,
+    after_anchor: dict[etree._Element, etree._Element],
+) -> None:
+    """``el`` just after ``anchor`` (after what was put after it already) or just before it."""
+    if after:
+        last = after_anchor.get(anchor, anchor)
+        last.addnext(el)
+        after_anchor[anchor] = el
+    else:
+        anchor.addprevious(el)
 
 
 def _writable(old: DocumentView, new: DocumentView, m: Move) -> bool:
@@ -532,12 +855,20 @@ def _write(package: Package, view: DocumentView, plan: _Plan, options: CompareOp
     sources = {m.key: [copy.deepcopy(view.paragraphs[i].element) for i in m.olds] for m in plan.moves}
 
     def moves(writer: Writer, result: WriteResult) -> set[str]:
-        if not plan.moves:
-            return set()
-        failed = _write_moves(view, plan, sources, writer.new_id, writer.stamp, writer.options.author)
-        if failed:
-            raise _MovesFailed(failed)
-        return {view.paragraphs[plan.moves[0].olds[0]].part}
+        parts: set[str] = set()
+        if plan.moves:
+            failed = _write_moves(view, plan, sources, writer.new_id, writer.stamp, writer.options.author)
+            if failed:
+                raise _MovesFailed(failed)
+            parts.add(view.paragraphs[plan.moves[0].olds[0]].part)
+        if plan.formats or plan.rows:
+            _write_structure(plan, writer)
+            parts |= plan.parts
+        if plan.rows and writer.splice is not None:
+            # rows are not paragraphs the splice can place: the part is serialised whole
+            for part in {old_part for rw in plan.rows for old_part in rw.parts}:
+                writer.splice.whole(part)
+        return parts
 
     return write_and_check(
         package, view, plan.planned, options.write_options(), limits=options.limits, labels=False,

@@ -8,6 +8,9 @@
 * :mod:`~redline.write.formatting` -- tracked formatting changes: ``w:rPrChange`` / ``w:pPrChange``
 * :mod:`~redline.write.renumber` -- the written document's paragraph numbering, predicted for the report
 * :mod:`~redline.write.moves` -- a clause move written as one native Word move (moveFrom / moveTo ranges)
+* :mod:`~redline.write.property_changes` -- properties replaced, the old kept whole in rPrChange / pPrChange
+* :mod:`~redline.write.rows` -- table-row entries: a new row beside one, or a row deleted, tracked
+* :mod:`~redline.write.row_marks` -- a whole row marked inserted or deleted, contents and all (compare)
 * :mod:`~redline.write.tree` -- element surgery (remove, unwrap, join) the writer and decisions share
 * :mod:`~redline.write.splice` -- a changed part's bytes: changed paragraphs spliced into its text
 * :mod:`~redline.write.decisions` -- checked decisions carried out: changes accepted or rejected, untracked
