@@ -872,7 +872,8 @@ def _write(package: Package, view: DocumentView, plan: _Plan, options: CompareOp
 
     return write_and_check(
         package, view, plan.planned, options.write_options(), limits=options.limits, labels=False,
-        step=moves if plan.moves else None,  # (no step: the writer counts the tags it adds)
+        # (no step: the writer counts the tags it adds)
+        step=moves if plan.moves or plan.formats or plan.rows else None,
     )  # fmt: skip
 
 
