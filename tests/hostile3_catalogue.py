@@ -574,6 +574,17 @@ def _many_authors(n: int) -> bytes:
     return docx(Raw(para(run_xml("Start "), *(ins(str(i + 1), f"Author {i}", f"w{i} ") for i in range(n)))))
 
 
+def _long_name(i: int) -> str:
+    import random
+
+    r = random.Random(i)  # (random letters: a repeated name would trip the compression-ratio guard)
+    return "".join(r.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(100_000))
+
+
+def _long_authors() -> bytes:
+    return docx(Raw(para(run_xml("Start "), *(ins(str(i + 1), _long_name(i), f"w{i} ") for i in range(12)))))
+
+
 def _bounded_report(limit: int) -> Callable[[Result], None]:
     def check(r: Result) -> None:
         assert r.report is not None and len(json.dumps(r.report)) < limit, len(json.dumps(r.report))
@@ -1002,6 +1013,18 @@ CASES: list[Case] = [
                 )
             ),
         ),
+    ),
+    Case(
+        "authors of 100,000 characters: the messages quote 80",
+        "apply",
+        lambda: apply_files(_long_authors(), {"action": "accept", "author": "Nobody"}),
+        all_of(statuses_are("not_found"), _bounded_report(20_000)),
+    ),
+    Case(
+        "an author of 100,000 characters named in another case",
+        "apply",
+        lambda: apply_files(_long_authors(), {"action": "reject", "author": _long_name(3).upper()}),
+        all_of(statuses_are("applied"), _bounded_report(300_000)),
     ),
     # threads
     Case(

@@ -238,7 +238,7 @@ def check(
         verb = "Accepted" if edit.action == _ACCEPTED else "Rejected"
         if edit.author is not None:
             result.notes.append(
-                f"{verb} {len(targets)} tracked change(s) by {targets[0].author}: "
+                f"{verb} {len(targets)} tracked change(s) by {_cut(targets[0].author)}: "
                 + ", ".join(f"r{t.id}" for t in targets[:MAX_CANDIDATES])
                 + (f" and {len(targets) - MAX_CANDIDATES} more" if len(targets) > MAX_CANDIDATES else "")
             )
@@ -335,7 +335,7 @@ def _refuse(result: EditResult, status: EditStatus, message: str, hint: str | No
 def _describe(rev: Revision) -> str:
     text = " ".join(rev.text.split())
     shown = f": \u201c{text[:60]}{'…' if len(text) > 60 else ''}\u201d" if text and rev.text != "\n" else ""
-    who = f" by {rev.author}" if rev.author else ""
+    who = f" by {_cut(rev.author)}" if rev.author else ""
     return f"{_WORD.get(rev.kind, rev.kind.value)}{who}{shown}"
 
 
@@ -439,9 +439,9 @@ def _targets(
             _refuse(
                 result,
                 EditStatus.AMBIGUOUS,
-                f"No tracked change is by {name!r} exactly, and {len(near)} authors match it once case "
+                f"No tracked change is by {_cut(name)!r} exactly, and {len(near)} authors match it once case "
                 "and spacing are ignored: "
-                + ", ".join(f"{a!r} ({per[a]})" for a in near[:MAX_CANDIDATES])
+                + ", ".join(f"{_cut(a)!r} ({per[a]})" for a in near[:MAX_CANDIDATES])
                 + (f" and {len(near) - MAX_CANDIDATES} more" if len(near) > MAX_CANDIDATES else "")
                 + "; which one is meant cannot be told.",
                 "Name the author exactly as the marked-up text shows them (one entry per author).",
@@ -451,18 +451,18 @@ def _targets(
         if near:
             mine = [r for r in everything if r.author == near[0]]
             result.notes.append(
-                f"read the author {name!r} as {near[0]!r}, the one author of that name once case and "
-                "spacing are ignored"
+                f"read the author {_cut(name)!r} as {_cut(near[0])!r}, the one author of that name "
+                "once case and spacing are ignored"
             )
     if not mine:
         counts: dict[str, int] = {}
         for r in everything:
             counts[r.author or "(no author)"] = counts.get(r.author or "(no author)", 0) + 1
-        listed = ", ".join(f"{a} ({n})" for a, n in sorted(counts.items(), key=lambda kv: -kv[1])[:10])
+        listed = ", ".join(f"{_cut(a)} ({n})" for a, n in sorted(counts.items(), key=lambda kv: -kv[1])[:10])
         _refuse(
             result,
             EditStatus.NOT_FOUND,
-            f"No tracked change in the document is by {name!r}.",
+            f"No tracked change in the document is by {_cut(name)!r}.",
             f"Name an author as the marked-up text shows them; the authors with changes: {listed}."
             if listed
             else "The document has no tracked changes.",
@@ -482,7 +482,7 @@ def _targets(
         _refuse(
             result,
             EditStatus.UNSUPPORTED,
-            f"{len(cells)} of the changes by {name} insert or delete a table cell ("
+            f"{len(cells)} of the changes by {_cut(name)} insert or delete a table cell ("
             + ", ".join(f"r{r.id}" for r in cells[:5])
             + "); removing a cell is left to Word.",
             "Decide the other changes one by one, by revision_id.",
@@ -493,7 +493,7 @@ def _targets(
         _refuse(
             result,
             EditStatus.COUNT_MISMATCH,
-            f"You expected {edit.expected_matches} tracked change(s) by {name}, but the document "
+            f"You expected {edit.expected_matches} tracked change(s) by {_cut(name)}, but the document "
             f"has {count}." + _unlisted(mine),
             f"Set expected_matches to {count} to {verb} all of them, or decide them one by one "
             "by revision_id.",
@@ -617,7 +617,7 @@ def _with_moves(
             _refuse(
                 result,
                 EditStatus.AMBIGUOUS,
-                f"Tracked change r{t.id} is one side of a move named {start.get(_NAME)!r}, a name "
+                f"Tracked change r{t.id} is one side of a move named {_cut(start.get(_NAME))!r}, a name "
                 f"{len(could_be) + 1} or more unrelated moves share; which is its other side cannot be "
                 f"told (it could be {'; '.join(shown) or 'any of them'})." + _unlisted(inside),
                 "Decide this move in Word, or decide the document's other changes here.",
@@ -781,6 +781,16 @@ def _thread(
     if comment is not root:
         result.notes.append(f"c{cid} is a reply: its whole thread (c{root.id}) is resolved")
     return Thread(result.index, comment, None, root, replies)
+
+
+MAX_NAME = 80
+"""The most characters of an author's name a message quotes (as the marked-up view shows it)."""
+
+
+def _cut(name: str | None) -> str:
+    """An author's name as a message quotes it: at most :data:`MAX_NAME` characters."""
+    name = name or ""
+    return name if len(name) <= MAX_NAME else name[:MAX_NAME] + "\u2026"
 
 
 def _comment_said(c: DocComment) -> str:
