@@ -1068,6 +1068,21 @@ CASES: list[Case] = [
         ),
     ),
     Case(
+        "3,000 reply entries to one comment",
+        "apply",
+        lambda: apply_files(
+            _threaded(1, False),
+            *({"action": "reply", "comment_id": "0", "text": f"r{i}"} for i in range(3_000)),
+        ),
+        holds(
+            lambda r: (
+                set(r.statuses()) == {"applied"}
+                and len(list(xml(r.output or b"", "word/comments.xml"))) == 3_002
+                and len(ids(r.output or b"", ("commentReference",))) == 3_001
+            )
+        ),
+    ),
+    Case(
         "a thread in a circle: view",
         "view",
         lambda: {"doc.docx": _cycle()},
