@@ -1083,6 +1083,15 @@ CASES: list[Case] = [
         ),
     ),
     Case(
+        "3,000 accept entries, one a revision",
+        "apply",
+        lambda: apply_files(
+            docx(Raw(para(run_xml("Start "), *(ins(str(i + 1), "Opp", f"w{i} ") for i in range(3_000))))),
+            *({"action": "accept", "revision_id": str(i + 1)} for i in range(3_000)),
+        ),
+        holds(lambda r: set(r.statuses()) == {"applied"} and not revisions(r.output or b"", "ins")),
+    ),
+    Case(
         "a thread in a circle: view",
         "view",
         lambda: {"doc.docx": _cycle()},

@@ -35,7 +35,7 @@ from shared_schema.models import DECISIONS, THREAD_ACTIONS
 from ..opc.namespaces import w
 from ..opc.package import Package
 from ..read.annotations import Annotations, DocComment, Revision, read_annotations
-from ..read.ids import id_number, same_id
+from ..read.ids import id_key, id_number, same_id
 from ..read.roles import RevisionKind
 from ..read.view import DocumentView
 from ..read.walk import ancestor
@@ -143,6 +143,7 @@ def check(
     dropped: set[int] = set()
     resolved: set[str] = set()
     index: _Threads | None = None  # the threads, read once for every thread entry
+    by_key: dict[str, list[Revision]] | None = None  # the revisions by id number, once
     move_ranges: dict[str, _MoveRanges] = {}
     for i in live:
         edit, result = edits[i], results[i]
@@ -162,7 +163,11 @@ def check(
                     else:
                         plan.ranges.extend(spans)
             continue
-        targets = _targets(locator, everything, edit, result, own_author)
+        if edit.revision_id is not None and by_key is None:  # (ids looked up by number, once)
+            by_key = {}
+            for r in everything:
+                by_key.setdefault(id_key(r.id), []).append(r)
+        targets = _targets(locator, everything, edit, result, own_author, by_key)
         if targets is None:
             continue
         moved = _with_moves(locator, targets, everything, result, move_ranges)
@@ -369,7 +374,12 @@ def _nearest_ids(ident: str, ids: list[str]) -> list[str]:
 
 
 def _targets(
-    locator: Locator, everything: list[Revision], edit: Edit, result: EditResult, own: str
+    locator: Locator,
+    everything: list[Revision],
+    edit: Edit,
+    result: EditResult,
+    own: str,
+    by_key: dict[str, list[Revision]] | None = None,
 ) -> list[Revision] | None:
     """The tracked changes ``edit`` decides, or None (``result`` refused)."""
     verb = edit.action or ""
@@ -392,7 +402,10 @@ def _targets(
             return None
         if note:
             result.notes.append(note)
-        found = [r for r in everything if same_id(r.id, rid)]
+        if by_key is not None:
+            found = list(by_key.get(id_key(rid), ()))
+        else:
+            found = [r for r in everything if same_id(r.id, rid)]
         if len(found) > 1:
             _refuse(
                 result,
