@@ -1092,6 +1092,24 @@ CASES: list[Case] = [
         holds(lambda r: set(r.statuses()) == {"applied"} and not revisions(r.output or b"", "ins")),
     ),
     Case(
+        "1,500 threads each resolved by its own entry",
+        "apply",
+        lambda: apply_files(
+            docx(
+                P(*[x for i in range(1_500) for x in (CommentStart(i), f"word{i} ", CommentEnd(i))]),
+                comments="".join(comment(i, f"c{i}") for i in range(1_500)),
+            ),
+            *({"action": "resolve", "comment_id": str(i)} for i in range(1_500)),
+        ),
+        holds(
+            lambda r: (
+                set(r.statuses()) == {"applied"}
+                and [e.get(f"{{{W15}}}done") for e in xml(r.output or b"", "word/commentsExtended.xml")]
+                == ["1"] * 1_500
+            )
+        ),
+    ),
+    Case(
         "a thread in a circle: view",
         "view",
         lambda: {"doc.docx": _cycle()},

@@ -693,6 +693,9 @@ class _Threads:
 
     def __init__(self, comments: list[DocComment]) -> None:
         self.by_id = {c.id: c for c in comments}
+        self.by_key: dict[str, list[DocComment]] = {}  # id number -> its comments, in order
+        for c in comments:
+            self.by_key.setdefault(id_key(c.id), []).append(c)
         self.root: dict[str, DocComment] = {}
         for c in comments:
             path: list[str] = []
@@ -742,7 +745,8 @@ def _thread(
         return None
     if note:
         result.notes.append(note)
-    found = [c for c in comments if same_id(c.id, cid)]
+    threads = index or _Threads(comments)
+    found = list(threads.by_key.get(id_key(cid), ()))  # (as same_id reads them: by number)
     if len(found) > 1:
         _refuse(
             result,
@@ -757,7 +761,6 @@ def _thread(
         )
         return None
     comment = found[0]
-    threads = index or _Threads(comments)
     root = threads.root[comment.id]
     if comment.paragraph is not None:
         result.locations = [locator.location(comment.start, comment.end)]
