@@ -1257,3 +1257,17 @@ def _wrap_sdt(inner: str, levels: int) -> str:
     for i in range(levels):
         x = f'<w:sdt><w:sdtPr><w:id w:val="{i + 1}"/></w:sdtPr><w:sdtContent>{x}</w:sdtContent></w:sdt>'
     return x
+
+
+#: The cases of more than about 3 s of CPU (the suite's ``slow`` marker; ``scripts/test --fast``
+#: leaves them out).
+SLOW = frozenset(
+    {
+        "compare 2,000 paragraphs that differ everywhere",
+        "insert_after of 10,000 lines",
+        "10,000 flat replies: reply to the root",
+        "10,000 chained replies: resolve the thread",
+    }
+)
+for _case in CASES:
+    _case.slow = _case.slow or _case.name in SLOW
