@@ -574,6 +574,17 @@ def _many_authors(n: int) -> bytes:
     return docx(Raw(para(run_xml("Start "), *(ins(str(i + 1), f"Author {i}", f"w{i} ") for i in range(n)))))
 
 
+def _long_name(i: int) -> str:
+    import random
+
+    r = random.Random(i)  # (random letters: a repeated name would trip the compression-ratio guard)
+    return "".join(r.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(100_000))
+
+
+def _long_authors() -> bytes:
+    return docx(Raw(para(run_xml("Start "), *(ins(str(i + 1), _long_name(i), f"w{i} ") for i in range(12)))))
+
+
 def _bounded_report(limit: int) -> Callable[[Result], None]:
     def check(r: Result) -> None:
         assert r.report is not None and len(json.dumps(r.report)) < limit, len(json.dumps(r.report))
@@ -1003,6 +1014,18 @@ CASES: list[Case] = [
             ),
         ),
     ),
+    Case(
+        "authors of 100,000 characters: the messages quote 80",
+        "apply",
+        lambda: apply_files(_long_authors(), {"action": "accept", "author": "Nobody"}),
+        all_of(statuses_are("not_found"), _bounded_report(20_000)),
+    ),
+    Case(
+        "an author of 100,000 characters named in another case",
+        "apply",
+        lambda: apply_files(_long_authors(), {"action": "reject", "author": _long_name(3).upper()}),
+        all_of(statuses_are("applied"), _bounded_report(300_000)),
+    ),
     # threads
     Case(
         "10,000 flat replies: the view is bounded",
@@ -1042,6 +1065,48 @@ CASES: list[Case] = [
         all_of(
             statuses_are("applied"),
             holds(lambda r: len(list(xml(r.output or b"", "word/comments.xml"))) == 10_002),
+        ),
+    ),
+    Case(
+        "3,000 reply entries to one comment",
+        "apply",
+        lambda: apply_files(
+            _threaded(1, False),
+            *({"action": "reply", "comment_id": "0", "text": f"r{i}"} for i in range(3_000)),
+        ),
+        holds(
+            lambda r: (
+                set(r.statuses()) == {"applied"}
+                and len(list(xml(r.output or b"", "word/comments.xml"))) == 3_002
+                and len(ids(r.output or b"", ("commentReference",))) == 3_001
+            )
+        ),
+    ),
+    Case(
+        "3,000 accept entries, one a revision",
+        "apply",
+        lambda: apply_files(
+            docx(Raw(para(run_xml("Start "), *(ins(str(i + 1), "Opp", f"w{i} ") for i in range(3_000))))),
+            *({"action": "accept", "revision_id": str(i + 1)} for i in range(3_000)),
+        ),
+        holds(lambda r: set(r.statuses()) == {"applied"} and not revisions(r.output or b"", "ins")),
+    ),
+    Case(
+        "1,500 threads each resolved by its own entry",
+        "apply",
+        lambda: apply_files(
+            docx(
+                P(*[x for i in range(1_500) for x in (CommentStart(i), f"word{i} ", CommentEnd(i))]),
+                comments="".join(comment(i, f"c{i}") for i in range(1_500)),
+            ),
+            *({"action": "resolve", "comment_id": str(i)} for i in range(1_500)),
+        ),
+        holds(
+            lambda r: (
+                set(r.statuses()) == {"applied"}
+                and [e.get(f"{{{W15}}}done") for e in xml(r.output or b"", "word/commentsExtended.xml")]
+                == ["1"] * 1_500
+            )
         ),
     ),
     Case(
@@ -1192,3 +1257,17 @@ def _wrap_sdt(inner: str, levels: int) -> str:
     for i in range(levels):
         x = f'<w:sdt><w:sdtPr><w:id w:val="{i + 1}"/></w:sdtPr><w:sdtContent>{x}</w:sdtContent></w:sdt>'
     return x
+
+
+#: The cases of more than about 3 s of CPU (the suite's ``slow`` marker; ``scripts/test --fast``
+#: leaves them out).
+SLOW = frozenset(
+    {
+        "compare 2,000 paragraphs that differ everywhere",
+        "insert_after of 10,000 lines",
+        "10,000 flat replies: reply to the root",
+        "10,000 chained replies: resolve the thread",
+    }
+)
+for _case in CASES:
+    _case.slow = _case.slow or _case.name in SLOW

@@ -38,7 +38,7 @@ from shared_schema.models import DECISIONS, THREAD_ACTIONS
 from ..opc.namespaces import w
 from ..opc.package import Package
 from ..read.annotations import Annotations, DocComment, Revision, read_annotations
-from ..read.ids import id_number, same_id
+from ..read.ids import id_key, id_number, same_id
 from ..read.roles import RevisionKind, record_kind
 from ..read.view import DocumentView
 from ..read.walk import ancestor
@@ -154,6 +154,7 @@ def check(
     dropped: set[int] = set()
     resolved: set[str] = set()
     index: _Threads | None = None  # the threads, read once for every thread entry
+    by_key: dict[str, list[Revision]] | None = None  # the revisions by id number, once
     move_ranges: dict[str, _MoveRanges] = {}
     removing: dict[etree._Element, int] = {}  # what an entry's decision removes -> that entry
     by_element = {r.element: r for r in everything if r.element is not None}
@@ -177,7 +178,11 @@ def check(
                     else:
                         plan.ranges.extend(spans)
             continue
-        targets = _targets(locator, everything, edit, result, own_author, one_change)
+        if edit.revision_id is not None and by_key is None:  # (ids looked up by number, once)
+            by_key = {}
+            for r in everything:
+                by_key.setdefault(id_key(r.id), []).append(r)
+        targets = _targets(locator, everything, edit, result, own_author, one_change, by_key)
         if targets is None:
             continue
         moved = _with_moves(locator, targets, everything, result, move_ranges)
@@ -273,7 +278,7 @@ def check(
         verb = "Accepted" if edit.action == _ACCEPTED else "Rejected"
         if edit.author is not None:
             result.notes.append(
-                f"{verb} {len(targets)} tracked change(s) by {targets[0].author}: "
+                f"{verb} {len(targets)} tracked change(s) by {_cut(targets[0].author)}: "
                 + ", ".join(f"r{t.id}" for t in targets[:MAX_CANDIDATES])
                 + (f" and {len(targets) - MAX_CANDIDATES} more" if len(targets) > MAX_CANDIDATES else "")
             )
@@ -370,7 +375,7 @@ def _refuse(result: EditResult, status: EditStatus, message: str, hint: str | No
 def _describe(rev: Revision) -> str:
     text = " ".join(rev.text.split())
     shown = f": \u201c{text[:60]}{'…' if len(text) > 60 else ''}\u201d" if text and rev.text != "\n" else ""
-    who = f" by {rev.author}" if rev.author else ""
+    who = f" by {_cut(rev.author)}" if rev.author else ""
     return f"{_WORD.get(rev.kind, rev.kind.value)}{who}{shown}"
 
 
@@ -410,6 +415,7 @@ def _targets(
     result: EditResult,
     own: str,
     one_change: dict[str, bool] | None = None,
+    by_key: dict[str, list[Revision]] | None = None,
 ) -> list[Revision] | None:
     """The tracked changes ``edit`` decides, or None (``result`` refused)."""
     verb = edit.action or ""
@@ -432,7 +438,10 @@ def _targets(
             return None
         if note:
             result.notes.append(note)
-        found = [r for r in everything if same_id(r.id, rid)]
+        if by_key is not None:
+            found = list(by_key.get(id_key(rid), ()))
+        else:
+            found = [r for r in everything if same_id(r.id, rid)]
         seen = one_change if one_change is not None else {}
         if len(found) > 1 and rid not in seen:
             seen[rid] = _one_change(found)  # (once per id: it walks the part)
@@ -491,9 +500,9 @@ def _targets(
             _refuse(
                 result,
                 EditStatus.AMBIGUOUS,
-                f"No tracked change is by {name!r} exactly, and {len(near)} authors match it once case "
+                f"No tracked change is by {_cut(name)!r} exactly, and {len(near)} authors match it once case "
                 "and spacing are ignored: "
-                + ", ".join(f"{a!r} ({per[a]})" for a in near[:MAX_CANDIDATES])
+                + ", ".join(f"{_cut(a)!r} ({per[a]})" for a in near[:MAX_CANDIDATES])
                 + (f" and {len(near) - MAX_CANDIDATES} more" if len(near) > MAX_CANDIDATES else "")
                 + "; which one is meant cannot be told.",
                 "Name the author exactly as the marked-up text shows them (one entry per author).",
@@ -503,18 +512,18 @@ def _targets(
         if near:
             mine = [r for r in everything if r.author == near[0]]
             result.notes.append(
-                f"read the author {name!r} as {near[0]!r}, the one author of that name once case and "
-                "spacing are ignored"
+                f"read the author {_cut(name)!r} as {_cut(near[0])!r}, the one author of that name "
+                "once case and spacing are ignored"
             )
     if not mine:
         counts: dict[str, int] = {}
         for r in everything:
             counts[r.author or "(no author)"] = counts.get(r.author or "(no author)", 0) + 1
-        listed = ", ".join(f"{a} ({n})" for a, n in sorted(counts.items(), key=lambda kv: -kv[1])[:10])
+        listed = ", ".join(f"{_cut(a)} ({n})" for a, n in sorted(counts.items(), key=lambda kv: -kv[1])[:10])
         _refuse(
             result,
             EditStatus.NOT_FOUND,
-            f"No tracked change in the document is by {name!r}.",
+            f"No tracked change in the document is by {_cut(name)!r}.",
             f"Name an author as the marked-up text shows them; the authors with changes: {listed}."
             if listed
             else "The document has no tracked changes.",
@@ -534,7 +543,7 @@ def _targets(
         _refuse(
             result,
             EditStatus.UNSUPPORTED,
-            f"{len(cells)} of the changes by {name} are an inserted or deleted table cell "
+            f"{len(cells)} of the changes by {_cut(name)} are an inserted or deleted table cell "
             "(w:cellIns / w:cellDel: "
             + ", ".join(f"r{r.id}" for r in cells[:5])
             + f") in a vertical merge (w:vMerge); to {verb} them removes cells other cells are "
@@ -547,7 +556,7 @@ def _targets(
         _refuse(
             result,
             EditStatus.COUNT_MISMATCH,
-            f"You expected {edit.expected_matches} tracked change(s) by {name}, but the document "
+            f"You expected {edit.expected_matches} tracked change(s) by {_cut(name)}, but the document "
             f"has {count}." + _unlisted(mine),
             f"Set expected_matches to {count} to {verb} all of them, or decide them one by one "
             "by revision_id.",
@@ -674,7 +683,7 @@ def _with_moves(
             _refuse(
                 result,
                 EditStatus.AMBIGUOUS,
-                f"Tracked change r{t.id} is one side of a move named {start.get(_NAME)!r}, a name "
+                f"Tracked change r{t.id} is one side of a move named {_cut(start.get(_NAME))!r}, a name "
                 f"{len(could_be) + 1} or more unrelated moves share; which is its other side cannot be "
                 f"told (it could be {'; '.join(shown) or 'any of them'})." + _unlisted(inside),
                 "Decide this move in Word, or decide the document's other changes here.",
@@ -869,6 +878,9 @@ class _Threads:
 
     def __init__(self, comments: list[DocComment]) -> None:
         self.by_id = {c.id: c for c in comments}
+        self.by_key: dict[str, list[DocComment]] = {}  # id number -> its comments, in order
+        for c in comments:
+            self.by_key.setdefault(id_key(c.id), []).append(c)
         self.root: dict[str, DocComment] = {}
         for c in comments:
             path: list[str] = []
@@ -918,7 +930,8 @@ def _thread(
         return None
     if note:
         result.notes.append(note)
-    found = [c for c in comments if same_id(c.id, cid)]
+    threads = index or _Threads(comments)
+    found = list(threads.by_key.get(id_key(cid), ()))  # (as same_id reads them: by number)
     if len(found) > 1:
         _refuse(
             result,
@@ -933,7 +946,6 @@ def _thread(
         )
         return None
     comment = found[0]
-    threads = index or _Threads(comments)
     root = threads.root[comment.id]
     if comment.paragraph is not None:
         result.locations = [locator.location(comment.start, comment.end)]
@@ -970,6 +982,16 @@ def _thread(
     if comment is not root:
         result.notes.append(f"c{cid} is a reply: its whole thread (c{root.id}) is resolved")
     return Thread(result.index, comment, None, root, replies)
+
+
+MAX_NAME = 80
+"""The most characters of an author's name a message quotes (as the marked-up view shows it)."""
+
+
+def _cut(name: str | None) -> str:
+    """An author's name as a message quotes it: at most :data:`MAX_NAME` characters."""
+    name = name or ""
+    return name if len(name) <= MAX_NAME else name[:MAX_NAME] + "\u2026"
 
 
 def _comment_said(c: DocComment) -> str:

@@ -314,6 +314,7 @@ def write_threads(
         return ex
 
     after: dict[str, etree._Element] = {}  # parent id -> the last thing a reply put after it
+    marks_of: dict[str, dict[str, etree._Element]] = {}  # parent id -> its marks, found once
     new_comments: list[tuple[str, str]] = []  # (paraId, date) of each reply
     for thread in threads:
         root_el = thread.root.element
@@ -331,12 +332,13 @@ def write_threads(
         cid = new_id()
         el = _comment_element(Comment(int(cid), thread.text), options, stamp)
         pid = _last_paragraph_id(el, ids)
-        # in the comments part, after the thread's last comment
-        thread_els = [c.element for c in [thread.root, *thread.replies] if c.element is not None]
-        thread_els = [e for e in thread_els if e.getparent() is comments_root]
+        # in the comments part, after the thread's last comment (found once a thread)
         last_el = after.get("c:" + thread.root.id)
-        if last_el is None and thread_els:
-            last_el = max(thread_els, key=comments_root.index)
+        if last_el is None:
+            thread_els = [c.element for c in [thread.root, *thread.replies] if c.element is not None]
+            thread_els = [e for e in thread_els if e.getparent() is comments_root]
+            if thread_els:
+                last_el = max(thread_els, key=comments_root.index)
         if last_el is not None:
             last_el.addnext(el)
         else:
@@ -344,7 +346,7 @@ def write_threads(
         after["c:" + thread.root.id] = el
         ex_for(pid, root_pid)
         new_comments.append((pid, stamp))
-        _anchor_reply(roots, thread.root.id, cid, after)
+        _anchor_reply(roots, thread.root.id, cid, after, marks_of)
     if new_comments:
         _durable_ids(parts, ids, new_comments)
         _person(parts, options.author, ns)
@@ -354,17 +356,25 @@ def write_threads(
 
 
 def _anchor_reply(
-    roots: dict[str, etree._Element], parent: str, cid: str, after: dict[str, etree._Element]
+    roots: dict[str, etree._Element],
+    parent: str,
+    cid: str,
+    after: dict[str, etree._Element],
+    marks_of: dict[str, dict[str, etree._Element]] | None = None,
 ) -> None:
     """commentRangeStart / End and a commentReference for comment ``cid`` beside those of
-    comment ``parent``."""
-    marks: dict[str, etree._Element] = {}
-    for root in roots.values():
-        for el in root.iter(*_MARKS):
-            if same_id(el.get(w("id")), parent) and el.tag not in marks:
-                marks[el.tag] = el
-        if marks:
-            break
+    comment ``parent`` (``marks_of``: the marks of each parent found so far, so that a
+    thousand replies to one comment search the stories once, not once a reply)."""
+    cache = {} if marks_of is None else marks_of
+    marks = cache.get(parent)
+    if marks is None:
+        marks = cache[parent] = {}
+        for root in roots.values():
+            for el in root.iter(*_MARKS):
+                if el.tag not in marks and same_id(el.get(w("id")), parent):
+                    marks[el.tag] = el
+            if marks:
+                break
     start, end, ref = (marks.get(t) for t in _MARKS)
     new_start = etree.Element(w("commentRangeStart"))
     new_start.set(w("id"), cid)
