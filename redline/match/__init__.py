@@ -8,6 +8,6 @@ Nothing here changes the document.
 * :mod:`~redline.match.fields` -- complex fields, for typing over a field's result
 * :mod:`~redline.match.crossref` -- a new clause number typed over a cross-reference
 * :mod:`~redline.match.moves` -- edits inside another author's tracked move
-* :mod:`~redline.match.moves_plan` -- clause moves (move_after / move_before): the clause, where it goes, or why not
+* :mod:`~redline.match.moves_plan` -- clause moves: the clause, where it goes, or why not
 * :mod:`~redline.match.decisions` -- accept / reject / reply / resolve checked against the annotations
 """
