@@ -350,6 +350,12 @@ REFUSALS: dict[str, tuple[bytes, dict[str, Any], str, str]] = {
         "ambiguous",
         "2 times",
     ),
+    "the very end": (
+        build(CLAUSES),
+        after("Term of the agreement", target_anchor="Signed by the"),
+        "unsupported",
+        "very end",
+    ),
     "the last paragraph": (
         build(CLAUSES),
         before("Signed by the parties", target="1"),

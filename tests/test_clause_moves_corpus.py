@@ -24,7 +24,7 @@ from shared_schema import parse_edit_reply
 from tests import oracles
 from tests.oracles_moves import decided, lines, texts
 
-PER_DOCUMENT = 2  # moves tried per document (each one output)
+PER_DOCUMENT = 1  # moves tried per document (each one output)
 
 
 def _clean(text: str) -> str:
@@ -108,7 +108,7 @@ def test_libreoffice_judges_moves_in_real_documents(
             made += 1
             if made == PER_DOCUMENT:
                 break
-    assert len(cases) >= 10, "too few corpus clauses could move"
+    assert len(cases) >= 8, "too few corpus clauses could move"
     inputs = sorted({doc for doc, _, _, _ in cases})
     outputs = [path for _, path, _, _ in cases]
     accepted = decided([*inputs, *outputs], tmp_path / "lo", soffice, "accept")
@@ -123,4 +123,4 @@ def test_libreoffice_judges_moves_in_real_documents(
             continue
         assert texts(accepted[path]) == want, path
         judged += 1
-    assert judged >= 8, f"only {judged} moves judged"
+    assert judged >= 5, f"only {judged} moves judged"

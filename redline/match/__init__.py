@@ -9,7 +9,7 @@ Nothing here changes the document.
 * :mod:`~redline.match.fields` -- complex fields, for typing over a field's result or deleting it whole
 * :mod:`~redline.match.crossref` -- a new clause number typed over a cross-reference
 * :mod:`~redline.match.moves` -- edits inside another author's tracked move
-* :mod:`~redline.match.moves_plan` -- clause moves (move_after / move_before): what, where, or why not
+* :mod:`~redline.match.moves_plan` -- clause moves: the clause, where it goes, or why not
 * :mod:`~redline.match.decisions` -- accept / reject / reply / resolve checked against the annotations
 * :mod:`~redline.match.formats` -- format entries: effective formatting, the plan, the refusals
 """

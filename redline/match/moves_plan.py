@@ -268,6 +268,14 @@ def _obstacle(view: DocumentView, first: int, last: int, dest: int) -> str | Non
         return (
             "The destination is in another part of the document (a header, footer or note) than the clause."
         )
+    if dest >= len(paras) or paras[dest].story_no != story:
+        # measured: LibreOffice keeps the body's last paragraph, so rejecting a move to the very
+        # end leaves an empty (numbered) paragraph behind
+        return (
+            "The destination is the very end of the document: a move there cannot be rejected "
+            "cleanly (the last paragraph of a document stays). Move the clause before the "
+            "document's last paragraph instead."
+        )
     try:
         elements = [paras[k].element for k in range(first, last + 1)]
     except TypeError:  # a verify-only view (apply --dry-run --stream) holds no trees
