@@ -21,7 +21,9 @@ and then every change accepted (``.uno:AcceptAllTrackedChanges``), once to rejec
 ``holds`` lists the kinds of text portion (LibreOffice's ``TextPortionType``) between a
 body comment's start and its end: ``"Footnote"`` there is a comment anchored on a note's
 reference mark.  A document LibreOffice cannot open (it crashes, hangs or returns nothing) is
-``"loaded": false`` with the error; LibreOffice is then started afresh for the next one.
+``"loaded": false`` with the error; one it opened but then failed on (accepting, say) is
+``"loaded": true`` with the error and what was read before it.  After an error LibreOffice is
+started afresh for the next document.
 Imports nothing of the project.
 """
 
@@ -207,10 +209,9 @@ def _comments(comp: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _probe(office: _Office, doc: str, work: str) -> dict[str, Any]:
+def _probe(office: _Office, doc: str, work: str, found: dict[str, Any]) -> None:
     copy = os.path.join(work, os.path.basename(doc))  # LibreOffice writes a lock file beside it
     shutil.copyfile(doc, copy)
-    found: dict[str, Any] = {"loaded": False, "error": None}
     comp = office.load(copy)
     try:
         found["loaded"] = True
@@ -227,7 +228,7 @@ def _probe(office: _Office, doc: str, work: str) -> dict[str, Any]:
         found["accepted_body"] = _body(comp)
         found["left_after_accept"] = comp.getRedlines().getCount()
     finally:
-        comp.close(True)
+        _close(comp, found)
     comp = office.load(copy)
     try:
         frame = comp.getCurrentController().getFrame()
@@ -237,8 +238,16 @@ def _probe(office: _Office, doc: str, work: str) -> dict[str, Any]:
         found["rejected_fields"] = _fields(comp)
         found["left_after_reject"] = comp.getRedlines().getCount()
     finally:
+        _close(comp, found)
+
+
+def _close(comp: Any, found: dict[str, Any]) -> None:
+    """Close a document; LibreOffice fails to close some it opened and read (its error is
+    kept as ``close_error``, the document counts as loaded)."""
+    try:
         comp.close(True)
-    return found
+    except Exception as exc:
+        found["close_error"] = f"{type(exc).__name__}: {exc}"
 
 
 def main(out: str, profile: str, docs: list[str]) -> int:
@@ -251,10 +260,12 @@ def main(out: str, profile: str, docs: list[str]) -> int:
                 office = _Office(profile, f"redline_probe_{os.getpid()}_{n}")
             watchdog = threading.Timer(_PER_DOCUMENT, os.killpg, (office.proc.pid, signal.SIGKILL))
             watchdog.start()  # LibreOffice hangs on some documents: its group goes
+            found: dict[str, Any] = {"loaded": False, "error": None}
+            results[doc] = found
             try:
-                results[doc] = _probe(office, doc, work)
+                _probe(office, doc, work, found)
             except Exception as exc:  # a crash of LibreOffice is one document's failure
-                results[doc] = {"loaded": False, "error": f"{type(exc).__name__}: {exc}"}
+                found["error"] = f"{type(exc).__name__}: {exc}"  # ("loaded" says how far it got)
                 watchdog.cancel()
                 office.stop()
                 office = None

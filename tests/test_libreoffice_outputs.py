@@ -24,6 +24,7 @@ import pytest
 
 from redline.apply import ApplyOptions, apply_reply
 from redline.compare.diff import CompareOptions, compare
+from redline.read.load import load_view
 from redline_cli.redline import main as redline_main
 from testing.docbuild import BmEnd, BmStart, CommentEnd, CommentStart, Del, Field, Ins, NoteRef, P, docx
 from tests.oracles import fold, probe
@@ -221,3 +222,48 @@ def test_the_test_script_installs_the_full_libreoffice_writer() -> None:
     assert "need+=(libreoffice-writer)" in script and "need+=(python3-uno)" in script
     assert "nogui" not in script.replace("-nogui build", "")
     assert "bash scripts/test" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def _note_edit_outputs(paths: list[Path]) -> dict[str, bytes]:
+    """Each corpus document with a footnote or endnote, an edit with a rationale applied in its
+    first note whose text can be quoted once."""
+    made = {}
+    for path in paths:
+        data = path.read_bytes()
+        loaded = load_view(data)
+        if not isinstance(loaded, tuple):
+            continue  # a document refused whole (strict OOXML, say): nothing written
+        view = loaded[1]
+        for para in view.paragraphs:
+            text = view.paragraph_text(para).strip()
+            if para.story not in ("footnote", "endnote") or len(text) < 12:
+                continue
+            anchor = text[:40].strip()
+            if view.text.count(anchor) != 1:
+                continue
+            entry = {"anchor": anchor, "replacement": anchor + " (as amended)", "rationale": "Clarity."}
+            out = apply_reply(data, json.dumps({"edits": [entry]}), ApplyOptions(author="Us", date=DATE))
+            if out.output is not None and out.report.edits[0].status.value == "applied":
+                made[path.name] = out.output
+                break
+    return made
+
+
+@pytest.mark.slow
+@pytest.mark.corpus
+def test_libreoffice_opens_corpus_documents_edited_in_their_notes(
+    corpus_docs: list[Path], soffice: str
+) -> None:
+    made = _note_edit_outputs(corpus_docs)
+    if not made:
+        pytest.skip("no corpus document has a note to edit")
+    try:
+        found = probe(made, soffice)
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
+    failures = [(name, got.get("error")) for name, got in found.items() if not got["loaded"]]
+    assert not failures, failures
+    for name, got in found.items():
+        if any(c["content"] == "Clarity." for c in got["comments"]):
+            shown = next(c for c in got["comments"] if c["content"] == "Clarity.")
+            assert shown["story"] != "note", name  # never inside the note
