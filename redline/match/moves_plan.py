@@ -30,6 +30,7 @@ from lxml import etree
 from shared_schema import Edit, EditResult, EditStatus, Refusal
 
 from ..opc.namespaces import M_NS, MC_NS, w
+from ..read.headings import sections_named
 from ..read.outline import Head
 from ..read.view import DocumentView, Paragraph
 from .hints import not_found
@@ -153,6 +154,10 @@ def plan_move(locator: Locator, edit: Edit, result: EditResult, found: Found) ->
     return plan
 
 
+HEADING_CHARS = 100
+"""A clause's first paragraph at most this long is a heading (its body follows it)."""
+
+
 def _unit(view: DocumentView, para: Paragraph) -> tuple[int, int]:
     """The view paragraphs of the clause ``para`` heads (its sub-clauses included), or ``para``
     alone when it heads none."""
@@ -164,8 +169,14 @@ def _unit(view: DocumentView, para: Paragraph) -> tuple[int, int]:
     if head.number is not None and (last + 1 >= len(paras) or paras[last + 1].story_no != para.story_no):
         # the story's last numbered clause: the unnumbered paragraphs after its last numbered
         # paragraph close the document (signatures, a closing line), they are not the clause's
-        while last > para.index and not _numbered_head(paras[last]):
-            last -= 1
+        trimmed = last
+        while trimmed > para.index and not _numbered_head(paras[trimmed]):
+            trimmed -= 1
+        # (but a top-level heading whose body is all unnumbered -- a schedule's -- keeps its
+        # body: the heading alone is not the clause; a sub-clause, or a clause that is one
+        # paragraph of text, is its own paragraph)
+        heading = head.depth == 0 and len(view.paragraph_text(para).strip()) <= HEADING_CHARS
+        last = last if trimmed == para.index and heading else trimmed
     return para.index, last
 
 
@@ -177,7 +188,7 @@ def _target(locator: Locator, edit: Edit, result: EditResult, para: Paragraph) -
     """The view paragraphs of the destination clause, or None with ``result`` refused."""
     view = locator.view
     if edit.target is not None:
-        heads = view.outline.named(edit.target)
+        heads = sections_named(view, edit.target)  # as `section` is resolved (formatted headings too)
         if not heads:
             near = ", ".join(f"\u201c{h.title}\u201d" for h in view.outline.near(para.node))
             _refused(
@@ -198,7 +209,10 @@ def _target(locator: Locator, edit: Edit, result: EditResult, para: Paragraph) -
                 actual_matches=len(heads),
             )  # fmt: skip
             return None
-        return _unit(view, view.paragraphs[heads[0].index])
+        head = heads[0]
+        if view.paragraphs[head.index].node is not head:  # a formatted heading: its own extent
+            return head.index, max(head.index, head.last)
+        return _unit(view, view.paragraphs[head.index])
     quote = edit.target_anchor or ""
     where = locator.find(quote)
     if not where.ranges:
