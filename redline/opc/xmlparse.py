@@ -208,7 +208,8 @@ def one_deeper(data: bytes) -> bytes | None:
     if end < head.end() or data.find(DEPTH_PROBE) >= 0:
         return None
     at = head.end()
-    return b"".join((data[:at], b"<", DEPTH_PROBE, b">", data[at:end], b"</", DEPTH_PROBE, b">", data[end:]))
+    view = memoryview(data)  # (slices of a view are not copies: the part is copied once, here)
+    return b"".join((view[:at], b"<", DEPTH_PROBE, b">", view[at:end], b"</", DEPTH_PROBE, b">", view[end:]))
 
 
 class _Nothing:
