@@ -2139,7 +2139,7 @@ CLAUSE_CASES = [
     pytest.param(
         _body_doc(f"<w:p><w:r>{_t('See ')}</w:r>{_FIELD_REF}{_FIELD_REF}<w:r>{_t(' twice.')}</w:r></w:p>"),
         [{"anchor": "See 4.24.2 twice.", "replacement": ""}],
-        id="a strike of a paragraph of two adjacent fields (refused: one result as read)",
+        id="a strike of a paragraph of two adjacent fields (both deleted whole, code and result)",
     ),
     pytest.param(
         _body_doc(
