@@ -108,3 +108,17 @@ def test_redline_compare_still_gives_compare() -> None:
     from redline.compare.diff import compare as defined
 
     assert compare is defined
+
+
+def test_an_old_path_leaves_the_new_module_its_own_spec(monkeypatch: pytest.MonkeyPatch) -> None:
+    """importlib gives a module loaded by an old path that path's spec; the alias puts the
+    module's own back, so a relative import it makes later (a lazy one, inside a function)
+    raises no ImportWarning (``__package__ != __spec__.parent``: an error under our filters)."""
+    _fresh(monkeypatch, "redline.view")
+    with pytest.warns(DeprecationWarning, match=r"redline.view is now redline.read.view"):
+        module = importlib.import_module("redline.view")
+    assert module.__spec__ is not None and module.__spec__.name == "redline.read.view"
+    assert module.__spec__.parent == module.__package__
+    from tests.support import lease, view_of
+
+    assert view_of(lease()).sections_named("1")  # (imports redline.read.headings relatively, on first use)
