@@ -680,7 +680,11 @@ def test_verifying_leaves_the_garbage_collector_as_it_found_it(view: DocumentVie
     try:
         frozen = gc.get_freeze_count()
         run(view, *edits)
-        assert gc.get_freeze_count() == frozen and gc.isenabled()
+        # Frozen objects that die on the way (a cache entry replaced) leave the permanent
+        # generation, so the count may fall by a few; an unfreeze would empty it, a freeze
+        # would grow it.
+        after = gc.get_freeze_count()
+        assert frozen - 1000 < after <= frozen and gc.isenabled()
     finally:
         gc.unfreeze()
     assert kept
