@@ -58,6 +58,9 @@ class Code(StrEnum):
     TOO_MUCH_TEXT = "too_much_text"
     TOO_MANY_NAMESPACES = "too_many_namespaces"
     UNLOADABLE_OUTPUT = "unloadable_output"
+    CONVERSION_FAILED = "conversion_failed"
+    # -- a warning: the work went on, the result says what it could not see -------------------
+    LOSSY_CONVERSION = "lossy_conversion"
     # -- one edit or quote not applied / verified ----------------------------------------------
     NOT_FOUND = "not_found"
     AMBIGUOUS = "ambiguous"
@@ -142,6 +145,10 @@ MEANINGS: Final[Mapping[Code, str]] = MappingProxyType(
         Code.TOO_MANY_NAMESPACES: "an XML part declares more namespaces than Limits.max_namespaces",
         Code.UNLOADABLE_OUTPUT: "the edited document would be refused by the loader itself, so it "
         "is not written",
+        Code.CONVERSION_FAILED: "a .doc, .rtf or .odt input could not be converted to .docx "
+        "(LibreOffice missing, failed, or over its time limit)",
+        Code.LOSSY_CONVERSION: "a converted input lost tracked changes, moves or comments on the "
+        "way to .docx (the warning says what)",
         Code.NOT_FOUND: "the anchor or quote is not in the document, even tolerantly",
         Code.DELETED_TEXT: "the anchor is text another author deleted (a tracked deletion or move)",
         Code.AMBIGUOUS: "the anchor occurs more than once and no expected count was given",

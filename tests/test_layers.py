@@ -46,7 +46,8 @@ ROOMS: tuple[tuple[str, ...], ...] = (
     ("match",),  # view + entries -> plan | refusal
     ("write",),  # plan -> bytes, read back
     ("report", "apply", "stats"),  # the flows
-    ("compare",),
+    ("compare", "proofread"),  # a new version's changes; the contract's own defects
+    ("reconcile",),  # the return leg: what the other side did with our redline
     ("tools", "prompt"),
 )
 ROOM_RANK = {room: rank for rank, rooms in enumerate(ROOMS) for room in rooms}
