@@ -8,14 +8,12 @@ cannot be read safely.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
 from ..models import (
-    MAX_SECTION,
     Edit,
     EditBatch,
     InvalidEntry,
@@ -38,7 +36,6 @@ from .aliases import (
 from .extract import (
     ParseLimits,
     _duplicates,
-    _HugeNumber,
     _ignored,
     _kind,
     _raw,
@@ -46,8 +43,8 @@ from .extract import (
     _Refused,
     _show,
     _Tally,
-    _unsafe_reason,
 )
+from .fields import expected_matches, section_and_id, texts_reason, validation_reason
 from .formats import read_format_entry
 from .moves import read_move
 from .rows import read_row
@@ -226,11 +223,11 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
     if action in ("insert_after", "insert_before"):
         return _read_insert(action, fields, values, notes)
     if action == "format":
-        return read_format_entry(entry, values, notes, _expected_matches, _section_and_id)
+        return read_format_entry(entry, values, notes)
     if action is not None and action in _ROW_ACTIONS.values():
-        return read_row(action, values, notes, _section_and_id, _expected_matches, _validation_reason)
+        return read_row(action, values, notes)
     if action in ("move_after", "move_before"):
-        return read_move(action, fields, values, notes, _section_and_id(values, notes))
+        return read_move(action, fields, values, notes)
     if action is not None and action in _OTHER_ACTIONS.values():
         return _read_other(action, fields, values, notes)
     if action is not None and action not in ("delete", "replace"):
@@ -276,27 +273,21 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
     if not isinstance(rationale, str | None):
         notes.append("dropped a rationale that was not text")
         rationale = None
-    expected = _expected_matches(values.get("expected_matches"), notes)
+    expected = expected_matches(values.get("expected_matches"), notes)
     if isinstance(expected, str):
         return expected
-    shared = _section_and_id(values, notes)
+    shared = section_and_id(values, notes)
     if isinstance(shared, str):
         return shared
     section, ident = shared
     if not isinstance(ident, str | None):
         return f"the id is {_kind(ident)}, not text"
 
-    texts = {
-        "anchor": anchor,
-        "replacement": replacement,
-        "rationale": rationale,
-        "section": section,
-        "id": ident,
-    }
-    for name, text in texts.items():
-        reason = _unsafe_reason(name, text) if text is not None else None
-        if reason is not None:
-            return reason
+    reason = texts_reason(
+        dict(anchor=anchor, replacement=replacement, rationale=rationale, section=section, id=ident)
+    )
+    if reason is not None:
+        return reason
     try:
         return Edit(
             anchor=anchor,
@@ -307,7 +298,7 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
             id=ident,
         )
     except ValidationError as err:
-        return _validation_reason(err)
+        return validation_reason(err)
 
 
 def _read_insert(
@@ -332,18 +323,15 @@ def _read_insert(
             f"the level is {json.dumps(level, default=str)[:40]}; give '+1' (a sub-clause), '-1' "
             "(the parent's level) or leave it out"
         )
-    shared = _section_and_id(values, notes)
+    shared = section_and_id(values, notes)
     if isinstance(shared, str):
         return shared
     section, ident = shared
     texts = {"anchor": anchor, "text": text, "rationale": values.get("rationale"),
              "section": section, "id": ident}  # fmt: skip
-    for name, value in texts.items():
-        if value is not None and not isinstance(value, str):
-            return f"the {name} is {_kind(value)}, not text"
-        reason = _unsafe_reason(name, value) if value is not None else None
-        if reason is not None:
-            return reason
+    reason = texts_reason(texts)
+    if reason is not None:
+        return reason
     try:
         return Edit(
             anchor=anchor,
@@ -356,7 +344,7 @@ def _read_insert(
             id=texts["id"],
         )
     except ValidationError as err:
-        return _validation_reason(err)
+        return validation_reason(err)
 
 
 def _id_text(name: str, value: Any, notes: list[str]) -> str | None:
@@ -445,21 +433,18 @@ def _read_other(
         return f"{action} needs the comment's words in 'text'"
     if action not in ("comment", "reply"):
         text = None
-    expected = _expected_matches(values.get("expected_matches"), notes)
+    expected = expected_matches(values.get("expected_matches"), notes)
     if isinstance(expected, str):
         return expected
-    shared = _section_and_id(values, notes)
+    shared = section_and_id(values, notes)
     if isinstance(shared, str):
         return shared
     section, ident = shared
     texts = {"anchor": anchor, "text": text, "rationale": values.get("rationale"), "section": section,
              "id": ident, "revision_id": revision_id, "author": author, "comment_id": comment_id}  # fmt: skip
-    for name, value in texts.items():
-        if value is not None and not isinstance(value, str):
-            return f"the {name} is {_kind(value)}, not text"
-        reason = _unsafe_reason(name, value) if value is not None else None
-        if reason is not None:
-            return reason
+    reason = texts_reason(texts)
+    if reason is not None:
+        return reason
     try:
         return Edit(
             anchor=anchor or "",
@@ -475,47 +460,7 @@ def _read_other(
             comment_id=comment_id,
         )
     except ValidationError as err:
-        return _validation_reason(err)
-
-
-def _section_and_id(values: dict[str, Any], notes: list[str]) -> tuple[str | None, Any] | str:
-    """The two fields every kind of entry takes: its ``section`` (:func:`_read_section`) and
-    its ``id`` (a whole number converted to text, with a note; any other kind is left for the
-    caller's text check) -- or the reason to refuse the entry."""
-    section, refused = _read_section(values.get("section"), notes)
-    if refused is not None:
-        return refused
-    ident = values.get("id")
-    if isinstance(ident, int) and not isinstance(ident, bool):
-        notes.append("converted a numeric 'id' to text")
-        ident = str(ident)
-    return section, ident
-
-
-def _read_section(section: Any, notes: list[str]) -> tuple[str | None, str | None]:
-    """An entry's ``section`` as text (a whole number converted, with a note), and the reason
-    to refuse the entry, if any: not text, empty, or longer than :data:`MAX_SECTION` -- the
-    same for every action that takes one."""
-    if isinstance(section, int) and not isinstance(section, bool):
-        notes.append("converted a numeric section to text")
-        section = str(section)
-    elif not isinstance(section, str | None):
-        return None, (
-            f"the section is {_kind(section)}, not text; give the clause as displayed "
-            "(a float cannot tell '4.10' from '4.1')"
-        )
-    if isinstance(section, str):
-        if not section.strip():
-            return None, (
-                "the section is empty; name the clause as displayed ('4.2', 'Clause 4.2(b)'), or leave it out"
-            )
-        if len(section) > MAX_SECTION:
-            return None, (
-                f"the section is {len(section)} characters long; a section is named by its number "
-                "or heading ('4.2', 'Schedule 2', 'Confidentiality'), at most "
-                f"{MAX_SECTION} characters"
-            )
-    return section, None
+        return validation_reason(err)
 
 
 def _action(fields: dict[str, tuple[str, Any]], notes: list[str]) -> str | None:
@@ -560,38 +505,3 @@ def _action(fields: dict[str, tuple[str, Any]], notes: list[str]) -> str | None:
     else:
         notes.append(f"read {_show(key)} {_show(value)} as a plain edit")
     return action
-
-
-_DIGITS = re.compile("[0-9]{1,9}")
-
-
-def _expected_matches(value: Any, notes: list[str]) -> int | str | None:
-    """The count for a replace-all, ``None`` when absent, or the reason to refuse (a str)."""
-    if value is None:
-        return None
-    number: int | None = None
-    if isinstance(value, int) and not isinstance(value, bool):
-        number = value
-    elif isinstance(value, float) and value.is_integer():
-        number = int(value)
-        notes.append("read a whole-number float expected_matches as an integer")
-    elif isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
-        number = int(value.strip())
-        notes.append("read a numeric-text expected_matches as an integer")
-    elif isinstance(value, _HugeNumber):
-        return f"expected_matches is a number with {value.digits} digits"
-    if number is None or number < 1:
-        shown = value if isinstance(value, int | float) else _kind(value)
-        if isinstance(value, str):
-            shown = _show(value)
-        return f"expected_matches must be a whole number of at least 1, not {shown}"
-    return number
-
-
-def _validation_reason(err: ValidationError) -> str:
-    parts = []
-    for error in err.errors():
-        where = ".".join(str(p) for p in error["loc"])
-        message = error["msg"].removeprefix("Value error, ")
-        parts.append(f"{where}: {message}" if where else message)
-    return "; ".join(parts)

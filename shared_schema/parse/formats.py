@@ -21,14 +21,14 @@ What is read, and how:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
 
 from ..models import FORMAT_KEYS, HIGHLIGHT_COLOURS, Edit, FormatSpec
 from .aliases import _norm
-from .extract import _kind, _unsafe_reason
+from .extract import _kind
+from .fields import expected_matches, section_and_id, texts_reason, validation_reason
 
 _KEYS: dict[str, str] = {
     **{_norm(k): k for k in FORMAT_KEYS},
@@ -143,12 +143,9 @@ def read_format_entry(
     entry: dict[str, Any],
     values: dict[str, Any],
     notes: list[str],
-    expected_matches: Callable[[Any, list[str]], int | str | None],
-    section_and_id: Callable[[dict[str, Any], list[str]], tuple[str | None, Any] | str],
 ) -> Edit | str:
     """A ``format`` entry (``entry`` as the reply gave it, ``values`` its fields by their
-    names) as an :class:`Edit`, or the reason it cannot be used; ``expected_matches`` and
-    ``section_and_id``: the readers of those fields every entry shares (the caller's)."""
+    names) as an :class:`Edit`, or the reason it cannot be used."""
     read = read_format(entry, values, notes)
     if isinstance(read, str):
         return read
@@ -176,12 +173,9 @@ def read_format_entry(
     section, ident = shared
     rationale = values.get("rationale")
     texts = {"anchor": anchor, "rationale": rationale, "section": section, "id": ident, "style": spec.style}
-    for name, value in texts.items():
-        if value is not None and not isinstance(value, str):
-            return f"the {name} is {_kind(value)}, not text"
-        reason = _unsafe_reason(name, value) if value is not None else None
-        if reason is not None:
-            return reason
+    reason = texts_reason(texts)
+    if reason is not None:
+        return reason
     try:
         return Edit(
             anchor=anchor,
@@ -194,9 +188,7 @@ def read_format_entry(
             id=ident,
         )
     except ValidationError as err:
-        return "; ".join(
-            f"{'.'.join(map(str, e['loc']))}: {e['msg'].removeprefix('Value error, ')}" for e in err.errors()
-        )
+        return validation_reason(err)
 
 
 __all__ = ["format_key", "read_format", "read_format_entry"]

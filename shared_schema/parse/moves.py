@@ -15,7 +15,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..models import MAX_SECTION, Edit
-from .extract import _kind, _show, _unsafe_reason
+from .extract import _kind, _show
+from .fields import section_and_id, texts_reason, validation_reason
 
 _TAKES = "anchor, target or target_anchor, section, rationale, id"
 
@@ -25,10 +26,9 @@ def read_move(
     fields: dict[str, tuple[str, Any]],
     values: dict[str, Any],
     notes: list[str],
-    shared: tuple[str | None, Any] | str,
 ) -> Edit | str:
-    """A ``move_after`` / ``move_before`` entry, or the reason it cannot be used; ``shared``: its
-    section and id as every entry reads them (or the reason to refuse it)."""
+    """A ``move_after`` / ``move_before`` entry, or the reason it cannot be used."""
+    shared = section_and_id(values, notes)  # first, so its notes come first
     for name in list(values):
         if name in ("anchor", "target", "target_anchor", "section", "rationale", "id", "action", "kind"):
             continue
@@ -75,12 +75,9 @@ def read_move(
     section, ident = shared
     texts = {"anchor": anchor, "target": target, "target_anchor": target_anchor,
              "rationale": values.get("rationale"), "section": section, "id": ident}  # fmt: skip
-    for name, text in texts.items():
-        if text is not None and not isinstance(text, str):
-            return f"the {name} is {_kind(text)}, not text"
-        reason = _unsafe_reason(name, text) if text is not None else None
-        if reason is not None:
-            return reason
+    reason = texts_reason(texts)
+    if reason is not None:
+        return reason
     try:
         return Edit(
             anchor=anchor,
@@ -93,7 +90,4 @@ def read_move(
             id=texts["id"],
         )
     except ValidationError as err:
-        return "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg'].removeprefix('Value error, ')}"
-            for e in err.errors()
-        )
+        return validation_reason(err)

@@ -8,13 +8,13 @@ shares there (its section and id, ``expected_matches``, a validation error as a 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
 
 from ..models import COLUMN_ACTIONS, Edit
 from .extract import _kind, _unsafe_reason
+from .fields import expected_matches, section_and_id, texts_reason, validation_reason
 
 __all__ = ["MAX_CELLS", "read_row"]
 
@@ -35,9 +35,6 @@ def read_row(
     action: str,
     values: dict[str, Any],
     notes: list[str],
-    section_and_id: Callable[[dict[str, Any], list[str]], tuple[str | None, Any] | str],
-    expected_matches: Callable[[Any, list[str]], int | str | None],
-    validation_reason: Callable[[ValidationError], str],
 ) -> Edit | str:
     """A row entry as an :class:`Edit`, or the reason it cannot be used."""
     if action == "insert_row":
@@ -98,12 +95,9 @@ def read_row(
         notes.append("dropped a rationale that was not text")
         rationale = None
     texts = {"anchor": anchor, "rationale": rationale, "section": section, "id": ident}
-    for name, value in texts.items():
-        if value is not None and not isinstance(value, str):
-            return f"the {name} is {_kind(value)}, not text"
-        reason = _unsafe_reason(name, value) if value is not None else None
-        if reason is not None:
-            return reason
+    reason = texts_reason(texts)
+    if reason is not None:
+        return reason
     if action in COLUMN_ACTIONS:
         cells = None  # refused when verified, with the reason (nothing of it is written)
     try:

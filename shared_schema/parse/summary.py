@@ -14,7 +14,7 @@ from ..models import (
     SummaryReply,
 )
 from .aliases import _POINT_FIELDS, _POINTS_KEYS, _SUMMARY_KEYS, _norm
-from .edits import _entries, _validation_reason
+from .edits import _entries
 from .extract import (
     ParseLimits,
     _duplicates,
@@ -26,6 +26,7 @@ from .extract import (
     _Tally,
     _unsafe_reason,
 )
+from .fields import validation_reason
 
 
 def _is_point(value: Any) -> bool:
@@ -166,7 +167,7 @@ def _read_point(entry: Any, notes: list[str]) -> SummaryPoint | str:
     try:
         return SummaryPoint(title=title, text=text, quotes=list(dict.fromkeys(quotes)))
     except ValidationError as err:
-        return _validation_reason(err)
+        return validation_reason(err)
 
 
 def _collect_quotes(value: Any, quotes: list[str], notes: list[str]) -> str | None:
