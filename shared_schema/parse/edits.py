@@ -11,8 +11,6 @@ import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from pydantic import ValidationError
-
 from ..models import (
     Edit,
     EditBatch,
@@ -44,7 +42,7 @@ from .extract import (
     _show,
     _Tally,
 )
-from .fields import expected_matches, section_and_id, texts_reason, validation_reason
+from .fields import build_edit, expected_matches, section_and_id, texts_reason
 from .formats import read_format_entry
 from .moves import read_move
 from .rows import read_row
@@ -288,17 +286,14 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
     )
     if reason is not None:
         return reason
-    try:
-        return Edit(
-            anchor=anchor,
-            replacement=replacement,
-            rationale=rationale,
-            expected_matches=expected,
-            section=section,
-            id=ident,
-        )
-    except ValidationError as err:
-        return validation_reason(err)
+    return build_edit(
+        anchor=anchor,
+        replacement=replacement,
+        rationale=rationale,
+        expected_matches=expected,
+        section=section,
+        id=ident,
+    )
 
 
 def _read_insert(
@@ -332,19 +327,16 @@ def _read_insert(
     reason = texts_reason(texts)
     if reason is not None:
         return reason
-    try:
-        return Edit(
-            anchor=anchor,
-            replacement="",
-            action=action,
-            text=text,
-            level=levels[level],
-            rationale=texts["rationale"],
-            section=texts["section"],
-            id=texts["id"],
-        )
-    except ValidationError as err:
-        return validation_reason(err)
+    return build_edit(
+        anchor=anchor,
+        replacement="",
+        action=action,
+        text=text,
+        level=levels[level],
+        rationale=texts["rationale"],
+        section=texts["section"],
+        id=texts["id"],
+    )
 
 
 def _id_text(name: str, value: Any, notes: list[str]) -> str | None:
@@ -445,22 +437,19 @@ def _read_other(
     reason = texts_reason(texts)
     if reason is not None:
         return reason
-    try:
-        return Edit(
-            anchor=anchor or "",
-            replacement="",
-            action=action,
-            text=text,
-            expected_matches=expected,
-            rationale=texts["rationale"],
-            section=texts["section"],
-            id=texts["id"],
-            revision_id=revision_id,
-            author=author,
-            comment_id=comment_id,
-        )
-    except ValidationError as err:
-        return validation_reason(err)
+    return build_edit(
+        anchor=anchor or "",
+        replacement="",
+        action=action,
+        text=text,
+        expected_matches=expected,
+        rationale=texts["rationale"],
+        section=texts["section"],
+        id=texts["id"],
+        revision_id=revision_id,
+        author=author,
+        comment_id=comment_id,
+    )
 
 
 def _action(fields: dict[str, tuple[str, Any]], notes: list[str]) -> str | None:

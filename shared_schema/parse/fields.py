@@ -1,6 +1,6 @@
 """The fields every kind of reply entry shares, read the same way for each: its ``section`` and
 ``id``, its ``expected_matches``, the check that its text fields are text a Word document can
-hold, and a pydantic refusal as one line for the entry's reason.
+hold, and the entry built, a pydantic refusal given as one line for its reason.
 
 Each reader returns the value, or the reason to refuse the entry (a ``str``), and appends to
 ``notes`` what it converted.
@@ -14,8 +14,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..models import MAX_SECTION
+from ..models import MAX_SECTION, Edit
 from .extract import _HugeNumber, _kind, _show, _unsafe_reason
+
+
+def build_edit(**fields: Any) -> Edit | str:
+    """The :class:`Edit` of these fields, or pydantic's refusal of them as the entry's reason."""
+    try:
+        return Edit(**fields)
+    except ValidationError as err:
+        return validation_reason(err)
 
 
 def texts_reason(texts: Mapping[str, Any]) -> str | None:

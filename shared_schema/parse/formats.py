@@ -28,7 +28,7 @@ from pydantic import ValidationError
 from ..models import FORMAT_KEYS, HIGHLIGHT_COLOURS, Edit, FormatSpec
 from .aliases import _norm
 from .extract import _kind
-from .fields import expected_matches, section_and_id, texts_reason, validation_reason
+from .fields import build_edit, expected_matches, section_and_id, texts_reason
 
 _KEYS: dict[str, str] = {
     **{_norm(k): k for k in FORMAT_KEYS},
@@ -176,19 +176,16 @@ def read_format_entry(
     reason = texts_reason(texts)
     if reason is not None:
         return reason
-    try:
-        return Edit(
-            anchor=anchor,
-            replacement="",
-            action="format",
-            format=spec,
-            rationale=rationale,
-            expected_matches=expected,
-            section=section,
-            id=ident,
-        )
-    except ValidationError as err:
-        return validation_reason(err)
+    return build_edit(
+        anchor=anchor,
+        replacement="",
+        action="format",
+        format=spec,
+        rationale=rationale,
+        expected_matches=expected,
+        section=section,
+        id=ident,
+    )
 
 
 __all__ = ["format_key", "read_format", "read_format_entry"]

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ValidationError
-
 from ..models import MAX_SECTION, Edit
 from .extract import _kind, _show
-from .fields import section_and_id, texts_reason, validation_reason
+from .fields import build_edit, section_and_id, texts_reason
 
 _TAKES = "anchor, target or target_anchor, section, rationale, id"
 
@@ -78,16 +76,13 @@ def read_move(
     reason = texts_reason(texts)
     if reason is not None:
         return reason
-    try:
-        return Edit(
-            anchor=anchor,
-            replacement="",
-            action=action,
-            target=target,
-            target_anchor=target_anchor,
-            rationale=texts["rationale"],
-            section=section,
-            id=texts["id"],
-        )
-    except ValidationError as err:
-        return validation_reason(err)
+    return build_edit(
+        anchor=anchor,
+        replacement="",
+        action=action,
+        target=target,
+        target_anchor=target_anchor,
+        rationale=texts["rationale"],
+        section=section,
+        id=texts["id"],
+    )

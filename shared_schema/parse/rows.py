@@ -10,11 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ValidationError
-
 from ..models import COLUMN_ACTIONS, Edit
 from .extract import _kind, _unsafe_reason
-from .fields import expected_matches, section_and_id, texts_reason, validation_reason
+from .fields import build_edit, expected_matches, section_and_id, texts_reason
 
 __all__ = ["MAX_CELLS", "read_row"]
 
@@ -100,16 +98,13 @@ def read_row(
         return reason
     if action in COLUMN_ACTIONS:
         cells = None  # refused when verified, with the reason (nothing of it is written)
-    try:
-        return Edit(
-            anchor=anchor,
-            replacement="",
-            action=action,
-            cells=cells,
-            expected_matches=expected,
-            rationale=rationale,
-            section=section,
-            id=ident,
-        )
-    except ValidationError as err:
-        return validation_reason(err)
+    return build_edit(
+        anchor=anchor,
+        replacement="",
+        action=action,
+        cells=cells,
+        expected_matches=expected,
+        rationale=rationale,
+        section=section,
+        id=ident,
+    )
