@@ -1,8 +1,10 @@
 """The tools a user would pick instead, side by side with ``redline apply``: same document, same
 edits (the anchor and its replacement), each peer in its own throw-away virtual environment under
 ``$TMPDIR`` that the benchmark makes itself (``pip install``: PyPI, or the machine's index), kept
-for the next run.  A peer that cannot be installed -- no network, no Python new enough -- is
-skipped, and the table says so.
+for the next run -- or the interpreter of an environment that already holds them, named by
+``$REDLINE_BENCH_PEERS`` (nothing installed then; a peer it cannot import is a row saying so).
+A peer that cannot be installed -- no network, no Python new enough -- is skipped, and the table
+says so.
 
 * python-docx: open + save (no edit at all: the reference every row below is read against);
 * docx-redline: ``Redliner(...).replace_text(anchor, replacement)`` per edit, ``save``;
@@ -116,6 +118,9 @@ def environment(peers: tuple[Peer, ...], say: object = print) -> tuple[str | Non
     each other peer is missing."""
     assert callable(say)
     missing: dict[str, str] = {}
+    given = os.environ.get("REDLINE_BENCH_PEERS")  # an environment already holding them (no pip)
+    if given:
+        return given, _missing_in(given, peers)
     exe = find_python(max(p.min_python for p in peers))
     if exe is None:
         exe = find_python(min(p.min_python for p in peers))
@@ -149,6 +154,17 @@ def environment(peers: tuple[Peer, ...], say: object = print) -> tuple[str | Non
                 "could not be installed: " + (got.stderr.strip().splitlines() or ["?"])[-1][:120]
             )
     return str(py), missing
+
+
+def _missing_in(py: str, peers: tuple[Peer, ...]) -> dict[str, str]:
+    """The peers the interpreter ``py`` cannot import, each with why (nothing is installed)."""
+    modules = {"python-docx": "docx", "docx-redline": "docx_redline", "docx-editor": "docx_editor"}
+    missing: dict[str, str] = {}
+    for peer in peers:
+        got = subprocess.run([py, "-c", f"import {modules.get(peer.name, peer.name)}"], capture_output=True)
+        if got.returncode != 0:
+            missing[peer.name] = f"not installed in REDLINE_BENCH_PEERS={py}"
+    return missing
 
 
 def run_peer(py: str, peer: str, doc: Path, edits: Path, out: Path) -> dict[str, float]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from shared_schema import Code, Edit, EditBatch, EditResult, ParseLimits, Refusal, parse_edit_reply
+from shared_schema.construct import construct
 
 from .collector import paused
 from .exits import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
@@ -87,16 +88,22 @@ class Outcome:
 
 def refused(document: str, refusal: Refusal, revision: str | None = None, parsed: bool = False) -> Outcome:
     return Outcome(
-        Report(
+        _report(
             document=document,
             revision=revision,
             output=None,
-            reply=ReplyInfo(parsed=parsed),
+            reply=construct(ReplyInfo, {"parsed": parsed}),
             edits=[],
             totals=totals([]),
             error=refusal,
         )
     )
+
+
+def _report(**fields: object) -> Report:
+    """``Report(**fields)`` of the values a run made (no model built until the report is dumped:
+    :func:`shared_schema.construct.construct`)."""
+    return construct(Report, fields)
 
 
 def apply_reply(
@@ -186,15 +193,16 @@ def _apply_batch(
         if isinstance(done, Refusal):
             return refused(document_name, done, view.revision, True)
         output, written, reloaded = done.output, done.result, (done.package, done.view)
-    report = Report(
+    reply = construct(ReplyInfo, {"parsed": True, "notes": list(batch.notes), "invalid": list(batch.invalid)})
+    made = _report(
         document=document_name,
         revision=view.revision,
         output=None if options.dry_run else output_name,
-        reply=ReplyInfo(parsed=True, notes=batch.notes, invalid=batch.invalid),
+        reply=reply,
         edits=all_results,
         totals=totals(all_results),
     )
-    return Outcome(report, output, written, view, batch, reloaded)
+    return Outcome(made, output, written, view, batch, reloaded)
 
 
 def _note_rationales_without_comments(

@@ -12,13 +12,15 @@ imported.  The public API (``redline.__all__``) never moved and needs none of th
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import sys
 import warnings
 from collections.abc import Sequence
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from importlib.abc import Loader
 
 MOVED: dict[str, str] = {
     "redline.boundary": "redline.errors",
@@ -92,15 +94,17 @@ def warn_moved(old: str, new: str) -> None:
     warnings.warn(message, DeprecationWarning, stacklevel=level)
 
 
-class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds an old path and loads it as the module of its new path."""
+class _Alias:
+    """Finds an old path and loads it as the module of its new path (a meta path finder and its
+    loader by their methods: deriving from ``importlib.abc`` imported ``importlib.resources``,
+    ``tempfile`` and ``shutil`` into every command's start-up)."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
         if fullname not in MOVED:
             return None
-        return importlib.machinery.ModuleSpec(fullname, self, is_package=False)
+        return importlib.machinery.ModuleSpec(fullname, cast("Loader", self), is_package=False)
 
     def __init__(self) -> None:
         self._specs: dict[str, importlib.machinery.ModuleSpec | None] = {}

@@ -1,7 +1,9 @@
 """The redline report: every edit of a reply, applied or refused with its reason.
 
 Shape documented in docs/report.md ("The redline report").  Like mammoth's ``Result``, the report
-travels with the output: nothing is logged instead of reported.
+travels with the output: nothing is logged instead of reported.  The report's models are built
+when a report is first dumped or validated (``defer_build``; the apply path makes them of checked
+values, :func:`shared_schema.construct.construct`): an ``apply`` asked for no report builds none.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from shared_schema import Code, EditBatch, EditResult, EditStatus, InvalidEntry, Refusal
+from shared_schema.construct import construct
 
 
 def report_json(data: dict[str, Any]) -> str:
@@ -24,7 +27,7 @@ def report_json(data: dict[str, Any]) -> str:
 class ReplyInfo(BaseModel):
     """What the parser made of the reply: parsed at all, what it coerced, what it could not use."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     parsed: bool
     notes: list[str] = Field(default_factory=list)
     invalid: list[InvalidEntry] = Field(default_factory=list)
@@ -33,7 +36,7 @@ class ReplyInfo(BaseModel):
 class Totals(BaseModel):
     """How many edits a reply proposed, how many were applied, and each status's count."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     proposed: int
     applied: int
     unapplied: int
@@ -45,7 +48,7 @@ class Report(BaseModel):
     its code, message and hint), the reply's parse notes, the totals; ``error`` when the
     document or the reply was refused whole (docs/report.md, "The redline report")."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     document: str
     revision: str | None
     output: str | None
@@ -95,9 +98,12 @@ def invalid_results(batch: EditBatch) -> list[EditResult]:
 def totals(results: list[EditResult]) -> Totals:
     by_status = Counter(r.status.value for r in results)
     applied = sum(1 for r in results if r.status.ok)
-    return Totals(
-        proposed=len(results),
-        applied=applied,
-        unapplied=len(results) - applied,
-        by_status=dict(sorted(by_status.items())),
+    return construct(
+        Totals,
+        {
+            "proposed": len(results),
+            "applied": applied,
+            "unapplied": len(results) - applied,
+            "by_status": dict(sorted(by_status.items())),
+        },
     )

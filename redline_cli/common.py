@@ -24,6 +24,7 @@ from shared_schema import Code
 # import neither lxml nor pydantic.
 if TYPE_CHECKING:
     from redline.apply import ApplyOptions
+    from redline.opc.convert import Loss
     from shared_schema import Refusal
 
 __all__ = [
@@ -34,15 +35,18 @@ __all__ = [
     "EXIT_USAGE",
     "UsageError",
     "apply_options",
+    "check_docx_output",
     "check_output",
     "check_paths",
     "check_targets",
     "default_output",
     "parse_command",
     "read_document",
+    "read_input",
     "read_reply",
     "refuse",
     "run_command",
+    "warn",
 ]
 
 
@@ -161,6 +165,41 @@ def read_document(source: str | Path) -> bytes:
     from redline.opc.zipread import DEFAULT_LIMITS
 
     return read_regular(source, DEFAULT_LIMITS.max_file_bytes, "document")
+
+
+def read_input(source: str | Path, what: str = "") -> tuple[bytes, list[Loss]]:
+    """A document's ``.docx`` bytes and what its conversion lost: a ``.doc``, ``.rtf`` or
+    ``.odt`` (by its suffix, :data:`redline.opc.convert.CONVERTIBLE`) is converted through
+    LibreOffice (:func:`redline.opc.convert.to_docx`: ``conversion_failed`` when it cannot be),
+    anything else read as it is (:func:`read_document`).  ``what`` names the input in the
+    losses' messages (``"new document"``), when there are several."""
+    from redline.opc.convert import CONVERTIBLE, Loss, to_docx
+
+    path = Path(source)
+    if path.suffix.lower() not in CONVERTIBLE:
+        return read_document(path), []
+    data, losses = to_docx(path)
+    if what:
+        losses = [Loss(x.what, x.count, f"The {what} ({path.name}): {x.message}") for x in losses]
+    return data, losses
+
+
+def warn(prog: str, losses: Sequence[Loss]) -> None:
+    """Say on stderr what a conversion lost (a warning: the command goes on)."""
+    for loss in losses:
+        print(f"{prog}: warning: {loss.message} [{Code.LOSSY_CONVERSION}]", file=sys.stderr)
+
+
+def check_docx_output(out: Path) -> None:
+    """The output document is always a ``.docx``: a ``.doc``, ``.rtf`` or ``.odt`` output name
+    is a usage error (it would hold a .docx under another format's name)."""
+    from redline.opc.convert import CONVERTIBLE
+
+    if out.suffix.lower() in CONVERTIBLE:
+        raise UsageError(
+            f"the output is always a .docx document; {out.name!r} names a {out.suffix} file "
+            f"(use {out.with_suffix('.docx').name!r})"
+        )
 
 
 def default_output(doc: Path) -> Path:

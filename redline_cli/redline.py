@@ -21,6 +21,7 @@ from shared_schema import DIALECTS, SCHEMA_NAMES, ChangeStatus
 # lxml nor pydantic; `view` never builds the pydantic models).
 if TYPE_CHECKING:
     from redline.apply import ApplyOptions, Outcome
+    from redline.opc.convert import Loss
     from redline.opc.package import Package
     from redline.report import Report
 
@@ -31,14 +32,16 @@ from .common import (
     EXIT_USAGE,
     UsageError,
     apply_options,
+    check_docx_output,
     check_paths,
     check_targets,
     default_output,
     parse_command,
-    read_document,
+    read_input,
     read_reply,
     refuse,
     run_command,
+    warn,
 )
 
 __all__ = ["EXIT_OK", "EXIT_REFUSED", "EXIT_UNAPPLIED", "EXIT_USAGE", "main"]
@@ -67,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     view = sub.add_parser("view", help="print the document's text view (what a model is shown)")
-    view.add_argument("doc", help="the .docx file")
+    view.add_argument("doc", help="the .docx file (or .doc, .rtf, .odt: converted by LibreOffice)")
     view.add_argument(
         "--json", action="store_true",
         help="the view with paragraphs and offsets, and the document's revisions and comments",
@@ -82,7 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
 
     apply = sub.add_parser("apply", help="apply one reply's edits to one document")
-    apply.add_argument("doc", help="the .docx file (never modified)")
+    apply.add_argument(
+        "doc", help="the .docx file (or .doc, .rtf, .odt: converted by LibreOffice); never modified"
+    )
     apply.add_argument("reply", help="the model's reply: a file, or - for standard input")
     apply.add_argument("-o", "--output", help="the redlined copy (default: DOC.redlined.docx)")
     apply.add_argument("--report", help="write the JSON report here (- for standard output)")
@@ -99,15 +104,24 @@ def build_parser() -> argparse.ArgumentParser:
     compare = sub.add_parser(
         "compare", help="write OLD with NEW's differences as tracked changes (what did they change?)"
     )
-    compare.add_argument("old", help="the version sent (never modified)")
-    compare.add_argument("new", help="the version that came back (never modified)")
+    compare.add_argument("old", help="the version sent (.docx, .doc, .rtf or .odt; never modified)")
+    compare.add_argument("new", help="the version that came back (.docx, .doc, .rtf or .odt; never modified)")
     compare.add_argument("-o", "--output", help="the redline (default: OLD.compared.docx)")
     compare.add_argument("--report", help="write the JSON report of the changes here (- for standard output)")
     compare.add_argument("--author", default="redline", help="revision author (default: redline)")
     compare.add_argument("--date", help="revision date, ISO 8601 (default: now)")
 
+    from .check import add_check_arguments
+    from .reconcile import add_reconcile_arguments
     from .review import add_review_arguments
     from .stats import add_stats_arguments
+
+    add_check_arguments(sub.add_parser(
+        "check", help="proofread: terms, cross-references, numbering (and a reply's)"
+    ))  # fmt: skip
+    add_reconcile_arguments(sub.add_parser(
+        "reconcile", help="what the other side did with the redline we sent: outcomes, theirs, untracked"
+    ))  # fmt: skip
 
     add_review_arguments(sub.add_parser("review", help="apply a folder of documents and replies"))
     add_stats_arguments(sub.add_parser("stats", help="group unapplied edits by error code"))
@@ -146,10 +160,18 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return _apply(args)
     if args.command == "compare":
         return _compare(args)
+    if args.command == "reconcile":
+        from .reconcile import run_reconcile_command
+
+        return run_reconcile_command(args)
     if args.command == "review":
         from .review import run_review_command
 
         return run_review_command(args)
+    if args.command == "check":
+        from .check import run_check_command
+
+        return run_check_command(args)
     if args.command == "stats":
         from .stats import run_stats_command
 
@@ -180,14 +202,23 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
 
 def _view(args: argparse.Namespace) -> int:
+    from redline.opc.convert import CONVERTIBLE
     from redline.read.annotations import read_annotations
     from redline.read.load import load_view
     from redline.read.markup import render as render_markup
     from redline.read.shapes import view_document
 
-    loaded = load_view(Path(args.doc))
+    doc = Path(args.doc)
+    converted = doc.suffix.lower() in CONVERTIBLE
+    losses: list[Loss] = []
+    if converted:  # the .docx LibreOffice writes for it, loaded like any document
+        data, losses = read_input(doc)
+        loaded = load_view(data)
+    else:
+        loaded = load_view(doc)
     if not isinstance(loaded, tuple):  # the refusal (its model is not built to read a document)
         return refuse(f"redline {args.command}", loaded)
+    warn(f"redline {args.command}", losses)
     package, view = loaded
     notes = _unread(package) if args.unread else None
     if args.json and args.markup:
@@ -199,8 +230,10 @@ def _view(args: argparse.Namespace) -> int:
         for line in notes or ():
             print(f"redline view: unread: {line}", file=sys.stderr)
         return EXIT_OK
-    doc = view_document(view, annotations, notes)
-    json.dump(doc, sys.stdout, ensure_ascii=False)
+    shown = view_document(view, annotations, notes)
+    if converted:
+        shown["warnings"] = [loss.to_warning() for loss in losses]
+    json.dump(shown, sys.stdout, ensure_ascii=False)
     sys.stdout.write("\n")
     return EXIT_OK
 
@@ -225,8 +258,12 @@ def _apply(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     doc = Path(args.doc)
     out = Path(args.output) if args.output else default_output(doc)
+    if not args.dry_run:
+        check_docx_output(out)
     check_targets(args, doc, out)
-    data = read_document(doc)
+    data, losses = read_input(doc)
+    warn("redline apply", losses)
+    warnings = _warnings(losses, [doc])
     reply = read_reply(args.reply)
     options = apply_options(args)
     outcome = apply_reply(
@@ -235,11 +272,11 @@ def _apply(args: argparse.Namespace) -> int:
     report = outcome.report
     if report.error is not None:
         code = refuse("redline apply", report.error)
-        _write_report(args.report, report)
+        _write_report(args.report, report, warnings)
         return code
     if outcome.output is not None:
         write_atomic(out, outcome.output)
-    _write_report(args.report, report)
+    _write_report(args.report, report, warnings)
     print_summary(report, out if outcome.output is not None else None)
     return outcome.exit_code
 
@@ -256,14 +293,23 @@ def _compare(args: argparse.Namespace) -> int:
     except ArgumentError as exc:
         raise UsageError(f"--{exc.field}: {exc.message}") from None
     report_path = None if args.report in (None, "-") else Path(args.report)
+    check_docx_output(out)
     check_paths([("old document", old), ("new document", new)], out, report_path)
-    data = [read_document(old), read_document(new)]
+    (old_data, old_losses), (new_data, new_losses) = (
+        read_input(old, "old document"), read_input(new, "new document"),
+    )  # fmt: skip
+    losses = [*old_losses, *new_losses]
+    warn("redline compare", losses)
     outcome = compare(
-        data[0], data[1], options,
+        old_data, new_data, options,
         old_name=old.name, new_name=new.name, output_name=out.name,
     )  # fmt: skip
     report = outcome.report
-    text = json.dumps(report.to_dict(), ensure_ascii=False, indent=2) + "\n"
+    shown = report.to_dict()
+    warnings = _warnings(losses, [old, new])
+    if warnings is not None:
+        shown["warnings"] = warnings
+    text = json.dumps(shown, ensure_ascii=False, indent=2) + "\n"
     if report.error is not None:
         code = refuse("redline compare", report.error)
     else:
@@ -286,15 +332,27 @@ def _compare(args: argparse.Namespace) -> int:
     return code
 
 
-def _write_report(target: str | None, report: Report) -> None:
+def _warnings(losses: list[Loss], inputs: list[Path]) -> list[dict[str, str]] | None:
+    """A report's ``warnings`` (what the conversion of an input lost) when an input was
+    converted from .doc, .rtf or .odt; None (no such key) when every input was a .docx."""
+    from redline.opc.convert import CONVERTIBLE
+
+    if not any(p.suffix.lower() in CONVERTIBLE for p in inputs):
+        return None
+    return [loss.to_warning() for loss in losses]
+
+
+def _write_report(target: str | None, report: Report, warnings: list[dict[str, str]] | None = None) -> None:
     from redline.opc.files import write_atomic
+    from redline.report import report_json
 
     if not target:
         return
+    text = report.to_json() if warnings is None else report_json({**report.to_dict(), "warnings": warnings})
     if target == "-":
-        sys.stdout.write(report.to_json())
+        sys.stdout.write(text)
         return
-    write_atomic(Path(target), report.to_json().encode("utf-8"))
+    write_atomic(Path(target), text.encode("utf-8"))
 
 
 def print_summary(report: Report, out: Path | None) -> None:

@@ -18,84 +18,42 @@ import contextlib
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import threading
-import time
 from typing import Any
 
 import uno  # type: ignore[import-not-found]
-from com.sun.star.beans import PropertyValue  # type: ignore[import-not-found]
+from libreoffice_uno import ACCEPT, REJECT, decide, office, open_docx, prop, stop  # type: ignore[import-not-found]  # (same folder)
 
 _PER_DOCUMENT = 120.0  # seconds LibreOffice may take over one document
 
 
-def _prop(name: str, value: object) -> Any:
-    prop = PropertyValue()
-    prop.Name, prop.Value = name, value
-    return prop
-
-
-def _office(profile: str, pipe: str) -> tuple[subprocess.Popen[bytes], Any]:
-    proc = subprocess.Popen(
-        ["soffice", f"-env:UserInstallation={profile}", "--headless", "--nologo", "--norestore",
-         f"--accept=pipe,name={pipe};urp;"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )  # fmt: skip
-    local = uno.getComponentContext()
-    resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
-    for _ in range(600):
-        try:
-            return proc, resolver.resolve(f"uno:pipe,name={pipe};urp;StarOffice.ComponentContext")
-        except Exception:
-            time.sleep(0.1)
-    _stop(proc)
-    raise SystemExit("LibreOffice did not start")
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):  # the group this script started, only that
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-
-
 def _accept_one(ctx: Any, doc: str, copy: str, outdir: str, command: str) -> None:
-    smgr = ctx.ServiceManager
-    desktop = smgr.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
-    dispatcher = smgr.createInstanceWithContext("com.sun.star.frame.DispatchHelper", ctx)
-    load = (_prop("Hidden", True), _prop("Silent", True), _prop("FilterName", "MS Word 2007 XML"))
-    comp = desktop.loadComponentFromURL(uno.systemPathToFileUrl(copy), "_blank", 0, load)
-    if comp is None:
-        raise RuntimeError("not opened")
+    comp, desktop, dispatcher = open_docx(ctx, copy)
     try:
-        frame = comp.getCurrentController().getFrame()
         if os.environ.get("REDLINE_LO_UPDATE_FIELDS"):  # fields computed by LibreOffice, not as stored
             comp.getTextFields().refresh()
-        dispatcher.executeDispatch(frame, command, "", 0, ())
+        decide(comp, dispatcher, command)
         if comp.getRedlines().getCount():
             raise RuntimeError("tracked changes left after deciding them all")
         stem = os.path.splitext(os.path.basename(doc))[0]
         url = uno.systemPathToFileUrl(os.path.join(os.path.abspath(outdir), stem + ".txt"))
-        comp.storeToURL(url, (_prop("FilterName", "Text (encoded)"), _prop("FilterOptions", "UTF8")))
+        comp.storeToURL(url, (prop("FilterName", "Text (encoded)"), prop("FilterOptions", "UTF8")))
     finally:
         comp.close(True)
     with contextlib.suppress(Exception):  # the bridge goes as LibreOffice quits
         desktop.terminate()
 
 
-def main(outdir: str, profile: str, docs: list[str], command: str = ".uno:AcceptAllTrackedChanges") -> int:
+def main(outdir: str, profile: str, docs: list[str], command: str = ACCEPT) -> int:
     work = tempfile.mkdtemp(prefix="libreoffice-accept-")
     failed = 0
     try:
         for n, doc in enumerate(docs):
             copy = os.path.join(work, os.path.basename(doc))  # LibreOffice writes a lock file beside it
             shutil.copyfile(doc, copy)
-            proc, ctx = _office(profile, f"redline_accept_{os.getpid()}_{n}")
+            proc, ctx = office(profile, f"redline_accept_{os.getpid()}_{n}")
             watchdog = threading.Timer(_PER_DOCUMENT, os.killpg, (proc.pid, signal.SIGKILL))
             watchdog.start()  # LibreOffice hangs on some documents: this one's group goes
             try:
@@ -105,7 +63,7 @@ def main(outdir: str, profile: str, docs: list[str], command: str = ".uno:Accept
                 print(f"{doc}: {type(exc).__name__}: {exc}", file=sys.stderr)
             finally:
                 watchdog.cancel()
-                _stop(proc)
+                stop(proc)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if failed else 0
@@ -114,5 +72,5 @@ def main(outdir: str, profile: str, docs: list[str], command: str = ".uno:Accept
 if __name__ == "__main__":
     args = sys.argv[1:]
     if args[:1] == ["--reject"]:
-        sys.exit(main(args[1], args[2], args[3:], ".uno:RejectAllTrackedChanges"))
+        sys.exit(main(args[1], args[2], args[3:], REJECT))
     sys.exit(main(args[0], args[1], args[2:]))

@@ -23,53 +23,17 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import threading
-import time
 from typing import Any
 
-import uno  # type: ignore[import-not-found]
-from com.sun.star.beans import PropertyValue  # type: ignore[import-not-found]
+from libreoffice_uno import ACCEPT, REJECT, decide, office, open_docx, stop, stop_now  # type: ignore[import-not-found]  # (same folder)
 
 _PER_DOCUMENT = 180.0
 ATTRS = ("CharWeight", "CharPosture", "CharUnderline", "CharStrikeout", "CharCaseMap", "CharHighlight",
          "CharBackColor")  # fmt: skip
-MODES = {"as_is": None, "accept": ".uno:AcceptAllTrackedChanges", "reject": ".uno:RejectAllTrackedChanges"}
-
-
-def _prop(name: str, value: object) -> Any:
-    prop = PropertyValue()
-    prop.Name, prop.Value = name, value
-    return prop
-
-
-def _office(profile: str, pipe: str) -> tuple[subprocess.Popen[bytes], Any]:
-    proc = subprocess.Popen(
-        ["soffice", f"-env:UserInstallation={profile}", "--headless", "--nologo", "--norestore",
-         f"--accept=pipe,name={pipe};urp;"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )  # fmt: skip
-    local = uno.getComponentContext()
-    resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
-    for _ in range(600):
-        try:
-            return proc, resolver.resolve(f"uno:pipe,name={pipe};urp;StarOffice.ComponentContext")
-        except Exception:
-            time.sleep(0.1)
-    _stop(proc)
-    raise SystemExit("LibreOffice did not start")
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):  # the group this script started, only that
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+MODES = {"as_is": None, "accept": ACCEPT, "reject": REJECT}
 
 
 def _plain(value: Any) -> Any:
@@ -103,20 +67,14 @@ def _paragraphs(text: Any, out: list[dict[str, Any]]) -> None:
 
 
 def _read(ctx: Any, path: str, command: str | None) -> dict[str, Any]:
-    smgr = ctx.ServiceManager
-    desktop = smgr.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
-    dispatcher = smgr.createInstanceWithContext("com.sun.star.frame.DispatchHelper", ctx)
-    load = (_prop("Hidden", True), _prop("Silent", True), _prop("FilterName", "MS Word 2007 XML"))
-    comp = desktop.loadComponentFromURL(uno.systemPathToFileUrl(path), "_blank", 0, load)
-    if comp is None:
-        raise RuntimeError("not opened")
+    comp, _desktop, dispatcher = open_docx(ctx, path)
     try:
         redlines = []
         enum = comp.getRedlines().createEnumeration()
         while enum.hasMoreElements():
             redlines.append(enum.nextElement().RedlineType)
         if command is not None:
-            dispatcher.executeDispatch(comp.getCurrentController().getFrame(), command, "", 0, ())
+            decide(comp, dispatcher, command)
             if comp.getRedlines().getCount():
                 raise RuntimeError("tracked changes left after deciding them all")
         paragraphs: list[dict[str, Any]] = []
@@ -129,7 +87,7 @@ def _read(ctx: Any, path: str, command: str | None) -> dict[str, Any]:
 def main(out: str, profile: str, docs: list[str]) -> int:
     work = tempfile.mkdtemp(prefix="libreoffice-fmt-")
     results: dict[str, Any] = {}
-    proc, ctx = _office(profile, f"redline_fmt_{os.getpid()}")
+    proc, ctx = office(profile, f"redline_fmt_{os.getpid()}")
     try:
         for n, doc in enumerate(docs):
             watchdog = threading.Timer(_PER_DOCUMENT, os.killpg, (proc.pid, signal.SIGKILL))
@@ -145,24 +103,16 @@ def main(out: str, profile: str, docs: list[str]) -> int:
                 results[doc] = {"error": f"{type(exc).__name__}: {exc}"}
                 watchdog.cancel()
                 with contextlib.suppress(Exception):
-                    _stop_now(proc)
-                proc, ctx = _office(profile, f"redline_fmt_{os.getpid()}_{n}")
+                    stop_now(proc)
+                proc, ctx = office(profile, f"redline_fmt_{os.getpid()}_{n}")
             finally:
                 watchdog.cancel()
     finally:
-        with contextlib.suppress(Exception):
-            ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx).terminate()
-        _stop(proc)
+        stop(proc, ctx)
         shutil.rmtree(work, ignore_errors=True)
     with open(out, "w", encoding="utf-8") as f:
         json.dump(results, f)
     return 0
-
-
-def _stop_now(proc: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
 
 
 if __name__ == "__main__":

@@ -27,8 +27,7 @@ import tempfile
 import threading
 from typing import Any
 
-import uno  # type: ignore[import-not-found]
-from libreoffice_accept import _office, _prop, _stop  # type: ignore[import-not-found]  # (same folder)
+from libreoffice_uno import ACCEPT, REJECT, decide, office, open_docx, stop  # type: ignore[import-not-found]  # (same folder)
 
 _WHOLE_RUN = 900.0  # seconds LibreOffice may take over all the documents
 
@@ -67,19 +66,12 @@ def _blocks(text: Any) -> list[dict[str, Any]]:
 
 
 def _read(ctx: Any, path: str, mode: str) -> dict[str, Any]:
-    smgr = ctx.ServiceManager
-    desktop = smgr.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
-    dispatcher = smgr.createInstanceWithContext("com.sun.star.frame.DispatchHelper", ctx)
-    load = (_prop("Hidden", True), _prop("Silent", True), _prop("FilterName", "MS Word 2007 XML"))
-    comp = desktop.loadComponentFromURL(uno.systemPathToFileUrl(path), "_blank", 0, load)
-    if comp is None:
-        raise RuntimeError("not opened")
+    comp, _desktop, dispatcher = open_docx(ctx, path)
     try:
         redlines = comp.getRedlines().getCount()
         kinds = sorted({r.RedlineType for r in comp.getRedlines()})
         if mode != "none":
-            command = ".uno:AcceptAllTrackedChanges" if mode == "accept" else ".uno:RejectAllTrackedChanges"
-            dispatcher.executeDispatch(comp.getCurrentController().getFrame(), command, "", 0, ())
+            decide(comp, dispatcher, ACCEPT if mode == "accept" else REJECT)
         return {"redlines": redlines, "kinds": kinds, "blocks": _blocks(comp.getText())}
     finally:
         comp.close(True)
@@ -87,7 +79,7 @@ def _read(ctx: Any, path: str, mode: str) -> dict[str, Any]:
 
 def main(outdir: str, profile: str, jobs: list[str]) -> int:
     work = tempfile.mkdtemp(prefix="libreoffice-props-")
-    proc, ctx = _office(profile, f"redline_props_{os.getpid()}")
+    proc, ctx = office(profile, f"redline_props_{os.getpid()}")
     watchdog = threading.Timer(_WHOLE_RUN, os.killpg, (proc.pid, signal.SIGKILL))
     watchdog.start()
     failed = 0
@@ -106,12 +98,7 @@ def main(outdir: str, profile: str, jobs: list[str]) -> int:
                 json.dump(found, f)
     finally:
         watchdog.cancel()
-        try:
-            desktop = ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
-            desktop.terminate()
-        except Exception:  # the bridge goes as LibreOffice quits
-            pass
-        _stop(proc)
+        stop(proc, ctx)
         shutil.rmtree(work, ignore_errors=True)
     return 1 if failed else 0
 

@@ -17,58 +17,18 @@ Imports nothing of the project.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import threading
-import time
 from typing import Any
 
-import uno  # type: ignore[import-not-found]
-from com.sun.star.beans import PropertyValue  # type: ignore[import-not-found]
+from libreoffice_uno import ACCEPT, REJECT, decide, office, open_docx, stop  # type: ignore[import-not-found]  # (same folder)
 
 _PER_DOCUMENT = 120.0
-
-
-def _prop(name: str, value: object) -> Any:
-    prop = PropertyValue()
-    prop.Name, prop.Value = name, value
-    return prop
-
-
-def _office(profile: str, pipe: str) -> tuple[subprocess.Popen[bytes], Any]:
-    proc = subprocess.Popen(
-        ["soffice", f"-env:UserInstallation={profile}", "--headless", "--nologo", "--norestore",
-         f"--accept=pipe,name={pipe};urp;"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )  # fmt: skip
-    local = uno.getComponentContext()
-    resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
-    for _ in range(600):
-        try:
-            return proc, resolver.resolve(f"uno:pipe,name={pipe};urp;StarOffice.ComponentContext")
-        except Exception:
-            time.sleep(0.1)
-    _stop(proc, None)
-    raise SystemExit("LibreOffice did not start")
-
-
-def _stop(proc: subprocess.Popen[bytes], ctx: Any) -> None:
-    if ctx is not None:
-        with contextlib.suppress(Exception):
-            ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx).terminate()
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):  # the group this script started, only that
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
 
 
 def _tables(comp: Any) -> list[list[list[str]]]:
@@ -125,18 +85,11 @@ def _paragraphs(comp: Any) -> list[str]:
 
 
 def _read(ctx: Any, copy: str, command: str) -> dict[str, Any]:
-    smgr = ctx.ServiceManager
-    desktop = smgr.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
-    dispatcher = smgr.createInstanceWithContext("com.sun.star.frame.DispatchHelper", ctx)
-    load = (_prop("Hidden", True), _prop("Silent", True), _prop("FilterName", "MS Word 2007 XML"))
-    comp = desktop.loadComponentFromURL(uno.systemPathToFileUrl(copy), "_blank", 0, load)
-    if comp is None:
-        raise RuntimeError("not opened")
+    comp, _desktop, dispatcher = open_docx(ctx, copy)
     try:
         redlines = comp.getRedlines().getCount()
-        frame = comp.getCurrentController().getFrame()
         if command:
-            dispatcher.executeDispatch(frame, command, "", 0, ())
+            decide(comp, dispatcher, command)
         return {
             "redlines": redlines,
             "left": comp.getRedlines().getCount(),
@@ -150,15 +103,15 @@ def _read(ctx: Any, copy: str, command: str) -> dict[str, Any]:
 def main(out: str, profile: str, docs: list[str]) -> int:
     work = tempfile.mkdtemp(prefix="libreoffice-rows-")
     results: dict[str, dict[str, Any]] = {}
-    proc, ctx = _office(profile, f"redline_rows_{os.getpid()}_0")
+    proc, ctx = office(profile, f"redline_rows_{os.getpid()}_0")
     restarts = 0
     try:
         for n, doc in enumerate(docs):
             results[doc] = {}
             for mode, command in (
                 ("original", ""),
-                ("accept", ".uno:AcceptAllTrackedChanges"),
-                ("reject", ".uno:RejectAllTrackedChanges"),
+                ("accept", ACCEPT),
+                ("reject", REJECT),
             ):
                 copy = os.path.join(work, f"{n}-{mode}-{os.path.basename(doc)}")
                 shutil.copyfile(doc, copy)
@@ -168,13 +121,13 @@ def main(out: str, profile: str, docs: list[str]) -> int:
                     results[doc][mode] = _read(ctx, copy, command)
                 except Exception as exc:
                     results[doc][mode] = {"error": f"{type(exc).__name__}: {exc}"}
-                    _stop(proc, None)
+                    stop(proc)
                     restarts += 1
-                    proc, ctx = _office(profile, f"redline_rows_{os.getpid()}_{restarts}")
+                    proc, ctx = office(profile, f"redline_rows_{os.getpid()}_{restarts}")
                 finally:
                     watchdog.cancel()
     finally:
-        _stop(proc, ctx)
+        stop(proc, ctx)
         shutil.rmtree(work, ignore_errors=True)
     with open(out, "w", encoding="utf-8") as f:
         json.dump(results, f)

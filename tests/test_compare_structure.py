@@ -31,7 +31,7 @@ from lxml import etree
 from redline.compare import CompareOptions, compare
 from redline.opc.namespaces import w
 from redline.read.load import load_view
-from redline.write.property_changes import properties_key
+from redline.write.formatting import properties_key
 from shared_schema import Refusal
 from tests.oracles import pandoc_plain, uno_readings
 from tests.support import corpus_paths, view_of

@@ -53,7 +53,7 @@ def _key(view: DocumentView) -> dict[str, Any]:
         for part, lay in nodes._layouts.items()
     }
     paragraphs = [
-        (p.index, p.part, p.story, p.start, p.end, p.ref, p.label, p.level, p.ilvl, p.field_code,
+        (p.index, p.part, p.story, p.start, p.end, p.ref, p.label, p.level, p.ilvl, p.field_code, p.cell,
          p.story_no, p.heads, p.title, p.section)
         for p in view.paragraphs
     ]  # fmt: skip

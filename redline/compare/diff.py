@@ -43,15 +43,16 @@ from ..exits import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
 from ..match.verify import Planned
 from ..opc.namespaces import REL_NUMBERING, REL_STYLES, W_NS, w
 from ..opc.package import Limits, Package, PackageError
+from ..opc.working import whole_root
 from ..read.load import load_view
 from ..read.roles import RANGE_MARKUP
 from ..read.sections import place
 from ..read.view import DocumentView, Paragraph, SpanFlag
 from ..write.options import WriteOptions, WriteResult
 from ..write.publish import Written, write_and_check
-from ..write.row_marks import mark_row_deleted, mark_row_inserted, row_copy
+from ..write.rows import mark_row_deleted, mark_row_inserted, row_copy
 from ..write.writer import Writer, diff_opcodes, word_diff
-from .formatting import FormatChange, diff_paragraph, unwritten, write_format
+from .formatting import FormatChange, diff_kept_words, diff_paragraph, unwritten, write_format
 from .moves import Move, MoveWriter, find_moves, mark_deleted, movable
 from .tables import InsertedTable, Row, RowInsert, TableDiff, diff_tables
 
@@ -481,12 +482,58 @@ def _plan(
         for p in src + nxt:
             planned.append(Planned(-1, p.start, p.start, "", exact=True))
     strip = _stripping(markers)
+    shared: list[_Shared] = []
+    lent = _Lent(keep_b, {k: len(t) for k, t in prefix.items()}, [len(t) for t in b_plain], shared)
     for hunk in _merge(hunks):
         for i1, i2, j1, j2 in (s for h in _by_container(old, keep_a, hunk) for s in _bounded(h)):
-            _plan_stretch(old, keep_a, a, b, (i1, i2, j1, j2), moved, report, planned, strip)
+            _plan_stretch(old, keep_a, a, b, (i1, i2, j1, j2), moved, report, planned, strip, lent)
     plan = _Plan(planned, moves, markers)
-    _plan_structure(old, new, tables, same, context, report, plan)
+    compared = _plan_structure(old, new, tables, same, context, report, plan)
+    _plan_kept_words(old, new, shared, compared, context, report, plan)
     return plan
+
+
+_Shared = tuple[int, int, int, int, int]  # OLD paragraph, NEW paragraph, offset in each, length
+
+
+@dataclass
+class _Lent:
+    """What a stretch's word diff needs of NEW to say which text the two versions share:
+    NEW's kept paragraphs, the length of the move markers before each and of its text, and
+    where the shared stretches go."""
+
+    keep_b: list[int]
+    prefix: dict[int, int]
+    lengths: list[int]
+    shared: list[_Shared]
+
+
+def _plan_kept_words(
+    old: DocumentView,
+    new: DocumentView,
+    shared: list[_Shared],
+    compared: set[int],
+    context: _Context,
+    report: CompareReport,
+    plan: _Plan,
+) -> None:
+    """Formatting NEW changed on words a changed paragraph kept: run property changes beside
+    the text's insertions and deletions (OLD paragraphs compared whole are left out)."""
+    spans: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
+    for i, j, at, bt, n in shared:
+        if i not in compared:
+            spans.setdefault((i, j), []).append((at, bt, n))
+    for (i, j), pairs in spans.items():
+        p, q = old.paragraphs[i], new.paragraphs[j]
+        for fc in diff_kept_words(old, new, p, q, pairs, context.styles, context.lists):
+            text = old.text[fc.start : fc.end]
+            change = _change(
+                report, old, fc.kind, i, old=text, new=text, start=fc.start, end=fc.end,
+                properties=fc.properties,
+            )  # fmt: skip
+            if fc.reason is not None:
+                change.status, change.reason = ChangeStatus.UNSUPPORTED, fc.reason
+            plan.formats.append((change, fc))
 
 
 def _change(report: CompareReport, view: DocumentView, kind: str, at: int, **kw: Any) -> Change:
@@ -510,9 +557,11 @@ def _plan_structure(
     context: _Context,
     report: CompareReport,
     plan: _Plan,
-) -> None:
+) -> set[int]:
     """Formatting NEW changed on the paragraphs it kept, rows and tables it inserted or
-    deleted, and what compare cannot write: into the report and ``plan``."""
+    deleted, and what compare cannot write: into the report and ``plan``.  Returns the OLD
+    paragraphs whose formatting it compared whole."""
+    compared: set[int] = set()
     unsupported = ChangeStatus.UNSUPPORTED
     touched: set[int] = set()  # OLD paragraphs the step changes (the splice must know)
     for what, reason in context.unwritable:
@@ -529,6 +578,7 @@ def _plan_structure(
         near = cuts[k : bisect.bisect_right(starts, p.end)]
         if any(s < p.end and (e > p.start or s > p.start) for s, e in near):
             continue
+        compared.add(i)
         for fc in diff_paragraph(old, new, p, q, context.styles, context.lists, context.default_style):
             text = old.text[fc.start : fc.end]
             change = _change(
@@ -609,6 +659,7 @@ def _plan_structure(
         para = old.paragraphs[i]
         plan.planned.append(Planned(-1, para.start, para.start, "", exact=True))
         plan.parts.add(para.part)
+    return compared
 
 
 def _write_structure(plan: _Plan, writer: Writer) -> None:
@@ -752,10 +803,12 @@ def _plan_stretch(
     report: CompareReport,
     planned: list[Planned],
     strip: dict[int, None],
+    lent: _Lent | None = None,
 ) -> None:
     """Word-diff kept OLD paragraphs ``[i1, i2]`` against NEW's ``[j1, j2]``.  Paragraphs moved
     away may lie between two kept ones: a change that spans one is cut in two there (the text
-    up to the kept paragraph's mark, and from the next kept one's start)."""
+    up to the kept paragraph's mark, and from the next kept one's start).  The text the two
+    share (the diff's equal stretches, paragraph by paragraph) goes to ``lent.shared``."""
     i1, i2, j1, j2 = hunk
     if i2 < i1:
         return
@@ -767,7 +820,10 @@ def _plan_stretch(
         pos += p.end - p.start + 1
     stretch = "\n".join(a[i1 : i2 + 1])
     replacement = "\n".join(b[j1 : j2 + 1])
-    for kind, s, e, text in word_diff(stretch, replacement, literal=True):
+    ops = word_diff(stretch, replacement, literal=True)
+    if lent is not None:
+        _share(ops, a, b, hunk, keep, lent, len(stretch))
+    for kind, s, e, text in ops:
         pieces = _pieces(paras, at, s, e)
         shown = text.translate(strip) if strip else text
         change: Change | None = None
@@ -793,6 +849,48 @@ def _plan_stretch(
         index = change.index if change is not None else -1
         for n, (x, y) in enumerate(pieces):
             planned.append(Planned(index, x, y, text if n == len(pieces) - 1 else "", exact=True))
+
+
+def _share(
+    ops: list[tuple[str, int, int, str]],
+    a: list[str],
+    b: list[str],
+    hunk: tuple[int, int, int, int],
+    keep: list[int],
+    lent: _Lent,
+    size: int,
+) -> None:
+    """The stretches the word diff ``ops`` leaves equal, as (OLD paragraph, NEW paragraph,
+    offset in each paragraph's text, length), move markers left out."""
+    i1, i2, j1, j2 = hunk
+    if i2 < i1 or j2 < j1:
+        return
+    a_at = list(itertools.accumulate((len(t) + 1 for t in a[i1:i2]), initial=0))
+    b_at = list(itertools.accumulate((len(t) + 1 for t in b[j1:j2]), initial=0))
+    equal: list[tuple[int, int, int]] = []
+    prev = delta = 0
+    for _kind, s, e, text in ops:
+        if s > prev:
+            equal.append((prev, prev + delta, s - prev))
+        prev, delta = e, delta + len(text) - (e - s)
+    if size > prev:
+        equal.append((prev, prev + delta, size - prev))
+    for lo, blo, n in equal:
+        x, end = lo, lo + n
+        while x < end:
+            ka = bisect.bisect_right(a_at, x) - 1
+            kb = bisect.bisect_right(b_at, blo + (x - lo)) - 1
+            oa, ob = x - a_at[ka], blo + (x - lo) - b_at[kb]
+            step = min(end - x, len(a[i1 + ka]) - oa, len(b[j1 + kb]) - ob)
+            if step <= 0:
+                x += 1  # a paragraph mark both share
+                continue
+            k = j1 + kb
+            pre = lent.prefix.get(k, 0)
+            t0, t1 = max(ob, pre), min(ob + step, pre + lent.lengths[k])
+            if t0 < t1:
+                lent.shared.append((keep[i1 + ka], lent.keep_b[k], oa + (t0 - ob), t0 - pre, t1 - t0))
+            x += step
 
 
 def _pieces(paras: list[Paragraph], at: list[int], s: int, e: int) -> list[tuple[int, int]]:
@@ -888,7 +986,7 @@ def _write_moves(
     """Find where each move lands (its marker, in the text the writer inserted), take the
     markers out, and write the moves; the moves whose marker is not where it must be."""
     found: dict[str, etree._Element] = {}
-    root = view.paragraphs[plan.moves[0].olds[0]].element.getroottree().getroot()
+    root = whole_root(view.paragraphs[plan.moves[0].olds[0]].element)
     chars = set(plan.markers)
     strip = _stripping(plan.markers)
     for t in root.iter(_T):

@@ -1,5 +1,5 @@
 """Formatting NEW changed on text it kept: found for a pair of paragraphs of the same text, and
-written as tracked formatting changes (:mod:`redline.write.property_changes`).
+written as tracked formatting changes (:mod:`redline.write.formatting`).
 
 For each character of an OLD paragraph and the same character of NEW's, the run properties
 are compared (order-insensitive, revision records left out); a stretch of characters whose
@@ -18,6 +18,7 @@ uses that OLD does not define.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,7 +27,8 @@ from lxml import etree
 
 from ..opc.namespaces import w
 from ..read.view import DocumentView, Paragraph, SpanFlag, SpanKind
-from ..write.property_changes import (
+from ..read.view import Piece as ViewPiece
+from ..write.formatting import (
     NOT_BASE,
     Revision,
     properties_key,
@@ -36,7 +38,7 @@ from ..write.property_changes import (
 )
 from ..write.runs import isolate_child, isolate_text
 
-__all__ = ["FormatChange", "Piece", "diff_paragraph", "unwritten", "write_format"]
+__all__ = ["FormatChange", "Piece", "diff_kept_words", "diff_paragraph", "unwritten", "write_format"]
 
 _R, _T, _RPR, _PPR = w("r"), w("t"), w("rPr"), w("pPr")
 _RPR_CHANGE, _PPR_CHANGE, _SECT_PR, _DEL = w("rPrChange"), w("pPrChange"), w("sectPr"), w("del")
@@ -125,8 +127,59 @@ def diff_paragraph(
     ``default_style``: OLD's default paragraph style, named in the old properties of a paragraph
     that had no style of its own and gets one (the same meaning; LibreOffice's reject of an
     empty old ``w:pPr`` falls back to its own default style otherwise)."""
+    out = _run_changes(p, _chars(old, p), _chars(new, q), styles, lists)
+    # the paragraph mark's run properties
+    pe, qe = p.element, q.element
+    ppr_a, ppr_b = pe.find(_PPR), qe.find(_PPR)
+    mark_a = ppr_a.find(_RPR) if ppr_a is not None else None
+    mark_b = ppr_b.find(_RPR) if ppr_b is not None else None
+    if properties_key(mark_a) != properties_key(mark_b):
+        reason = None
+        if mark_a is not None and mark_a.find(_RPR_CHANGE) is not None:
+            reason = (
+                "its paragraph mark carries another author's pending formatting change: decide that first"
+            )
+        else:
+            reason = _undefined(mark_b, styles, lists)
+        out.append(FormatChange("format", p.index, p.end, p.end, _names(mark_a, mark_b), mark=True,
+                                element=pe, new=mark_b, reason=reason))  # fmt: skip
+    if properties_key(ppr_a) != properties_key(ppr_b):
+        reason = None
+        if ppr_a is not None and ppr_a.find(_PPR_CHANGE) is not None:
+            reason = "the paragraph carries another author's pending property change: decide that first"
+        else:
+            reason = _undefined(ppr_b, styles, lists, mark=False)
+        old_ppr = None
+        if (
+            default_style
+            and ppr_b is not None
+            and ppr_b.find(_PSTYLE) is not None
+            and (ppr_a is None or ppr_a.find(_PSTYLE) is None)
+        ):
+            old_ppr = etree.Element(_PPR)
+            etree.SubElement(old_ppr, _PSTYLE).set(_VAL, default_style)
+        out.append(FormatChange("paragraph_format", p.index, p.start, p.end, _names(ppr_a, ppr_b),
+                                element=pe, new=ppr_b, reason=reason, old_style=old_ppr))  # fmt: skip
+    sect_a = ppr_a.find(_SECT_PR) if ppr_a is not None else None
+    sect_b = ppr_b.find(_SECT_PR) if ppr_b is not None else None
+    if properties_key(_holder(sect_a), ()) != properties_key(_holder(sect_b), ()):
+        out.append(FormatChange("section", p.index, p.start, p.end, ["sectPr"],
+                                reason="the section's properties (page, margins, headers) changed; compare "
+                                "writes no section change"))  # fmt: skip
+    for fc in out:
+        fc.new_paragraph = q.index
+    return out
+
+
+_Chars = list[tuple[int, int, etree._Element | None, int, object]]
+
+
+def _run_changes(
+    p: Paragraph, a: _Chars, b: _Chars, styles: frozenset[str], lists: frozenset[str]
+) -> list[FormatChange]:
+    """The run-property differences of OLD paragraph ``p``'s stretches ``a`` and NEW's ``b``
+    (both in ``p``'s offsets), one change per stretch that differs the same way."""
     out: list[FormatChange] = []
-    a, b = _chars(old, p), _chars(new, q)
     cuts = sorted({x for s, e, *_ in a + b for x in (s, e)})
     ia = ib = 0
     current: FormatChange | None = None
@@ -170,44 +223,42 @@ def diff_paragraph(
             current.pieces.append(Piece(node, off, off + (hi - lo), node.text or "", rpr_b, p.start + lo))
         else:
             current.pieces.append(Piece(node, 0, 1, None, rpr_b, p.start + lo))
-    # the paragraph mark's run properties
-    pe, qe = p.element, q.element
-    ppr_a, ppr_b = pe.find(_PPR), qe.find(_PPR)
-    mark_a = ppr_a.find(_RPR) if ppr_a is not None else None
-    mark_b = ppr_b.find(_RPR) if ppr_b is not None else None
-    if properties_key(mark_a) != properties_key(mark_b):
-        reason = None
-        if mark_a is not None and mark_a.find(_RPR_CHANGE) is not None:
-            reason = (
-                "its paragraph mark carries another author's pending formatting change: decide that first"
-            )
-        else:
-            reason = _undefined(mark_b, styles, lists)
-        out.append(FormatChange("format", p.index, p.end, p.end, _names(mark_a, mark_b), mark=True,
-                                element=pe, new=mark_b, reason=reason))  # fmt: skip
-    if properties_key(ppr_a) != properties_key(ppr_b):
-        reason = None
-        if ppr_a is not None and ppr_a.find(_PPR_CHANGE) is not None:
-            reason = "the paragraph carries another author's pending property change: decide that first"
-        else:
-            reason = _undefined(ppr_b, styles, lists, mark=False)
-        old_ppr = None
-        if (
-            default_style
-            and ppr_b is not None
-            and ppr_b.find(_PSTYLE) is not None
-            and (ppr_a is None or ppr_a.find(_PSTYLE) is None)
-        ):
-            old_ppr = etree.Element(_PPR)
-            etree.SubElement(old_ppr, _PSTYLE).set(_VAL, default_style)
-        out.append(FormatChange("paragraph_format", p.index, p.start, p.end, _names(ppr_a, ppr_b),
-                                element=pe, new=ppr_b, reason=reason, old_style=old_ppr))  # fmt: skip
-    sect_a = ppr_a.find(_SECT_PR) if ppr_a is not None else None
-    sect_b = ppr_b.find(_SECT_PR) if ppr_b is not None else None
-    if properties_key(_holder(sect_a), ()) != properties_key(_holder(sect_b), ()):
-        out.append(FormatChange("section", p.index, p.start, p.end, ["sectPr"],
-                                reason="the section's properties (page, margins, headers) changed; compare "
-                                "writes no section change"))  # fmt: skip
+    return out
+
+
+def _clipped(chars: _Chars, lo: int, hi: int, shift: int) -> _Chars:
+    """The stretches of ``chars`` within ``[lo, hi)``, cut there, moved by ``shift``."""
+    out: _Chars = []
+    for s, e, run, flags, piece in chars:
+        x, y = max(s, lo), min(e, hi)
+        if x < y:
+            if (x, y) != (s, e) and isinstance(piece, ViewPiece):
+                start = piece.start + (x - s)
+                piece = dataclasses.replace(
+                    piece, start=start, end=start + (y - x), view_start=piece.view_start + (x - s)
+                )
+            out.append((x + shift, y + shift, run, flags, piece))
+    return out
+
+
+def diff_kept_words(
+    old: DocumentView,
+    new: DocumentView,
+    p: Paragraph,
+    q: Paragraph,
+    spans: list[tuple[int, int, int]],
+    styles: frozenset[str],
+    lists: frozenset[str],
+) -> list[FormatChange]:
+    """The run-property differences of the words OLD paragraph ``p`` and NEW's ``q`` share
+    where their text differs: ``spans`` are (offset in ``p``, offset in ``q``, length) of the
+    text they share (the word diff's equal stretches); the rest is the text change's."""
+    a_all, b_all = _chars(old, p), _chars(new, q)
+    out: list[FormatChange] = []
+    for at, bt, n in spans:
+        a = _clipped(a_all, at, at + n, 0)
+        b = _clipped(b_all, bt, bt + n, at - bt)
+        out.extend(_run_changes(p, a, b, styles, lists))
     for fc in out:
         fc.new_paragraph = q.index
     return out

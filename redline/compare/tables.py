@@ -8,7 +8,7 @@ differ, rows are paired -- in order when there are as many on each side, laid ou
 by similarity (rapidfuzz ratio >= 50, the same cell layout) -- so a row
 whose cells changed text is an edited row -- its paragraphs stay in the paragraph alignment and
 get word diffs -- and every other row is inserted or deleted whole, as a tracked row
-(:mod:`redline.write.row_marks`).  A table of NEW that pairs with none is inserted whole, one of
+(:mod:`redline.write.rows`).  A table of NEW that pairs with none is inserted whole, one of
 OLD deleted whole.
 
 What cannot be written so is reported and left out of the alignment: a change of the table's
@@ -31,8 +31,8 @@ from rapidfuzz import fuzz
 from ..opc.namespaces import w
 from ..read.view import DocumentView
 from ..text.worddiff import diff_opcodes
-from ..write.property_changes import properties_key
-from ..write.row_marks import row_obstacle
+from ..write.formatting import properties_key
+from ..write.rows import row_obstacle
 
 __all__ = ["InsertedTable", "RowInsert", "Table", "TableDiff", "Unwritable", "diff_tables", "tables_of"]
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from ..opc.namespaces import XML_SPACE, w
+from ..opc.working import whole_root
 from ..read.sections import label_key
 from ..read.view import DocumentView
 from ..text.worddiff import word_diff
@@ -165,7 +166,7 @@ def bookmark(view: DocumentView, target: int, new_id: object) -> str:
         name = start.get(_NAME) or ""
         if name.startswith("_Ref"):
             return name
-    root = p.getroottree().getroot()
+    root = whole_root(p)
     taken = {el.get(_NAME) for el in root.iter(_BM_START)}
     bid = str(new_id() if callable(new_id) else new_id)
     number = 100000000 + int(bid) % 800000000

@@ -37,6 +37,7 @@ from shared_schema.models import DECISIONS, THREAD_ACTIONS
 
 from ..opc.namespaces import w
 from ..opc.package import Package
+from ..opc.working import whole_root
 from ..read.annotations import Annotations, DocComment, Revision, read_annotations
 from ..read.ids import id_key, id_number, same_id
 from ..read.roles import RevisionKind, record_kind
@@ -760,7 +761,7 @@ def _one_change(found: list[Revision]) -> bool:
         return True  # each piece of content in a paragraph whose own mark is the change's
     hidden = _HIDDEN_IN[kinds <= set(_INSERTED)]
     seen: list[bool] = []  # each visible token: whether it is the change's
-    root = first.element.getroottree().getroot()
+    root = whole_root(first.element)
     for _event, el in etree.iterwalk(root, events=("end",)):
         tag = el.tag
         if tag == _P:  # the mark ends the paragraph

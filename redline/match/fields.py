@@ -22,6 +22,7 @@ from __future__ import annotations
 from lxml import etree
 
 from ..opc.namespaces import w
+from ..opc.working import whole_root
 
 _R, _FLD_CHAR, _INSTR = w("r"), w("fldChar"), w("instrText")
 _TYPE = w("fldCharType")
@@ -54,7 +55,7 @@ def _inside_another(begin: etree._Element) -> bool:
     the part (a begin before it, in document order, with no end between; deleted and
     ``mc:Fallback`` runs aside)?  Deleting its code would change what that other field holds."""
     depth = 0
-    root = begin.getroottree().getroot()
+    root = whole_root(begin)
     for run in root.iter(_R):
         if run is begin:
             return depth > 0

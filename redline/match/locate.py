@@ -14,13 +14,14 @@ A quote that is not found, or found more than once, gets its hint from
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate, compress, repeat
 from operator import add
 from typing import TYPE_CHECKING, Any, cast
 
 from shared_schema import Code, Location, MatchKind, Refusal, Tolerance
+from shared_schema.construct import construct
 
 from ..compat import forwarded
 from ..read.sections import label_key, place, split_label, typed_number
@@ -37,8 +38,12 @@ CONTEXT = 30  # characters of context either side in a location
 _SCANS_BEFORE_INDEX = 8  # full-text scans answered before the token index is built
 # Someone's deletion (and a move's source), read from the one table; the text in them.
 _LABELLED_MIN = 3  # characters a quote must hold besides its labels to be found by them
-# Location(**fields), validated the same, without keyword-argument handling (half the cost).
-_new_location: Callable[[dict[str, object]], Location] = Location.__pydantic_validator__.validate_python
+
+
+def _new_location(fields: dict[str, object]) -> Location:
+    """A location of values made here (:func:`shared_schema.construct.construct`: no validator
+    built until a report is dumped)."""
+    return construct(Location, fields)
 
 
 @dataclass(frozen=True)

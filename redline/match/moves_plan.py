@@ -30,6 +30,7 @@ from lxml import etree
 from shared_schema import Edit, EditResult, EditStatus, Refusal
 
 from ..opc.namespaces import M_NS, MC_NS, w
+from ..opc.working import whole_root
 from ..read.headings import sections_named
 from ..read.outline import Head
 from ..read.view import DocumentView, Paragraph
@@ -394,7 +395,7 @@ def _bookmarks(siblings: list[etree._Element]) -> str | None:
     names = {n for n in starts.values() if n and n != "_GoBack"}
     if not names:
         return None
-    root = siblings[0].getroottree().getroot()
+    root = whole_root(siblings[0])
     for d in root.iter(w("instrText"), w("fldSimple"), _HYPERLINK):
         said = (d.text or "") if d.tag == w("instrText") else (d.get(w("instr")) or d.get(w("anchor")) or "")
         if any(name in said for name in names):

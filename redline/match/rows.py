@@ -23,6 +23,7 @@ from shared_schema import Edit, EditStatus
 from shared_schema.models import COLUMN_ACTIONS
 
 from ..opc.namespaces import w
+from ..opc.working import filled
 from ..read.roles import RANGE_MARKUP
 from ..read.view import DocumentView, Paragraph
 from ..read.walk import ancestor
@@ -110,8 +111,13 @@ def _verify_only(para: Paragraph) -> bool:
 
 
 def row_of(view: DocumentView, para: Paragraph) -> etree._Element | None:
-    """The table row (``w:tr``) paragraph ``para`` lies in, innermost, or None."""
-    return ancestor(para.element, _TR)
+    """The table row (``w:tr``) paragraph ``para`` lies in, innermost, or None; its table
+    parsed whole (rows are read and written whole: :func:`redline.opc.working.filled`)."""
+    row = ancestor(para.element, _TR)
+    table = row.getparent() if row is not None else None
+    if table is not None:
+        filled(table)
+    return row
 
 
 def _row_paragraphs(view: DocumentView, para: Paragraph, row: etree._Element) -> tuple[int, int]:

@@ -10,12 +10,12 @@ writer.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from lxml import etree
 
 from shared_schema import Code, Edit, EditBatch, EditResult, EditStatus, Location, MatchKind, Refusal
+from shared_schema.construct import construct
 from shared_schema.models import MOVE_ACTIONS, NO_ANCHOR_ACTIONS, ROW_ACTIONS
 
 from ..collector import paused
@@ -52,9 +52,18 @@ HINTED_CANDIDATES = 20  # candidates of an ambiguous anchor that get a unique ex
 # (An anchor's candidates are bounded by locate.MAX_MATCHES, 1000: bounding them to this too
 # would change the golden reports, whose generated replies have such anchors -- left as is.)
 MAX_CANDIDATES = 20
-# EditResult(**fields) and Refusal(**fields), validated the same, without keyword-argument handling.
-_new_result: Callable[[dict[str, object]], EditResult] = EditResult.__pydantic_validator__.validate_python
-_new_refusal: Callable[[dict[str, object]], Refusal] = Refusal.__pydantic_validator__.validate_python
+
+
+def _new_result(fields: dict[str, object]) -> EditResult:
+    """A located edit's result, of values made here (:func:`shared_schema.construct.construct`:
+    no validator built until a report is dumped)."""
+    return construct(EditResult, fields)
+
+
+def _new_refusal(fields: dict[str, object]) -> Refusal:
+    """Refusal(**fields), validated, without keyword-argument handling."""
+    made: Refusal = Refusal.__pydantic_validator__.validate_python(fields)
+    return made
 
 
 @dataclass(frozen=True)
@@ -232,8 +241,16 @@ def _verify(
                 )
                 continue
         elif count > 1:
-            _ambiguous(locator, edit, result, found, hints and budget.allows(edit.anchor))
-            continue
+            narrowed = _in_named_section(locator, edit, found)
+            if narrowed is None:
+                _ambiguous(locator, edit, result, found, hints and budget.allows(edit.anchor))
+                continue
+            found, (head, count) = narrowed
+            result = results[-1] = _result(index, edit, ok_status, locator, found)
+            result.notes.append(
+                f"The anchor occurs {count} times in the document; the one in section "
+                f"\u201c{head.title}\u201d, which `section` names, is the one edited."
+            )
         if edit.section is not None and not _in_scope(locator, edit, result, found):
             continue
         if edit.action == "format":
@@ -452,6 +469,26 @@ def _ambiguous(locator: Locator, edit: Edit, result: EditResult, found: Found, h
         candidates=result.locations,
         actual_matches=count,
     )
+
+
+def _in_named_section(locator: Locator, edit: Edit, found: Found) -> tuple[Found, tuple[Head, int]] | None:
+    """An anchor found several times, narrowed to the one occurrence inside the one section
+    ``edit.section`` names (the way a lawyer's "in clause 4.2, replace ..." names the place):
+    (that occurrence, (the section, how many there were)), or None when the section names no
+    section or several, or holds none or several of them, or the occurrences were too many to
+    count."""
+    if edit.section is None or found.truncated:
+        return None
+    view = locator.view
+    heads = sections_named(view, edit.section)
+    if len(heads) != 1:
+        return None
+    head = heads[0]
+    start, end = view.paragraphs[head.index].start, view.section_end(head)
+    inside = [(s, e) for s, e in found.ranges if start <= s and e <= end]
+    if len(inside) != 1:
+        return None
+    return replace(found, ranges=inside), (head, len(found.ranges))
 
 
 def _in_scope(locator: Locator, edit: Edit, result: EditResult, found: Found) -> bool:

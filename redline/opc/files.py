@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from pathlib import Path
 
 from shared_schema import Code
@@ -43,7 +42,7 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     try:
         fd = -1
         for _ in range(100):
-            candidate = folder / f".{target.name}.{secrets.token_hex(4)}.tmp"
+            candidate = folder / f".{target.name}.{os.urandom(4).hex()}.tmp"
             try:
                 fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
             except FileExistsError:

@@ -16,14 +16,62 @@ package gets a working copy of its own, so a second write starts from the origin
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+import weakref
+from typing import TYPE_CHECKING, Protocol
 
 from lxml import etree
 
 if TYPE_CHECKING:
     from .package import Package
 
-__all__ = ["WorkingCopy"]
+__all__ = ["Completable", "WorkingCopy", "filled", "values_in", "whole_root"]
+
+
+class Completable(Protocol):
+    """A tree parsed only in part (:class:`redline.read.partial.Partial`): ``root``, and
+    :meth:`complete` parses the rest, after which the tree is the whole part's."""
+
+    root: etree._Element
+
+    def complete(self) -> etree._Element: ...
+
+    def fill(self, el: etree._Element) -> None: ...
+
+    def values(self, tags: tuple[str, ...], attribute: str) -> set[str]: ...
+
+
+# root element -> the partial tree it is the root of (by id: the partial holds the root, so
+# the id is its own while the entry lives; checked by identity all the same)
+_PARTIAL: weakref.WeakValueDictionary[int, Completable] = weakref.WeakValueDictionary()
+
+
+def whole_root(el: etree._Element) -> etree._Element:
+    """The root of ``el``'s tree, the whole part parsed first when it was parsed only in part:
+    what a walk over the whole tree (every bookmark, every move range) must start from."""
+    root = el.getroottree().getroot()
+    partial = _PARTIAL.get(id(root))
+    if partial is not None and partial.root is root:
+        partial.complete()
+    return root
+
+
+def values_in(root: etree._Element, tags: tuple[str, ...], attribute: str) -> set[str]:
+    """Every value of ``attribute`` on the elements ``tags`` of ``root``'s tree (a names-in-use
+    set), read from the unparsed paragraphs' bytes where the tree is parsed only in part."""
+    partial = _PARTIAL.get(id(root))
+    if partial is not None and partial.root is root:
+        return partial.values(tags, attribute)
+    return {v for el in root.iter(*tags) if (v := el.get(attribute)) is not None}
+
+
+def filled(el: etree._Element) -> etree._Element:
+    """``el`` with everything inside it parsed (its tree parsed only in part, or whole):
+    what a walk over a whole element (a table's rows and cells) must start from."""
+    root = el.getroottree().getroot()
+    partial = _PARTIAL.get(id(root))
+    if partial is not None and partial.root is root:
+        partial.fill(el)
+    return el
 
 
 class WorkingCopy:
@@ -35,7 +83,24 @@ class WorkingCopy:
     def __init__(self, package: Package) -> None:
         self.package = package
         self._trees: dict[str, etree._Element] = {}
+        self._partial: dict[str, Completable] = {}
         self._lock = threading.Lock()
+
+    def adopt(self, part: str, partial: Completable) -> None:
+        """``part``'s tree is ``partial`` (parsed in part): :meth:`xml` completes it."""
+        with self._lock:
+            self._partial[part] = partial
+            _PARTIAL[id(partial.root)] = partial
+
+    def has(self, part: str) -> bool:
+        """Is ``part``'s whole tree parsed in this copy?"""
+        return (self.package.find(part) or part) in self._trees
+
+    def partial(self, part: str) -> Completable | None:
+        """``part``'s tree when it is parsed only in part (None: whole, or not parsed yet)."""
+        name = self.package.find(part) or part
+        found = self._partial.get(name)
+        return None if found is None or name in self._trees else found
 
     def xml(self, part: str) -> etree._Element:
         """The root of part ``part``'s tree in this working copy, parsed from the package's
@@ -45,6 +110,11 @@ class WorkingCopy:
         found = self._trees.get(name)
         if found is not None:
             return found
+        partial = self._partial.get(name)
+        if partial is not None:
+            root = partial.complete()
+            with self._lock:
+                return self._trees.setdefault(name, root)
         root = self.package.fresh_xml(name)
         with self._lock:
             return self._trees.setdefault(name, root)

@@ -5,6 +5,7 @@
 * :mod:`~redline.read.walk` -- the tree reader (the reference, and the fallback)
 * :mod:`~redline.read.scan` -- the fast reader: a part's XML text with no tree
 * :mod:`~redline.read.view` -- the document view: every story flattened, mapped back to the XML
+* :mod:`~redline.read.partial` -- the main part parsed only where a write asks (paragraphs on demand)
 * :mod:`~redline.read.build` -- building the view: a package's stories read into it, scanned or walked
 * :mod:`~redline.read.labels` -- the numbers Word displays and the section each paragraph lies in
 * :mod:`~redline.read.numbering` -- paragraph numbers as Word displays them

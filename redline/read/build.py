@@ -120,6 +120,8 @@ class ViewBuilder:
             index += 1
         for k in scanned.field_code:
             self.paragraphs[first + k].field_code = True
+        for k, depth in scanned.cells:
+            self.paragraphs[first + k].cell = depth
 
     def _separate(self) -> None:
         """The separator after the last paragraph: a MARK span whose node is that paragraph."""
@@ -261,10 +263,9 @@ def build_view(package: Package, *, trees: bool = False, labels: bool = True) ->
     """Load every story of ``package`` into one offset-mapped view: scanned from the XML text
     when every story part allows it (the usual case), else walked as trees.
 
-    ``trees``: the view will be written from, so the main part's tree (which a scanned view
-    otherwise parses when something is first written, :meth:`DocumentView.check_tree`) is
-    parsed now, on the second core while the scanner reads -- the same parse, moved earlier; a
-    part that fails it fails it again, with its code, when it is needed.  ``labels=False``: the
+    ``trees``: the view will be written from (kept for the callers; a scanned view's main part
+    is parsed only where a write asks, :mod:`redline.read.partial`, so nothing is parsed ahead
+    for it: the second core reads the styles and numbering ahead, as for any view).  ``labels=False``: the
     paragraphs' labels and sections (a pure function of what was read, which refuses nothing)
     are given when :meth:`DocumentView.finish_labels` is called -- for a view read only to
     check that it can be read (an output read back); numbering is read all the same."""
@@ -296,8 +297,9 @@ def scanned_view(
         return None
     if working is None:
         working = WorkingCopy(package)
-    # for a view to be written from, the main part's tree; else the styles and numbering
-    then = functools.partial(working.xml, main) if trees else functools.partial(_read_ahead, package)
+    # the styles and numbering (a view to be written from parses of the main part only the
+    # paragraphs a write asks for: redline.read.partial)
+    then = functools.partial(_read_ahead, package)
     check = scan.Check(data, then)  # on another core while the body is scanned
     builder = ViewBuilder()
     totals: dict[str, int] = {}

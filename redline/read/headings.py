@@ -34,7 +34,7 @@ from lxml import etree
 from ..errors import PackageError
 from ..opc.namespaces import REL_STYLES, w
 from .outline import Entry, Head
-from .sections import MAX_REFERENCE, _key_text
+from .sections import MAX_REFERENCE, Kind, _key_text
 
 if TYPE_CHECKING:
     from .view import DocumentView, Paragraph
@@ -66,6 +66,43 @@ def sections_named(view: DocumentView, name: str) -> list[Head]:
     found = view.outline.named(name)
     if found or not isinstance(name, str) or not name.strip() or len(name) > MAX_REFERENCE:
         return found
+    found = _formatted(view, name)
+    if found:
+        return found
+    inner = _described(name)
+    if inner is None:
+        return []
+    return view.outline.named(inner) or _formatted(view, inner)
+
+
+# "the Governing Law clause", "the Payment Terms section", "the clause headed Notices": a
+# title a lawyer describes as a clause, named by the title inside
+_DESCRIBED: Final = (
+    re.compile(
+        r"(?:the\s+)?(?P<name>.+?)\s+(?:clause|section|article|provision|paragraph|heading)s?", re.IGNORECASE
+    ),
+    re.compile(
+        r"(?:the\s+)?(?:clause|section|article|provision|paragraph)\s+(?:headed|entitled|titled|called|on)\s+"
+        r"(?P<name>.+)",
+        re.IGNORECASE,
+    ),
+)
+
+
+def _described(name: str) -> str | None:
+    """The title inside a description of a clause ("the Governing Law clause": "Governing
+    Law"), or None when ``name`` is none."""
+    text = " ".join(name.split())
+    for pattern in _DESCRIBED:
+        m = pattern.fullmatch(text)
+        if m:
+            inner = m.group("name").strip(" \"'\u201c\u201d\u2018\u2019")
+            if inner and inner.casefold() != "the":
+                return inner
+    return None
+
+
+def _formatted(view: DocumentView, name: str) -> list[Head]:
     key = _key_text(name)
     if not key:
         return []
@@ -127,6 +164,8 @@ def _heading_look(view: DocumentView, para: Paragraph, looks: _Looks) -> Look | 
     body = _next_text(view, para.index)
     if body is None or len(view.paragraph_text(body).strip()) <= len(text):
         return None
+    if para.cell and not body.cell:
+        return None  # the last line of a table's cell heads no text after the table
     mine, theirs = looks.of(para), looks.of(body)
     if mine is None or theirs is None:
         return None
@@ -153,7 +192,7 @@ def _section(view: DocumentView, para: Paragraph, text: str, look: Look, looks: 
     last = len(paragraphs) - 1
     body = _next_text(view, para.index)
     if body is not None and body.heads and body.node is not None:
-        last = body.node.last  # a numbered clause right under it: its section is the clause's
+        last = _clauses_end(view, para, body.node, look, looks)
     else:
         last = _end(view, para, look, looks)
     parent = para.node
@@ -165,13 +204,45 @@ def _section(view: DocumentView, para: Paragraph, text: str, look: Look, looks: 
     return head
 
 
+def _plain_clause(head: Head) -> bool:
+    """A numbered clause that is no heading and no container (article, part, schedule...)."""
+    number = head.number
+    return number is not None and not head.heading and number.kind is Kind.CLAUSE
+
+
+def _clauses_end(view: DocumentView, para: Paragraph, first: Head, look: Look, looks: _Looks) -> int:
+    """The last paragraph of a formatted heading's section when a numbered clause follows it:
+    that clause and the clauses of its rank after it ("Payment" over "1." and "2."), up to a
+    clause of another rank, a heading, a line of the heading's look, or the end of the
+    table the heading is in."""
+    paragraphs = view.paragraphs
+    if not _plain_clause(first):
+        return first.last
+    current, last = first, first.last
+    for j in range(first.index + 1, min(len(paragraphs), para.index + SCAN)):
+        other = paragraphs[j]
+        node = other.node
+        if other.story != "body" or (para.cell and not other.cell) or node is None:
+            return j - 1
+        if other.heads and node.parent is first.parent and _plain_clause(node):
+            current = node
+        elif not node.within(current):
+            return j - 1
+        elif not other.heads:
+            text = view.paragraph_text(other).strip()
+            if _is_line(text) and _same_look(look, looks.of(other)) and _heading_look(view, other, looks):
+                return j - 1
+        last = j
+    return last
+
+
 def _end(view: DocumentView, para: Paragraph, look: Look, looks: _Looks) -> int:
     """The last paragraph of a formatted heading's section (not under a numbered clause)."""
     paragraphs = view.paragraphs
     last = len(paragraphs) - 1
     for j in range(para.index + 1, min(len(paragraphs), para.index + SCAN)):
         other = paragraphs[j]
-        if other.story != "body" or other.heads:
+        if other.story != "body" or other.heads or (para.cell and not other.cell):
             last = j - 1
             break
         other_text = view.paragraph_text(other).strip()

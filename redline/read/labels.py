@@ -52,7 +52,7 @@ def _label(view: DocumentView, numbering: Numbering, props: list[ParagraphProps]
                 start = para.start
                 snippet = text[start : min(para.end, start + TYPED_SPAN)]
             contents = _contents_line(numbering, own, text, para.start, para.end, styled)
-        entries.append(Entry(para.story, label, ilvl, outline, snippet, contents))
+        entries.append(Entry(para.story, label, ilvl, outline, snippet, contents, para.cell > 0))
     paras = view.paragraphs
     where = functools.partial(
         _title_text, text, array("q", [p.start for p in paras]), array("q", [p.end for p in paras])

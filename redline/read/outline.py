@@ -48,10 +48,11 @@ class Entry:
     # typed number (TYPED_SPAN characters; none when the label is a number).
     text: str
     contents: bool = False  # a line of a table of contents (redline.read.contents): no section
+    cell: bool = False  # it lies in a table's cell: a head there ends with the table
 
     def as_contents(self) -> Entry:
         """This entry read as a contents line."""
-        return Entry(self.story, self.label, self.ilvl, self.outline, self.text, True)
+        return Entry(self.story, self.label, self.ilvl, self.outline, self.text, True, self.cell)
 
 
 @dataclass(slots=True, eq=False)
@@ -68,6 +69,7 @@ class Head:
     last: int = -1  # the position of the section's last paragraph
     depth: int = 0  # 0 for a top-level section, its parent's + 1 inside one
     style: str = ""  # its number's style ("1", "a", "A", "i", "I"), "(i)" read as roman or letter
+    cell: bool = False  # it lies in a table's cell (a number there yields to the body's)
     children: list[Head] = field(default_factory=list, repr=False)
     # Its names (cite, title, path, namespace below), made from its entry on first use: most
     # sections of a document are never named (an edit names a few, a report the ones it lands in).
@@ -146,7 +148,15 @@ class Outline:
                     own = (head.number.kind, head.number.path)
                     if own != key:
                         by_number.setdefault(own, []).append(head)
-                for text in {head.title, head.cite, _title_words(head)}:
+                words = _title_words(head) if head.number is not None else head.title
+                texts = {head.title, head.cite, words}
+                if head.heading:  # a heading's title is its whole line: its run-in title too
+                    run_in = _run_in(words)
+                    if run_in:
+                        texts.add(run_in)
+                        if head.number is not None:
+                            texts.add(f"{head.cite} {run_in}")
+                for text in texts:
                     if text:
                         by_text.setdefault(_key_text(text), []).append(head)
             self._index = _Index(by_number, by_text)
@@ -189,6 +199,8 @@ class Outline:
         if ref.within:
             containers = [self._numbered(Reference((), target, "")) for target in ref.within]
             return [h for h in found if all(any(h.within(c) for c in group) for group in containers)]
+        # a number in a table's cell is named only when the body has no clause of that number
+        found = [h for h in found if not h.cell] or found
         outside = [h for h in found if h.namespace is None or h.namespace is h]
         # a full path is exact; the short form of a relative label ("(b)") only when alone
         full = [h for h in outside or found if h.path == path]
@@ -245,6 +257,13 @@ def _title_words(head: Head) -> str:
     return ""
 
 
+def _run_in(text: str) -> str:
+    """The title a heading's line begins with, up to its first ". " or ": " within 60
+    characters ("Termination" of "Termination. Either party may..."), or "" when it has none."""
+    stops = [i for i in (text.find(". ", 1, 62), text.find(": ", 1, 62)) if i > 0]
+    return text[: min(stops)] if stops else ""
+
+
 def _starts_words(title: str, start: str) -> bool:
     """Whether ``title`` begins with ``start``, ending where a word does."""
     if not title.startswith(start):
@@ -285,15 +304,23 @@ def build_outline(entries: Sequence[Entry], text_of: Callable[[int], str] | None
     stack: list[Head] = []
     stand_ins: dict[int | None, Entry] = {}
     story = None
+    floor = -1  # in a table: the sections open before it (its own end with it), else -1
     for i, entry in enumerate(entries):
         if entry.story != story:
             _close(stack, None, i)
-            story = entry.story
+            story, floor = entry.story, -1
+        if entry.cell != (floor >= 0):
+            if floor >= 0:  # the table has ended, and every section begun in it
+                _close(stack, None, i, floor)
+            floor = len(stack) if entry.cell else -1
         head = _head(i, entry, stack) if entry.story == "body" else None
         if head is None:
             head_of.append(stack[-1] if stack else None)
             continue
-        _close(stack, head.rank, i)
+        head.cell = entry.cell
+        _close(stack, head.rank, i, max(floor, 0))
+        if head.number is None:
+            _close_typed(stack, i, max(floor, 0))
         head.parent = stack[-1] if stack else None
         # named on first use (Head.cite, .title, .path, .namespace): from its entry, or from
         # text_of and, for the rest naming reads (the list level), one stand-in per level
@@ -314,10 +341,49 @@ def build_outline(entries: Sequence[Entry], text_of: Callable[[int], str] | None
     return Outline(heads, head_of)
 
 
-def _close(stack: list[Head], rank: float | None, at: int) -> None:
-    """End the open sections of ``rank`` or below (all, for None) before entry ``at``."""
-    while stack and (rank is None or stack[-1].rank >= rank):
+def _close(stack: list[Head], rank: float | None, at: int, floor: int = 0) -> None:
+    """End the open sections of ``rank`` or below (all, for None) before entry ``at``, but
+    not the first ``floor`` of them (those open before the table the entry is in)."""
+    while len(stack) > floor and (rank is None or stack[-1].rank >= rank):
         stack.pop().last = at - 1
+
+
+def _typed_clause(head: Head) -> bool:
+    return head.typed and head.number is not None and head.number.kind is Kind.CLAUSE
+
+
+def _close_typed(stack: list[Head], at: int, floor: int) -> None:
+    """An unnumbered heading ends the typed clause numbers open under the heading before it: a
+    heading ranks above a typed "3." or "(a)" as an article does ("1. ... 2. ..." under
+    "Payment", then "Termination": 2 ends)."""
+    k = _open_heading(stack, floor)
+    if k is not None:
+        while len(stack) > k + 1 and _typed_clause(stack[-1]):
+            stack.pop().last = at - 1
+
+
+def _typed_base(entry: Entry, stack: list[Head]) -> float:
+    """The rank a typed decimal number counts its depth from: that of the typed numbers open
+    under the innermost open unnumbered heading, if any are (so "8.1.9.1" in a heading style
+    lies inside a plain "8.1.9"), else just below that heading (a "1." under a Heading 2, as
+    under a Heading 1, is inside it), else 0."""
+    k = _open_heading(stack, 0)
+    for other in reversed(stack[k + 1 :] if k is not None else stack):
+        number = other.number
+        if other.typed and number is not None and number.kind is Kind.CLAUSE and not number.parenthesised:
+            return other.rank - (len(number.path) - 1)
+    k = _open_heading(stack, 0, entry.outline)
+    return max(0.0, stack[k].rank + 0.5) if k is not None else 0.0
+
+
+def _open_heading(stack: list[Head], floor: int, below: int | None = None) -> int | None:
+    """The place in ``stack`` of the innermost open unnumbered heading (of an outline level
+    above ``below``, when given), not below ``floor``."""
+    for k in range(len(stack) - 1, floor - 1, -1):
+        other = stack[k]
+        if other.number is None and other.heading and (below is None or other.rank + 0.5 < below):
+            return k
+    return None
 
 
 def _head(i: int, entry: Entry, stack: list[Head]) -> Head | None:
@@ -345,6 +411,8 @@ def _head(i: int, entry: Entry, stack: list[Head]) -> Head | None:
         return head
     elif heading and entry.outline is not None and not typed:
         rank = _rank(entry.outline)
+    elif typed:
+        rank = _rank(len(number.path) - 1) + _typed_base(entry, stack)
     else:
         rank = _rank(len(number.path) - 1)
     return Head(i, number, shown, typed, heading, rank, style=number.style if number else "")

@@ -70,6 +70,8 @@ class StoryText:
     # (start, end, the paragraph's node, its properties), in view order
     paragraphs: list[tuple[int, int, Any, ParagraphProps]] = field(default_factory=list)
     field_code: list[int] = field(default_factory=list)  # paragraphs that begin in a field's code
+    # (paragraph, how many table cells it lies in) for each paragraph in a table cell
+    cells: list[tuple[int, int]] = field(default_factory=list)
     size: int = 0
 
 
@@ -82,7 +84,7 @@ class Assembler:
     """
 
     __slots__ = (
-        "_code", "_first", "_open", "_outer", "_sep", "_start", "deleted", "extra", "joined", "last",
+        "_cell", "_code", "_first", "_open", "_outer", "_sep", "_start", "deleted", "extra", "joined", "last",
         "max_size", "out", "props", "ref", "size",
     )  # fmt: skip
 
@@ -98,6 +100,7 @@ class Assembler:
         self.deleted = False
         self.extra: Any = None
         self._code = False  # it begins inside a complex field's instructions
+        self._cell = 0  # the table cells it lies in (nested tables: more than one)
         self._start = self._first = self._open = 0  # where its text starts; its first span; size before it
         self._sep = False  # a separator precedes it
         self._outer: list[tuple[Any, ...]] = []  # paragraphs set aside while a text box is read
@@ -107,11 +110,13 @@ class Assembler:
         """Is the open paragraph in no other paragraph?"""
         return not self._outer
 
-    def begin(self, ref: Any, code: bool, extra: Any = None) -> None:
-        """A paragraph begins (``code``: inside a complex field's instructions)."""
+    def begin(self, ref: Any, code: bool, extra: Any = None, cell: int = 0) -> None:
+        """A paragraph begins (``code``: inside a complex field's instructions; ``cell``: inside
+        that many table cells)."""
         if self.ref is not None:  # inside another: that one's text so far is set aside
             self._set_aside()
         self.ref, self.props, self.deleted, self._code, self.extra = ref, PLAIN, False, code, extra
+        self._cell = cell
         self._open_here()
 
     def _set_aside(self) -> None:
@@ -120,7 +125,7 @@ class Assembler:
         cut = k + (1 if self._sep else 0)
         self._outer.append(
             (
-                self.ref, self.props, self.deleted, self._code, self.extra,
+                self.ref, self.props, self.deleted, self._code, self.extra, self._cell,
                 [o - start for o in out.offsets[cut:]], out.nodes[cut:], out.kinds[cut:],
                 out.flags[cut:], out.pieces[cut:], self.size - start,
             )
@@ -140,6 +145,8 @@ class Assembler:
             out = self.out
             if self._code:
                 out.field_code.append(len(out.paragraphs))
+            if self._cell:
+                out.cells.append((len(out.paragraphs), self._cell))
             ref = self.ref
             out.paragraphs.append((self._start, size, ref, self.props))
             self.last, self.joined = ref, deleted
@@ -149,7 +156,7 @@ class Assembler:
 
     def _take_up(self) -> None:
         out = self.out
-        (self.ref, self.props, self.deleted, self._code, self.extra,
+        (self.ref, self.props, self.deleted, self._code, self.extra, self._cell,
          offsets, nodes, kinds, flags, pieces, held) = self._outer.pop()  # fmt: skip
         self._open_here()
         out.offsets.extend(map(self.size.__add__, offsets))

@@ -401,6 +401,9 @@ class Patterns:
         self.property_nodes = tuple(
             f"<{w}:{n}" for n in names(*NODE_ROLES) if RULES[f"{{{W_NS}}}{n}"].in_properties
         )
+        # table cells' start and end tags (a paragraph's place in a table: its cells)
+        self.tc = re.compile(rf"<(/?){W}:tc(?=[\s/>]){A}(/?)>")
+        self.tc_start, self.tc_end = f"<{w}:tc", f"</{w}:tc"
         self.ppr_end = re.compile(rf"</{W}:{ppr}\s*>")
         self.ppr_open = re.compile(rf"<{W}:{ppr}(?=[\s/>]){A}(/?)>")
         self.ppr_change = f"<{w}:pPrChange"
@@ -443,9 +446,9 @@ class Layout:
     ordinals: array[int]
     starts: array[int]
     ends: array[int]
-    # The units at whose start tag the scanner was inside a complex field or a flagged element
-    # (w:fldSimple, w:moveTo): a reader may resume a scan at any other unit with a fresh state
-    # (see :mod:`redline.write.readback`).
+    # The units at whose start tag the scanner was inside a complex field, a flagged element
+    # (w:fldSimple, w:moveTo) or a table cell: a reader may resume a scan at any other unit
+    # with a fresh state (see :mod:`redline.write.readback`).
     entered: frozenset[int] = frozenset()
 
 
@@ -466,6 +469,8 @@ class Scanner:
         # see layout(): only for a part read whole (a stream's stretches are not the part's text)
         self._units = (array("q"), array("q"), array("q"))
         self._entered: list[int] = []  # see Layout.entered
+        self._cells = 0  # the table cells open at character _cell_at of the source's text
+        self._cell_at = 0
         self._placing = source.root_bytes >= 0
 
     def layout(self) -> Layout | None:
@@ -478,7 +483,7 @@ class Scanner:
 
     def feed(self, source: Source) -> None:
         """Read on in ``source``: the next stretch of the same part (see story(continued=))."""
-        self.source, self.pos = source, 0
+        self.source, self.pos, self._cell_at = source, 0, 0
 
     def skip_to(self, pos: int) -> None:
         """Count the nodes up to ``pos`` without reading them (raises :class:`Unscannable` on
@@ -603,9 +608,10 @@ class Scanner:
                     if skip:
                         ordinal += 1
                         continue
+                    cell = self._cells_before(at)
                     if not inside:
-                        u_start, u_entered = at, bool(fields or flagged)
-                    asm.begin(ordinal, bool(fields) and not fields[-1], pos)  # extra: where its content is
+                        u_start, u_entered = at, bool(fields or flagged or cell)
+                    asm.begin(ordinal, bool(fields) and not fields[-1], pos, cell)  # extra: its content
                     inside = True
                     ordinal += 1
                     if not empty:
@@ -681,6 +687,7 @@ class Scanner:
             self._sections.append((pos, end))
         if inside:
             raise Unscannable("an unclosed paragraph")
+        self._cells_before(end)  # the cells' tags after the last paragraph (a stretch read on)
         self.pos, self.ordinal = end, ordinal
         self._carry, self._fields = (asm.last, asm.joined), fields
         return asm.finish()
@@ -706,6 +713,23 @@ class Scanner:
                 if value is not None:
                     out.append((start, "header" if name == "headerReference" else "footer", value))
         return out
+
+    def _cells_before(self, at: int) -> int:
+        """The table cells open at character ``at`` of the source's text (read on from the
+        last place asked: a search for a cell's tag between paragraphs, most find none)."""
+        start = self._cell_at
+        if at > start:
+            pt, x = self.source.patterns, self.source.text
+            if x.find(pt.tc_start, start, at) >= 0 or x.find(pt.tc_end, start, at) >= 0:
+                depth = self._cells
+                for close, empty in pt.tc.findall(x, start, at):
+                    if close:
+                        depth = max(0, depth - 1)
+                    elif not empty:
+                        depth += 1
+                self._cells = depth
+            self._cell_at = at
+        return self._cells
 
     def _ppr_end(self, x: str, pos: int) -> re.Match[str]:
         """The end tag of the paragraph properties whose content starts at ``pos`` and holds a

@@ -30,7 +30,8 @@ copy only when the writer asks (:class:`NodeMap`); :mod:`redline.read.walk` read
 :class:`redline.read.paragraphs.Assembler`, and :mod:`redline.read.build`'s builder appends what it
 assembles, story by story.  :func:`~redline.read.build.build_view` tries the scanner first;
 before anything is written from a scanned view, :meth:`DocumentView.check_tree` parses its parts
-and checks them against the scan.
+and checks them against the scan -- the main part only as a skeleton, its paragraphs parsed
+and checked as a write reaches them (:mod:`redline.read.partial`).
 
 This module holds the model the readers build (:class:`Story`, :class:`Paragraph`,
 :class:`Piece`, :class:`Scanned`, :class:`DocumentView`, :class:`NodeMap`); reading a package
@@ -56,6 +57,7 @@ from . import scan
 from .labels import _label
 from .numbering import Numbering
 from .outline import Head, Outline
+from .partial import Partial, partial_tree
 from .roles import NODE_TAGS, ParagraphProps
 from .roles import SpanFlag as SpanFlag  # re-exported: the view's spans carry them
 from .roles import SpanKind as SpanKind
@@ -97,6 +99,7 @@ class Paragraph:
     # It begins inside a complex field's instructions (a field whose code runs on across
     # paragraphs): text put at its start would be code, which no reader shows.
     field_code: bool = False
+    cell: int = 0  # the table cells it lies in (0: none; 2: a table in a table's cell)
     nodes: NodeMap | None = field(default=None, repr=False, compare=False)
     story_no: int = field(default=0, compare=False)  # which story of the view (each note is one)
     # Set by the labelling pass: the section the paragraph lies in (the one it heads, if any).
@@ -310,7 +313,7 @@ class NodeMap(Sequence[etree._Element]):
         self._run_starts = [start for start, _ in runs]
         self._run_parts = [part for _, part in runs]
         self._totals = totals
-        self._elements: dict[str, list[etree._Element]] = {}
+        self._elements: dict[str, list[etree._Element] | Partial] = {}
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -337,13 +340,14 @@ class NodeMap(Sequence[etree._Element]):
 
     def element(self, part: str, ordinal: int) -> etree._Element:
         """Element number ``ordinal`` of ``part`` (in ``NODE_TAGS`` document order)."""
-        return self._nodes_of(part)[ordinal]
+        found = self._nodes_of(part)
+        return found.element(ordinal) if isinstance(found, Partial) else found[ordinal]
 
     def layout(self, part: str) -> scan.Layout | None:
         """Where ``part``'s outermost paragraphs lie in its XML text (None: not known)."""
         return self._layouts.get(part)
 
-    def _nodes_of(self, part: str) -> list[etree._Element]:
+    def _nodes_of(self, part: str) -> list[etree._Element] | Partial:
         found = self._elements.get(part)
         if found is None:
             with self._lock:
@@ -352,7 +356,20 @@ class NodeMap(Sequence[etree._Element]):
                     found = self._elements[part] = self._list(part)
         return found
 
-    def _list(self, part: str) -> list[etree._Element]:
+    def partial(self, part: str) -> Partial | None:
+        """``part``'s tree while it is parsed only in part (:mod:`redline.read.partial`)."""
+        found = self._working.partial(part)
+        return found if isinstance(found, Partial) else None
+
+    def _list(self, part: str) -> list[etree._Element] | Partial:
+        working = self._working
+        if part == working.package.main_part and working.partial(part) is None and not working.has(part):
+            # the main part: parsed only where a write asks (its other trees stay unparsed)
+            data, layout = working.package.read(part), self._layouts.get(part)
+            partial = partial_tree(data, part, layout, self._totals.get(part, -1))
+            if partial is not None:
+                working.adopt(part, partial)
+                return partial
         found = list(self._working.xml(part).iter(*NODE_TAGS))
         if len(found) != self._totals.get(part, -1):
             raise PackageError(

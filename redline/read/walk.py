@@ -27,6 +27,7 @@ WALK_TAGS = tags(
 _ROLE = {tag: RULES[tag].role for tag in WALK_TAGS}
 _FLAG = {tag: RULES[tag].flag for tag in WALK_TAGS}
 _R, _RPR, _PPR, _CHAR, _FLD_CHAR_TYPE = w("r"), w("rPr"), w("pPr"), w("char"), w("fldCharType")
+_TC = w("tc")
 _JOINS = frozenset(tag for tag in WALK_TAGS if RULES[tag].joins)
 _PARAGRAPH, _TEXT, _CHARACTER, _SYMBOL = Role.PARAGRAPH, Role.TEXT, Role.CHARACTER, Role.SYMBOL
 _FIELD_CHAR, _FLAGGED, _DELETED = Role.FIELD_CHAR, Role.FLAGGED, Role.DELETED
@@ -83,7 +84,7 @@ def read_nested(root: etree._Element) -> StoryText:
                     flagged &= ~flag
             continue
         if role is _PARAGRAPH:
-            asm.begin(node, bool(fields) and not fields[-1])
+            asm.begin(node, bool(fields) and not fields[-1], None, cells(node))
             continue
         if role is _FLAGGED:
             flag = _FLAG[tag]
@@ -168,7 +169,7 @@ def _read_flat(root: etree._Element) -> StoryText:
             if asm.ref is not None:
                 asm.props = read_ppr(asm.ref)
                 asm.end()
-            asm.begin(node, bool(fields) and not fields[-1])
+            asm.begin(node, bool(fields) and not fields[-1], None, cells(node))
         elif role is _FIELD_CHAR:
             track_field(fields, node.get(_FLD_CHAR_TYPE))
         elif asm.ref is not None and not (fields and not fields[-1]):
@@ -180,6 +181,11 @@ def _read_flat(root: etree._Element) -> StoryText:
         asm.props = read_ppr(asm.ref)
         asm.end()
     return asm.finish()
+
+
+def cells(p: etree._Element) -> int:
+    """How many table cells (``w:tc``) paragraph ``p`` lies in."""
+    return sum(1 for _ in p.iterancestors(_TC))
 
 
 def ancestor(el: etree._Element, tag: str) -> etree._Element | None:

@@ -5,12 +5,10 @@
 * :mod:`~redline.write.arguments` -- the old path of the author and date checks
 * :mod:`~redline.write.writer` -- located edits written as native tracked changes
 * :mod:`~redline.write.runs` -- run surgery: runs split and cut at view offsets, properties copied
-* :mod:`~redline.write.formatting` -- tracked formatting changes: ``w:rPrChange`` / ``w:pPrChange``
+* :mod:`~redline.write.formatting` -- tracked formatting, rPrChange / pPrChange (format entries, compare)
 * :mod:`~redline.write.renumber` -- the written document's paragraph numbering, predicted for the report
 * :mod:`~redline.write.moves` -- a clause move written as one native Word move (moveFrom / moveTo ranges)
-* :mod:`~redline.write.property_changes` -- properties replaced, the old kept whole in rPrChange / pPrChange
-* :mod:`~redline.write.rows` -- table-row entries: a new row beside one, or a row deleted, tracked
-* :mod:`~redline.write.row_marks` -- a whole row marked inserted or deleted, contents and all (compare)
+* :mod:`~redline.write.rows` -- tracked table rows, contents and all (row entries and compare)
 * :mod:`~redline.write.tree` -- element surgery (remove, unwrap, join) the writer and decisions share
 * :mod:`~redline.write.splice` -- a changed part's bytes: changed paragraphs spliced into its text
 * :mod:`~redline.write.decisions` -- checked decisions carried out: changes accepted or rejected, untracked

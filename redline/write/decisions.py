@@ -27,6 +27,7 @@ from lxml import etree
 from ..match.decisions import PROPERTY_CHANGES, DecisionPlan, place_of
 from ..opc.namespaces import w
 from ..opc.package import Package
+from ..opc.working import whole_root
 from ..read.annotations import Revision
 from ..read.ids import id_key
 from ..read.view import DocumentView
@@ -176,7 +177,7 @@ def _decide_custom_xml(start: etree._Element, accept: bool) -> None:
     or deleted and rejected, stays (the markers go); inserted and rejected, or deleted and
     accepted, the custom XML elements whose start tags the region holds (the one the start
     opens, and those that begin inside it) are unwrapped: their content stays."""
-    root = start.getroottree().getroot()
+    root = whole_root(start)
     end_tag, rid = _CUSTOM_XML_ENDS[start.tag], start.get(_ID)
     inserted = start.tag in (w("customXmlInsRangeStart"), w("customXmlMoveToRangeStart"))
     unwrap_markup = accept != inserted
@@ -313,7 +314,7 @@ def _remove_move_ranges(starts: list[etree._Element]) -> None:
     roots: dict[int, etree._Element] = {}
     for start in starts:
         if start.getparent() is not None:
-            root = start.getroottree().getroot()
+            root = whole_root(start)
             roots[id(root)] = root
     wanted = set(starts)
     gone: list[etree._Element] = []

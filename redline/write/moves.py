@@ -27,6 +27,7 @@ from lxml import etree
 
 from ..match.moves_plan import MovePlan
 from ..opc.namespaces import w
+from ..opc.working import values_in
 from ..read.view import DocumentView
 from .renumber import Renumbering
 
@@ -58,7 +59,7 @@ class MoveWritten:
 
 def move_name(root: etree._Element, ident: str) -> str:
     """A ``w:name`` no move range of ``root``'s part uses yet: ``move<ident>`` (a fresh id)."""
-    used = {el.get(_NAME) for el in root.iter(*_RANGE_STARTS)}
+    used = values_in(root, _RANGE_STARTS, _NAME)  # (a tree parsed in part: redline.read.partial)
     name, n = f"move{ident}", 0
     while name in used:
         n += 1

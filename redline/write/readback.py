@@ -281,6 +281,7 @@ class _Old:
             )
         )
         out.field_code.extend(compress(range(k, k + len(these)), map(_FIELD_CODE, these)))
+        out.cells.extend((k + i, p.cell) for i, p in enumerate(these) if p.cell)
         out.size += t_b - t_a
 
     def body_text(self) -> StoryText:
@@ -375,12 +376,20 @@ class _Body:
         # per splice, its paragraphs (units of the input's layout)
         self.spans: list[tuple[int, int]] = []
         for s in self.spliced:
+            # a splice of paragraphs begins at one's start tag and ends at one's end; a
+            # container's (a table: redline.write.splice.Splice.container) in the markup
+            # between: its window begins at the paragraph before it and ends before the one
+            # after it
             first = bisect.bisect_left(layout.starts, s.start)
+            if first >= self.units or layout.starts[first] != s.start:
+                first -= 1
+                if first < 0 or layout.ends[first] > s.start:
+                    raise _GiveUp("a splice not at paragraphs")
             last = bisect.bisect_left(layout.ends, s.last_end)
-            if first >= self.units or layout.starts[first] != s.start or last >= self.units:
-                raise _GiveUp("a splice not at paragraphs")
-            if layout.ends[last] != s.last_end:
-                raise _GiveUp("a splice not at paragraphs")
+            if last >= self.units or layout.ends[last] != s.last_end:
+                last -= 1
+                if last < first or (last + 1 < self.units and layout.starts[last + 1] < s.end):
+                    raise _GiveUp("a splice not at paragraphs")
             self.spans.append((first, last))
 
     # -- the input's paragraphs by unit ------------------------------------------------------
@@ -571,6 +580,7 @@ class _Body:
         out.pieces.extend(text.pieces)
         out.paragraphs.extend((s + shift, e + shift, ref, own) for s, e, ref, own in text.paragraphs)
         out.field_code.extend(k + i for i in text.field_code)
+        out.cells.extend((k + i, depth) for i, depth in text.cells)
         out.size += text.size
 
     @staticmethod

@@ -1,17 +1,30 @@
-"""Table rows written as tracked changes: a new row beside the reference row, or the row deleted.
+"""Tracked table rows (ECMA-376 Part 1, §17.13.5): the one writer of them, for row entries (a
+new row beside the reference row, or the row deleted) and for ``redline compare``'s inserted
+and deleted rows alike.
 
-An inserted row (ECMA-376 Part 1, §17.13.5.17) is ``w:trPr/w:ins`` *and* its contents marked:
-every run in ``w:ins``, every paragraph mark inserted (``w:pPr/w:rPr/w:ins``) -- the row mark
-alone is invisible to LibreOffice and pandoc, and its text would stay when rejected.  The new
-row copies the reference row's properties (``w:tblPrEx``, ``w:trPr`` less ``w:tblHeader``,
-``w:cnfStyle`` and revision records) and each cell's properties (``w:tcPr``: width, borders,
-shading, span), and each cell's paragraphs take the reference cell's first paragraph's
-properties and the run properties of its first run.  A deleted row is ``w:trPr/w:del`` with
-every run in ``w:del`` (``w:t`` -> ``w:delText``, ``w:instrText`` -> ``w:delInstrText``) and every
-paragraph mark deleted.  Untracked (``--no-track``) the row is added or removed outright.
+The row's own record (``w:trPr/w:ins``, "Inserted Table Row", §17.13.5.17; ``w:trPr/w:del``,
+"Deleted Table Row") "shall not imply any revision state about the table cells in this row or
+their contents", so the contents are marked too, as Word marks them: every run of an inserted
+row in ``w:ins`` and every paragraph mark inserted (``w:pPr/w:rPr/w:ins``); every run of a
+deleted row in ``w:del`` (``w:t`` -> ``w:delText``, ``w:instrText`` -> ``w:delInstrText``) and
+every mark deleted -- the row mark alone is invisible to LibreOffice and pandoc, and its text
+would stay when rejected.  A run with nothing in it is left unwrapped (LibreOffice reads an
+empty tracked run as a character).  Ids go in document order: the row's record, then each
+paragraph's mark and its runs.
 
-The pieces are small functions of elements (:func:`new_row`, :func:`delete_row_marks`) so a
-comparison could write rows with them too; :func:`write_row` is the writer's step.
+* :func:`mark_row_inserted`, :func:`mark_row_deleted` -- the marks, in place, on a row free of
+  revisions;
+* :func:`new_row` -- a row entry's new row, untracked: the reference row's properties
+  (``w:tblPrEx``, ``w:trPr`` less ``w:tblHeader``, ``w:cnfStyle`` and revision records) and
+  each cell's (``w:tcPr``: width, borders, shading, span), each cell's paragraphs taking the
+  reference cell's first paragraph's properties and the run properties of its first run;
+* :func:`row_copy` -- a row from another document made fit to insert: paragraph ids (which
+  must be unique) and range markup that names the other document's bookmarks and comments
+  left out;
+* :func:`row_obstacle` -- why a row cannot be written so (a nested table, merged cells, a
+  revision already in it, content that points into its own document's parts), or None;
+* :func:`write_row` -- the writer's step for a row entry.  Untracked (``--no-track``) the row
+  is added or removed outright.
 """
 
 from __future__ import annotations
@@ -24,19 +37,24 @@ from typing import Protocol
 from lxml import etree
 
 from ..match.rows import RowPlan, row_of
-from ..opc.namespaces import w
+from ..opc.namespaces import R_NS, w
 from ..read.view import DocumentView
+from .formatting import Revision
 from .options import WriteOptions, WriteResult
 from .renumber import Renumbering
 from .runs import mark_rpr, run_properties
 from .splice import Splice
 from .tree import remove
 
-__all__ = ["delete_row_marks", "new_row", "row_cells", "write_row"]
+__all__ = [
+    "mark_row_deleted", "mark_row_inserted", "new_row", "row_cells", "row_copy", "row_obstacle",
+    "write_row",
+]  # fmt: skip
 
 _TR, _TC, _P, _R, _T, _TBL = w("tr"), w("tc"), w("p"), w("r"), w("t"), w("tbl")
 _TR_PR, _TC_PR, _PPR, _RPR, _TBL_PR_EX = w("trPr"), w("tcPr"), w("pPr"), w("rPr"), w("tblPrEx")
 _INS, _DEL = w("ins"), w("del")
+_DEL_TEXT, _INSTR, _DEL_INSTR = w("delText"), w("instrText"), w("delInstrText")
 # What a copied row's, cell's or paragraph's properties leave out: revision records, table
 # style banding (stale in a new row), the header-row flag, section breaks, text frames (w:framePr:
 # a positioned frame of its own, not a cell's paragraph).
@@ -48,6 +66,26 @@ _PARA_DROPPED = frozenset(w(t) for t in ("cnfStyle", "sectPr", "pPrChange", "fra
 _MARK_DROPPED = frozenset(w(t) for t in ("ins", "del", "moveFrom", "moveTo", "rPrChange"))
 _EX_DROPPED = frozenset((w("tblPrExChange"),))
 _BLANK_LINES = re.compile(r"\n(?:[ \t\u00a0]*\n)+")
+_W14 = "http://schemas.microsoft.com/office/word/2010/wordml"
+_PARA_IDS = (f"{{{_W14}}}paraId", f"{{{_W14}}}textId")
+# CT_TrPr: the CT_TrPrBase choice first, then w:ins, w:del, w:trPrChange
+_AFTER_INS, _AFTER_DEL = frozenset((_DEL, w("trPrChange"))), frozenset((w("trPrChange"),))
+_REVISIONS = frozenset(
+    w(n) for n in (
+        "ins", "del", "moveFrom", "moveTo", "rPrChange", "pPrChange", "trPrChange", "tcPrChange",
+        "tblPrChange", "tblPrExChange", "sectPrChange", "cellIns", "cellDel", "cellMerge",
+        "numberingChange", "moveFromRangeStart", "moveToRangeStart", "customXmlInsRangeStart",
+        "customXmlDelRangeStart",
+    )
+)  # fmt: skip
+_FOREIGN = frozenset(
+    w(n) for n in (
+        "footnoteReference", "endnoteReference", "commentReference", "drawing", "pict", "object",
+        "altChunk", "subDoc",
+    )
+)  # fmt: skip
+_EMPTY = frozenset((_RPR, w("lastRenderedPageBreak")))
+_RANGES = frozenset(w(n) for n in ("bookmarkStart", "bookmarkEnd", "commentRangeStart", "commentRangeEnd"))
 
 
 class RowWriter(Protocol):
@@ -62,7 +100,9 @@ class RowWriter(Protocol):
 
     def _revision(self, tag: str) -> etree._Element: ...
 
-    def _new_runs(self, text: str, fmt: etree._Element | None) -> etree._Element: ...
+    def _new_runs(
+        self, text: str, fmt: etree._Element | None, track: bool | None = None
+    ) -> etree._Element: ...
 
     def _typeset(self, text: str, before: str) -> str: ...
 
@@ -87,21 +127,16 @@ def _pruned(el: etree._Element | None, dropped: frozenset[str]) -> etree._Elemen
 def new_row(
     row: etree._Element,
     cells: Sequence[str],
-    revision: Callable[[str], etree._Element] | None,
     runs: Callable[[str, etree._Element | None], etree._Element],
 ) -> etree._Element:
     """A new ``w:tr`` shaped as ``row`` holding ``cells`` (one text per cell; a line break
-    starts a new paragraph in the cell); ``revision(tag)`` makes our ``w:ins`` (None:
-    untracked), ``runs(text, fmt)`` the new runs (wrapped in ``w:ins`` when tracked)."""
+    starts a new paragraph in the cell), untracked (:func:`mark_row_inserted` marks it);
+    ``runs(text, fmt)`` makes the new runs (unwrapped)."""
     out = etree.Element(_TR)  # no attributes: w14:paraId and the rsids are the row's own
     ex = _pruned(row.find(_TBL_PR_EX), _EX_DROPPED)
     if ex is not None:
         out.append(ex)
     trpr = _pruned(row.find(_TR_PR), _ROW_DROPPED)
-    if revision is not None:
-        if trpr is None:
-            trpr = etree.Element(_TR_PR)
-        trpr.append(revision(_INS))  # (CT_TrPr: the base properties, then w:ins)
     if trpr is not None and len(trpr):
         out.append(trpr)
     for cell, text in zip(row_cells(row), cells, strict=True):
@@ -125,8 +160,6 @@ def new_row(
             p = etree.SubElement(tc, _P)
             if ppr is not None:
                 p.append(copy.deepcopy(ppr))
-            if revision is not None:
-                mark_rpr(p).insert(0, revision(_INS))
             if line:
                 p.append(runs(line, fmt if fmt is None or fmt.tag == _R else _as_run(fmt)))
         out.append(tc)
@@ -149,40 +182,86 @@ def _lines(text: str) -> list[str]:
     return text.split("\n") if text else [""]
 
 
-def delete_row_marks(row: etree._Element, revision: Callable[[str], etree._Element]) -> list[etree._Element]:
-    """Mark ``row`` deleted: ``w:trPr/w:del``, each stretch of sibling runs in one ``w:del``
-    (their text ``w:delText``, field code ``w:delInstrText``), each paragraph mark deleted.
-    Returns the ``w:del`` wrappers of the runs, in order."""
-    trpr = row.find(_TR_PR)
+def row_obstacle(tr: etree._Element, *, copied: bool) -> str | None:
+    """Why row ``tr`` cannot be marked inserted (``copied``: it comes from another document)
+    or deleted as a whole, or None."""
+    for el in tr.iter():
+        tag = el.tag
+        if not isinstance(tag, str):
+            continue
+        if tag == w("tbl"):
+            return "it holds a nested table"
+        if tag == w("vMerge"):
+            return "it holds vertically merged cells"
+        if tag in _REVISIONS:
+            return "it holds a tracked change already"
+        if copied and (tag in _FOREIGN or any(str(k).startswith(f"{{{R_NS}}}") for k in el.attrib)):
+            return "it holds a note, comment, drawing or link of its own document"
+    return None
+
+
+def row_copy(tr: etree._Element) -> etree._Element:
+    """A deep copy of ``tr`` with no paragraph ids and no bookmark or comment ranges."""
+    new = copy.deepcopy(tr)
+    for el in list(new.iter()):
+        if el.tag in _RANGES:
+            parent = el.getparent()
+            if parent is not None:
+                parent.remove(el)
+            continue
+        for key in _PARA_IDS:
+            if key in el.attrib:
+                del el.attrib[key]
+    return new
+
+
+def _tr_pr(tr: etree._Element) -> etree._Element:
+    trpr = tr.find(_TR_PR)
     if trpr is None:
-        trpr = etree.Element(_TR_PR)
-        ex = row.find(_TBL_PR_EX)
-        row.insert(row.index(ex) + 1 if ex is not None else 0, trpr)
-    change = trpr.find(w("trPrChange"))
-    if change is not None:
-        change.addprevious(revision(_DEL))
-    else:
-        trpr.append(revision(_DEL))
-    wrappers: list[etree._Element] = []
-    for p in list(row.iter(_P)):
-        last: etree._Element | None = None
-        for run in [r for r in p.iter(_R) if r.getparent() is not None]:
-            for t in run.iter(_T):
-                t.tag = w("delText")
-            for t in run.iter(w("instrText")):
-                t.tag = w("delInstrText")
-            if last is not None and last.getnext() is run:
-                wrapper = last.getparent()
-                assert wrapper is not None
-            else:
-                wrapper = revision(_DEL)
-                run.addprevious(wrapper)
-                wrappers.append(wrapper)
-            wrapper.append(run)
-            last = run
+        trpr = tr.makeelement(_TR_PR)
+        ex = tr.find(_TBL_PR_EX)
+        tr.insert(0 if ex is None else tr.index(ex) + 1, trpr)
+    return trpr
+
+
+def _own_runs(p: etree._Element) -> list[etree._Element]:
+    """The runs of paragraph ``p`` itself (not of a paragraph inside it, in a text box) that
+    hold something (LibreOffice reads an empty tracked run as a character)."""
+    return [r for r in p.iter(_R) if next(r.iterancestors(_P)) is p and any(c.tag not in _EMPTY for c in r)]
+
+
+def _mark_row(tr: etree._Element, tag: str, revision: Revision) -> None:
+    """``tr`` (free of revisions) marked ``tag`` (``w:ins`` / ``w:del``) whole: its row record
+    (CT_TrPr: before a later revision record), then, paragraph by paragraph, its mark's record
+    (CT_ParaRPr: ``w:ins`` before ``w:del``) and its runs, consecutive sibling runs in one."""
+    trpr = _tr_pr(tr)
+    later = _AFTER_INS if tag == _INS else _AFTER_DEL
+    at = next((i for i, c in enumerate(trpr) if c.tag in later), len(trpr))
+    trpr.insert(at, revision(tag))
+    for p in list(tr.iter(_P)):
         rpr = mark_rpr(p)
-        rpr.insert(sum(1 for c in rpr if c.tag == _INS), revision(_DEL))  # CT_ParaRPr: ins, del first
-    return wrappers
+        rpr.insert(0 if tag == _INS else sum(1 for c in rpr if c.tag == _INS), revision(tag))
+        group: etree._Element | None = None
+        for run in _own_runs(p):
+            if tag == _DEL:
+                for el in run.iter(_T, _INSTR):
+                    el.tag = _DEL_TEXT if el.tag == _T else _DEL_INSTR
+            if group is None or run.getprevious() is not group:
+                group = revision(tag)
+                run.addprevious(group)
+            group.append(run)
+
+
+def mark_row_inserted(tr: etree._Element, revision: Revision) -> None:
+    """``tr`` (free of revisions) an inserted row: its ``w:trPr/w:ins``, every paragraph mark
+    inserted, every run inserted."""
+    _mark_row(tr, _INS, revision)
+
+
+def mark_row_deleted(tr: etree._Element, revision: Revision) -> None:
+    """``tr`` (free of revisions) a deleted row: its ``w:trPr/w:del``, every paragraph mark
+    deleted, every run's text deleted."""
+    _mark_row(tr, _DEL, revision)
 
 
 def write_row(writer: RowWriter, edit_index: int, row_plan: RowPlan, rationale: str | None) -> None:
@@ -192,8 +271,9 @@ def write_row(writer: RowWriter, edit_index: int, row_plan: RowPlan, rationale: 
     row = row_of(view, first)
     assert row is not None
     writer.result.touched_parts.add(first.part)
-    if writer.splice is not None:
-        writer.splice.whole(first.part)  # a row is no paragraph: the part is serialised whole
+    table = row.getparent()
+    if writer.splice is not None and table is not None:
+        writer.splice.container(first.part, table)  # a row is no paragraph: its table is spliced
     numbering = writer._numbering
     track = writer.options.track
     revision = writer._revision if track else None
@@ -212,7 +292,7 @@ def write_row(writer: RowWriter, edit_index: int, row_plan: RowPlan, rationale: 
             if table is not None and table.find(_TR) is None:
                 remove(table, keep_tail=False)
         else:
-            delete_row_marks(row, writer._revision)
+            mark_row_deleted(row, writer._revision)
             for k in range(first.index, last.index + 1):
                 numbering.deleted_mark(view.paragraphs[k].element)
             # (no comment inside the row: LibreOffice keeps a deleted row holding one, empty, when
@@ -221,7 +301,9 @@ def write_row(writer: RowWriter, edit_index: int, row_plan: RowPlan, rationale: 
         return
     after = row_plan.action == "insert_row_after"
     cells = [writer._typeset(c, "") if c else c for c in row_plan.cells]
-    made = new_row(row, cells, revision, writer._new_runs)
+    made = new_row(row, cells, lambda text, fmt: writer._new_runs(text, fmt, track=False))
+    if revision is not None:
+        mark_row_inserted(made, revision)
     ref = last if after else first
     numbering.start_range([ref.index])
     numbering.follow(ref)
@@ -299,7 +381,7 @@ def _top(el: etree._Element, para: etree._Element) -> etree._Element:
     return el
 
 
-def _mark_references(row: etree._Element, revision: Callable[[str], etree._Element], tag: str) -> None:
+def _mark_references(row: etree._Element, revision: Revision, tag: str) -> None:
     """The comment reference runs in ``row`` marked as the row is (``w:ins`` / ``w:del``): an
     unmarked run keeps a rejected inserted (accepted deleted) row in LibreOffice, empty."""
     for ref in list(row.iter(w("commentReference"))):

@@ -12,9 +12,41 @@ side as an anchor.  After writing, :meth:`Splice.part` serialises only what lies
 pair of anchors now (new paragraphs included, removed ones gone) and copies every other byte
 of the part as it was.
 
-A stretch whose anchors are no longer where they were, a part the scanner could not place
-(the tree walk read it, or a line end was normalised inside it) or a second ``write`` on the
-same writer: the part is serialised whole, as before (``None``).
+The main part is not even parsed whole (issue 32): its tree is a skeleton whose paragraphs
+are parsed as they are asked for (:mod:`redline.read.partial`), and the stretches' paragraphs
+and anchors are parsed when :meth:`Splice.plan` notes them.  A change to more than paragraphs
+-- a table row added or removed (:mod:`redline.write.rows`) -- is a *container* stretch
+(:meth:`Splice.container`): the table itself, from its start tag to its end tag, found in the
+markup before its first paragraph and after its last; the paragraph stretches inside it go,
+and one beside it (anchored on it) joins it.  The read-back reads the window around it
+(:mod:`redline.write.readback`).  Every kind of change splices so: text edits, inserts,
+``format`` entries, rows, moves (both ends are planned ranges).
+
+Where a change cannot be spliced safely, the part is serialised whole (``None``), from a tree
+completed first (:meth:`redline.read.partial.Partial.complete`: every paragraph not parsed
+yet parsed from one whole parse), and read back in full:
+
+* a stretch whose anchors are no longer where they were (a paragraph joined into the next by
+  an untracked mark deletion took the anchor with it): what lies between cannot be told;
+* a part the scanner could not place (the tree walk read it, or a line end was normalised
+  inside it), or a header, footer or notes part (parsed whole: they are small);
+* a main part whose namespace declarations bind a prefix twice, a name to two prefixes, or
+  repeat one declaration (:func:`redline.read.partial.partial_tree`: a moved paragraph could
+  come out re-prefixed, or lose an inner declaration);
+* a table whose start or end tag cannot be read plainly from the markup around its
+  paragraphs (a comment or processing instruction there), or a container stretch that would
+  overlap a stretch it neither holds nor lies in;
+* decisions on others' revisions, comment replies and resolved threads, and the trees
+  ``compare`` writes: they walk whole story trees (:func:`redline.write.decisions.story_roots`),
+  so the trees are completed, and what they change is noted as whole parts when it is not a
+  paragraph (:attr:`redline.match.decisions.DecisionPlan.whole_parts`), as before;
+* anything that walks a whole tree (a new cross-reference bookmark's unique name, a move's
+  unique name, a field inside another): :func:`redline.opc.working.whole_root` completes the
+  tree first -- the output is the same, only the parse saved is lost;
+* a second ``write`` on the same writer.
+
+:func:`redline.read.partial.whole_parts` asks for the whole-part path everywhere (the oracle
+``tests/test_partial.py`` holds the spliced outputs to, byte for byte).
 """
 
 from __future__ import annotations
@@ -28,6 +60,8 @@ from lxml import etree
 
 from ..opc.working import WorkingCopy
 from ..opc.xmlparse import serialize
+from ..read.partial import ByteOffsets as ByteOffsets  # re-exported: the read-back walks bytes so too
+from ..read.partial import Partial, wholly
 from ..read.roles import RANGE_MARKUP
 from ..read.view import DocumentView, NodeMap
 
@@ -107,6 +141,42 @@ class Splice:
             if part not in whole and nodes is not None:
                 self._stretches[part] = _stretches(nodes, part, sorted(indices))
 
+    def container(self, part: str, el: etree._Element) -> None:
+        """``el`` (a table of ``part``, say) changes as a whole, more than its paragraphs (a
+        row added or removed): the stretch is ``el`` itself, from its start tag to its end
+        tag, and the paragraph stretches inside it go; the part is serialised whole when
+        ``el``'s place in the part's text cannot be found (see :func:`_element_span`)."""
+        stretches = self._stretches.get(part, [])
+        if stretches is None:
+            return
+        partial = self._nodes.partial(part) if self._nodes is not None else None
+        parent = el.getparent()
+        span = _element_span(partial, el) if partial is not None and parent is not None else None
+        if span is None or parent is None or partial is None:
+            self.whole(part)
+            return
+        start, end = span
+        if any(s.start <= start and s.end >= end and s.parent is parent for s in stretches):
+            return  # el is spliced already (a second row of the same table)
+        kept = [s for s in stretches if s.end <= start or s.start >= end]
+        inside = [s for s in stretches if s.start >= start and s.end <= end]
+        if len(kept) + len(inside) != len(stretches):
+            self.whole(part)
+            return
+        left, right = partial.solid(el.getprevious()), partial.solid(el.getnext())
+        kept.append(_Stretch(parent, left, right, start, end))
+        kept.sort(key=lambda s: s.start)
+        # a stretch whose anchor is el, or the stretch el anchors, joins el's: two stretches
+        # never share an element (what is put beside it would be written twice)
+        merged: list[_Stretch] = []
+        for s in kept:
+            last = merged[-1] if merged else None
+            if last is not None and last.parent is s.parent and (last.right is el or s.left is el):
+                last.right, last.end = s.right, s.end
+            else:
+                merged.append(s)
+        self._stretches[part] = merged
+
     def whole(self, part: str) -> None:
         """``part`` changed outside the noted paragraphs: serialise it whole."""
         self._stretches[part] = None
@@ -119,6 +189,8 @@ class Splice:
         """``part`` as it is now: the noted stretches serialised, every other byte of the
         original copied (None when the part has to be serialised whole)."""
         self.spliced.pop(part, None)
+        if wholly():
+            return None
         stretches = self._stretches.get(part)
         layout = self._nodes.layout(part) if self._nodes is not None else None
         if not stretches or layout is None:
@@ -147,27 +219,72 @@ class Splice:
         return b"".join(out)
 
 
-class ByteOffsets:
-    """Character offsets of a part's decoded text (from the root's start tag on) as offsets
-    into its UTF-8 bytes, asked for in increasing order: a byte that is not a continuation
-    byte (10xxxxxx) starts a character, so the walk counts the continuation bytes of each
-    stretch it passes, at C speed, instead of decoding or keeping the text."""
+_TAG = re.compile(rb"""<(/?)([^\s/>!?]+)(?:[^>"']|"[^"]*"|'[^']*')*?(/?)>""")
 
-    _NOT_CONTINUATION = bytes(range(0x80)) + bytes(range(0xC0, 0x100))
 
-    def __init__(self, data: bytes, char: int, byte: int) -> None:
-        self._data = data
-        self._char, self._byte = char, byte  # the character that starts at this byte
+def _element_span(partial: Partial, el: etree._Element) -> tuple[int, int] | None:
+    """Where ``el`` lies in the part's text, as characters (its start tag; after its end
+    tag), found from the units it holds: its start tag is the one open in the markup before
+    its first unit as many levels up as ``el`` stands above that unit's paragraph, its end
+    tag the one closed so in the markup after its last unit.  None: ``el`` holds no unit,
+    or that markup is not plain tags."""
+    units = partial.units_in(el)
+    if not units:
+        return None
+    first, last = units[0], units[-1]
+    data = partial.data
+    levels = 0
+    node: etree._Element | None = partial.unit(first)
+    while node is not None and node is not el:
+        node = node.getparent()
+        levels += 1
+    if node is None:
+        return None
+    # the start tag: in the markup between the unit before and the first unit
+    lo = partial.byte_ends[first - 1] if first > 0 else partial.root_bytes
+    hi = partial.byte_starts[first]
+    opened: list[tuple[int, bytes]] = []
+    for m in _TAG.finditer(data, lo, hi):
+        if m.group(3):
+            continue
+        if m.group(1):
+            if not opened:
+                return None
+            opened.pop()
+        else:
+            opened.append((m.start(), m.group(2)))
+    if not _plain(data, lo, hi) or len(opened) < levels:
+        return None
+    begin, name = opened[-levels]
+    # the end tag: in the markup between the last unit and the next
+    lo = partial.byte_ends[last]
+    hi = partial.byte_starts[last + 1] if last + 1 < len(partial.byte_starts) else len(data)
+    if not _plain(data, lo, hi):
+        return None
+    depth = 0
+    end = -1
+    for m in _TAG.finditer(data, lo, hi):
+        if m.group(3):
+            continue
+        if not m.group(1):
+            depth += 1
+        elif depth:
+            depth -= 1
+        else:
+            levels -= 1
+            if levels == 0:
+                if m.group(2) != name:
+                    return None
+                end = m.end()
+                break
+    if end < 0:
+        return None
+    return partial.char_of(begin, first), partial.char_of(end, last + 1)
 
-    def of(self, char: int) -> int:
-        data, b, k = self._data, self._byte, self._char
-        while k < char:  # k: characters whose first byte is before b
-            step = char - k
-            b, k = b + step, k + step - len(data[b : b + step].translate(None, self._NOT_CONTINUATION))
-        while b < len(data) and 0x80 <= data[b] < 0xC0:  # b was inside the last character
-            b += 1
-        self._char, self._byte = char, b
-        return b
+
+def _plain(data: bytes, lo: int, hi: int) -> bool:
+    """No comment, CDATA section or processing instruction in ``data[lo:hi]``."""
+    return data.find(b"<!", lo, hi) < 0 and data.find(b"<?", lo, hi) < 0
 
 
 def _stretches(nodes: NodeMap, part: str, indices: list[int]) -> list[_Stretch] | None:
@@ -177,6 +294,8 @@ def _stretches(nodes: NodeMap, part: str, indices: list[int]) -> list[_Stretch] 
     layout = nodes.layout(part)
     if layout is None:
         return None
+    partial = nodes.partial(part)
+    solid = partial.solid if partial is not None else _same
     out: list[_Stretch] = []
     last_el: etree._Element | None = None
     last_i = -2
@@ -188,12 +307,16 @@ def _stretches(nodes: NodeMap, part: str, indices: list[int]) -> list[_Stretch] 
         if out and last_i == i - 1 and _markup_between(last_el, el):
             stretch = out[-1]
         else:
-            stretch = _Stretch(parent, el.getprevious(), None, layout.starts[i], 0)
+            stretch = _Stretch(parent, solid(el.getprevious()), None, layout.starts[i], 0)
             out.append(stretch)
-        stretch.right = el.getnext()
+        stretch.right = solid(el.getnext())
         stretch.end = layout.ends[i]
         last_el, last_i = el, i
     return out
+
+
+def _same(node: etree._Element | None) -> etree._Element | None:
+    return node
 
 
 def _markup_between(first: etree._Element | None, second: etree._Element) -> bool:

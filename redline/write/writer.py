@@ -687,7 +687,9 @@ class Writer:
         if self.room < 0:
             raise MarkupOverflow()
 
-    def _new_runs(self, text: str, fmt: etree._Element | None) -> etree._Element:
+    def _new_runs(self, text: str, fmt: etree._Element | None, track: bool | None = None) -> etree._Element:
+        """New runs of ``text`` formatted as ``fmt``, in our ``w:ins`` when tracked (``track``:
+        the options' unless said: a new table row is marked whole, redline.write.rows)."""
         run = etree.Element(_R)
         rpr = run_properties(fmt)
         if rpr is not None:
@@ -702,7 +704,7 @@ class Writer:
                 t = etree.SubElement(run, _T)
                 t.text = part
                 preserve_text(t, part)
-        if not self.options.track:
+        if not (self.options.track if track is None else track):
             return run
         wrapper = self._revision(_INS)
         wrapper.append(run)

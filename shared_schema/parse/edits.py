@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ..construct import construct
 from ..models import (
     Edit,
     EditBatch,
@@ -164,12 +165,12 @@ def _entries(
     invalid: list[InvalidEntry] = []
     for index, entry in enumerate(reading.entries):
         if index >= limit:
-            invalid.append(InvalidEntry(index=index, reason=beyond(index)))
+            invalid.append(construct(InvalidEntry, {"index": index, "reason": beyond(index)}))
             continue
         notes: list[str] = []
         result = read(entry, notes)
         if isinstance(result, str):
-            invalid.append(InvalidEntry(index=index, reason=result, raw=_raw(entry)))
+            invalid.append(construct(InvalidEntry, {"index": index, "reason": result, "raw": _raw(entry)}))
         else:
             kept.append((index, result))
             tally.count(notes)
@@ -187,7 +188,10 @@ def _edit_batch(reading: _Reading, tally: _Tally, limits: ParseLimits) -> EditBa
         _read_edit,
     )
     placed = [edit.placed(index) for index, edit in edits]
-    return EditBatch(edits=placed, invalid=invalid, notes=tally.render(), revision=reading.extra)
+    # (made as validation would make them: the entries are checked, one by one, above)
+    return construct(
+        EditBatch, {"edits": placed, "invalid": invalid, "notes": tally.render(), "revision": reading.extra}
+    )
 
 
 def _read_edit(entry: Any, notes: list[str]) -> Edit | str:

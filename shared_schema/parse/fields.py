@@ -14,14 +14,17 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..construct import edit as checked_edit
 from ..models import MAX_SECTION, Edit
 from .extract import _HugeNumber, _kind, _show, _unsafe_reason
 
 
 def build_edit(**fields: Any) -> Edit | str:
-    """The :class:`Edit` of these fields, or pydantic's refusal of them as the entry's reason."""
+    """The :class:`Edit` of these fields (constructed without building pydantic's validator when
+    every value passes its rules: :func:`shared_schema.construct.edit`), or pydantic's refusal of
+    them as the entry's reason."""
     try:
-        return Edit(**fields)
+        return checked_edit(Edit, fields)
     except ValidationError as err:
         return validation_reason(err)
 

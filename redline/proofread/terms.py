@@ -1,0 +1,842 @@
+"""The defined-terms findings: terms used but never defined, definitions never used, terms defined
+twice, and multi-word defined terms written in lower case -- each where a lawyer finds it, with
+the reply entry that repairs it where one repair is clear.
+
+One pass over the view's words does it all.  The definitions (:mod:`.definitions`) are indexed
+once by their first word -- with the forms a use may take: the plural ("Affiliates",
+"Parties"), the possessive ("Customer's", "Parties'"), the singular of a plural term, the term in
+capitals -- and every word of every paragraph is looked up there: a dictionary probe per word,
+whatever the number of terms, so a 300-page contract checks in about the time its view takes.
+The same pass gathers the runs of capitalised words (the candidates for an undefined term) and
+the document's own lower-case vocabulary, which the candidates are judged by afterwards.
+
+What counts as an **undefined term** is deliberately narrow (a report a lawyer must wade
+through is worse than none): two or more capitalised words, not at a sentence's start (there
+the first word is left out), after a determiner, a number or a possessive ("the Licensed
+Software", "ten (10) Business Days"), each of them a word the document also writes in lower case
+(so names -- "Harbor Point Center", "State of California" -- are not terms), in a document that
+defines at least :data:`MIN_DEFINITIONS` terms; never inside quotes, in a heading or a line that
+reads as a title, in a clause's run-in heading, as the name before a definition or an acronym in
+brackets, with a month, a day or the name of a statute in it, or containing a defined term.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import TYPE_CHECKING, Final
+
+from ..match.locate import Locator
+from ..read.sections import place, typed_number
+from .definitions import Definition, Form, clean_term, definitions, quoted_spans
+from .findings import Finding, Kind, Place
+
+if TYPE_CHECKING:
+    from ..read.view import DocumentView, Paragraph
+
+MIN_DEFINITIONS: Final = 3  # definitions a document needs before a capitalised phrase is a term
+MAX_RELATED: Final = 10  # other places listed with a finding
+MAX_WINDOW_WORDS: Final = 12  # words either side a fix's anchor may take to be unique
+CHECKED_STORIES: Final = frozenset({"body", "footnote", "endnote"})  # where findings are reported
+
+_WORD: Final = re.compile(r"[^\W_]+(?:[’'\-][^\W_]+)*")
+_SPACE: Final = re.compile(r"[ \u00a0\u2009\u202f]+")
+_CONNECTORS: Final = frozenset({"of", "and", "&", "for", "the", "to", "in", "on", "or"})
+_DETERMINERS: Final = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "any",
+        "each",
+        "every",
+        "all",
+        "such",
+        "no",
+        "its",
+        "their",
+        "his",
+        "her",
+        "our",
+        "your",
+        "this",
+        "that",
+        "these",
+        "those",
+        "other",
+        "another",
+        "either",
+        "neither",
+        "same",
+        "said",
+        "relevant",
+        "applicable",
+    ]
+)
+_MONTHS_DAYS: Final = frozenset(
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    ]
+)
+# Words that make a capitalised phrase a name (of a law, a body, a place, a company), not a term.
+_NAME_WORDS: Final = frozenset(
+    [
+        "act",
+        "acts",
+        "code",
+        "regulation",
+        "regulations",
+        "directive",
+        "convention",
+        "treaty",
+        "statute",
+        "statutes",
+        "order",
+        "rules",
+        "constitution",
+        "inc",
+        "ltd",
+        "limited",
+        "llc",
+        "llp",
+        "plc",
+        "corporation",
+        "corp",
+        "company",
+        "gmbh",
+        "bank",
+        "court",
+        "courts",
+        "state",
+        "states",
+        "united",
+        "kingdom",
+        "republic",
+        "county",
+        "city",
+        "street",
+        "avenue",
+        "road",
+        "province",
+        "federal",
+        "government",
+        "university",
+        "commission",
+        "department",
+        "ministry",
+        "agency",
+        "union",
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "version",
+    ]
+)
+_REFERENCE_WORDS: Final = frozenset(
+    [
+        "clause",
+        "clauses",
+        "section",
+        "sections",
+        "article",
+        "articles",
+        "schedule",
+        "schedules",
+        "annex",
+        "annexes",
+        "annexure",
+        "exhibit",
+        "exhibits",
+        "appendix",
+        "appendices",
+        "part",
+        "parts",
+        "paragraph",
+        "paragraphs",
+        "item",
+        "attachment",
+        "recital",
+        "recitals",
+        "page",
+    ]
+)
+_SPLITTERS: Final = _CONNECTORS - {"of", "&"}  # words that join two phrases, not a term's words
+_INCORPORATES: Final = re.compile(
+    r"\b(?:capitali[sz]ed\s+terms|defined\s+terms|variables|terms)\b[^.;]{0,150}?\b(?:have|has|bear|shall\s+have|"
+    r"will\s+have)\s+the\s+(?:respective\s+)?meanings?\b[^.;]{0,60}?\b(?:given|set\s+(?:forth|out)|ascribed|"
+    r"assigned|defined|provided)\b",
+    re.IGNORECASE,
+)
+_UP = "A-Z\u00c0-\u00d6\u00d8-\u00de\u0391-\u03a9\u0401\u0410-\u042f"
+_LO = "a-z\u00df-\u00f6\u00f8-\u00ff\u03b1-\u03c9\u0430-\u044f\u0451"
+_CAPITALISED = rf"[{_UP}][^\W_]*[{_LO}][^\W_]*(?:[\u2019'\-][^\W_]+)*"  # not ALL CAPS
+# Two or more capitalised words with spaces between them (and joining words among them).
+_RUN: Final = re.compile(
+    rf"(?<![^\W_\u2019'\-]){_CAPITALISED}(?:[ \u00a0](?:(?:of|and|for|the|to|in|on|or)[ \u00a0])*"
+    rf"{_CAPITALISED})+(?![^\W_])"
+)
+# A word that begins with a capital (ALL CAPS too): where a term's use may begin.
+_CAPITAL_WORD: Final = re.compile(rf"(?<![^\W_\u2019'\-])[{_UP}][^\W_]*(?:[\u2019'\-][^\W_]+)*")
+_RUN_IN: Final = re.compile(r"\s*[^.:\n]{1,120}[.:]\s")  # "Initial Term. The term ..."
+_SENTENCE_END: Final = frozenset(".!?:;\t\n•")
+_APOSTROPHES: Final = str.maketrans({"'": "’", "\u00a0": " "})
+
+
+def term_findings(view: DocumentView) -> list[Finding]:
+    """Every defined-terms finding of ``view``: ``undefined_term``, ``unused_definition``,
+    ``duplicate_definition``, ``lowercase_defined_term``, in document order within each kind."""
+    return _Check(view, definitions(view)).run()
+
+
+def key_of(text: str) -> str:
+    """A term as compared: apostrophes one kind, spaces single, none around a slash."""
+    key = _SPACE.sub(" ", text.translate(_APOSTROPHES)).strip()
+    return key.replace("/ ", "/").replace(" /", "/") if "/" in key else key
+
+
+def use_forms(term: str) -> dict[str, str]:
+    """Every form a use of ``term`` may take (as :func:`key_of` keys) -> the form as the term
+    spells it: itself, its plural, its possessives, and the singular of a plural term."""
+    key = key_of(term)
+    words = list(_WORD.finditer(key))
+    if not words:
+        return {}
+    last = words[-1].group(0)
+    stem = key[: words[-1].start()]
+    tail = key[words[-1].end() :]
+    forms = {last, last + "s", last + "es"}
+    if last.endswith("y") and len(last) > 2 and last[-2] not in "aeiou":
+        forms.add(last[:-1] + "ies")
+    if last.endswith("ies") and len(last) > 4:
+        forms.add(last[:-3] + "y")
+    elif last.endswith("s") and not last.endswith("ss") and len(last) > 3:
+        forms.add(last[:-1])
+    out: dict[str, str] = {}
+    for form in list(forms):
+        for possessive in (form, form + "’s", form + "’" if form.endswith("s") else form):
+            out[stem + possessive + tail] = stem + possessive + tail
+    out[key] = key
+    return out
+
+
+@dataclass(slots=True)
+class _Term:
+    key: str
+    definitions: list[Definition]
+    uses: list[tuple[int, int]] = field(default_factory=list)  # (paragraph, start)
+    weak_uses: int = 0  # in lower case (each its own finding)
+
+
+@dataclass(slots=True)
+class _Candidate:
+    text: str
+    places: list[tuple[int, int, int]] = field(default_factory=list)  # paragraph, start, end
+    determined: bool = False  # once after a determiner, a number or a possessive
+
+
+class _Check:
+    def __init__(self, view: DocumentView, defs: list[Definition]) -> None:
+        self.view = view
+        self.defs = defs
+        self.terms: dict[str, _Term] = {}
+        for d in defs:
+            key = key_of(d.term)
+            entry = self.terms.get(key)
+            if entry is None:
+                entry = self.terms[key] = _Term(key, [])
+            entry.definitions.append(d)
+        # the index: form -> (term key, the form as the term spells it)
+        self.exact: dict[str, str] = {}
+        self.upper: dict[str, str] = {}
+        self.folded: dict[str, tuple[str, str]] = {}
+        self.first: dict[str, set[int]] = defaultdict(set)  # first word -> lengths in words
+        self.first_upper: dict[str, set[int]] = defaultdict(set)
+        self.first_folded: dict[str, set[int]] = defaultdict(set)
+        exact_terms = set(self.terms)
+        self.weak: dict[str, str] = {}  # a one-word term's forms in lower case -> the term
+        for key in sorted(self.terms, key=len):
+            multi = len(_WORD.findall(key)) > 1
+            forms = use_forms(key)
+            if _sentence_case(key):
+                # "Accessory dwelling unit" means ...: the capital is the sentence's; a use is
+                # written in lower case.
+                forms.update({f[0].lower() + f[1:]: f[0].lower() + f[1:] for f in list(forms)})
+                multi = False
+            elif not multi:
+                for form in forms:
+                    self.weak.setdefault(form.lower(), key)
+            for form, spelled in forms.items():
+                if form in exact_terms and form != key:
+                    continue  # another term's own spelling wins over a form of this one
+                words = _WORD.findall(form)
+                if not words:
+                    continue
+                self.exact.setdefault(form, key)
+                self.first[words[0]].add(len(words))
+                if any(c.islower() for c in form):
+                    self.upper.setdefault(form.upper(), key)
+                    self.first_upper[words[0].upper()].add(len(words))
+                if multi and any(c.isupper() for c in form):
+                    self.folded.setdefault(form.casefold(), (key, spelled))
+                    self.first_folded[words[0].casefold()].add(len(words))
+        self.first_low = {w for w in self.first if not w[:1].isupper()}
+        self.longest = max(
+            (n for lengths in (*self.first.values(), *self.first_folded.values()) for n in lengths), default=1
+        )
+        self.defs_by_paragraph: dict[int, list[Definition]] = defaultdict(list)
+        for d in defs:
+            self.defs_by_paragraph[d.paragraph].append(d)
+        self.vocabulary: set[str] = set()
+        self.known: set[str] = set()
+        self.candidates: dict[str, _Candidate] = {}
+        self.lowercase: list[tuple[Paragraph, int, int, str, str]] = []  # para, start, end, key, spelling
+        self._locator: Locator | None = None
+
+    # -- the pass -----------------------------------------------------------------------------
+    def run(self) -> list[Finding]:
+        view = self.view
+        self.vocabulary = {w for w in set(_WORD.findall(view.text)) if w.islower()}
+        for form, key in self.weak.items():
+            if form in self.vocabulary:
+                self.terms[key].weak_uses += 1
+        for para in view.paragraphs:
+            self._paragraph(para)
+        out: list[Finding] = []
+        out += self._undefined()
+        out += self._unused()
+        out += self._duplicates()
+        out += self._lowercase()
+        return out
+
+    def _paragraph(self, para: Paragraph) -> None:
+        view = self.view
+        ptext = view.text[para.start : para.end]
+        words = _WORD.findall(ptext)
+        if not words:
+            return
+        checked = para.story in CHECKED_STORIES
+        here = self.defs_by_paragraph.get(para.index, ())
+        defining = any(d.form in (Form.MEANS, Form.ENTRY, Form.BOLD) for d in here)
+        title_like = _title_like(ptext, words)
+        folding = checked and not title_like and not defining and bool(self.first_folded)
+        quoted = _quoted_ranges(ptext) if checked else []
+        skip_to = self._run_in_heading(para, ptext) if checked else 0
+        matched: list[tuple[int, int]] = []  # the spans where a defined term is used
+        first, first_upper, first_folded = self.first, self.first_upper, self.first_folded
+        # where a term may begin: a capitalised word that begins one, or (rarer) a word in lower
+        # case that begins a term's lower-case form
+        at = [
+            m.start()
+            for m in _CAPITAL_WORD.finditer(ptext)
+            if m.group(0) in first or m.group(0) in first_upper
+        ]
+        low = (not self.first_low.isdisjoint(words)) or (
+            folding and not first_folded.keys().isdisjoint(_WORD.findall(ptext.casefold()))
+        )
+        if low:
+            at += [
+                m.start()
+                for m in _WORD.finditer(ptext)
+                if m.group(0) in self.first_low or (folding and m.group(0).casefold() in first_folded)
+            ]
+            at = sorted(set(at))
+        if at:
+            own = [(d.span[0] - para.start, d.span[1] - para.start, key_of(d.term)) for d in here]
+            done = 0  # characters before it are part of a match
+            for pos in at:
+                if pos < done:
+                    continue
+                spans = [m.span() for m in islice(_WORD.finditer(ptext, pos), self.longest)]
+                tok = ptext[spans[0][0] : spans[0][1]]
+                step = 0
+                lengths = first.get(tok)
+                if lengths:
+                    step = self._match(para, ptext, spans, 0, lengths, self.exact, own)
+                if not step and tok.isupper() and len(tok) > 1:
+                    lengths = first_upper.get(tok)
+                    if lengths:
+                        step = self._match(para, ptext, spans, 0, lengths, self.upper, own)
+                if not step and folding:
+                    lengths = first_folded.get(tok.casefold())
+                    if lengths:
+                        step = self._match_folded(para, ptext, spans, 0, lengths, quoted, skip_to)
+                if step:
+                    matched.append((spans[0][0], spans[step - 1][1]))
+                    done = spans[step - 1][1]
+        if not checked:
+            return
+        for run in _RUN.finditer(ptext):
+            s, e = run.span()
+            phrase = run.group(0)
+            if title_like:
+                self.known.add(key_of(phrase).casefold())
+                continue
+            tokens = [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(ptext, s, e)]
+            if any(t[2].casefold().removesuffix("’s") in _NAME_WORDS for t in tokens):
+                continue  # "the Health Insurance Portability and Accountability Act"
+            # its parts between "and", "or", "for", ...: "Increased Claims or Unlimited Claims"
+            k = 0
+            for j in range(len(tokens) + 1):
+                if j == len(tokens) or tokens[j][2] in _SPLITTERS:
+                    a, b = (tokens[k][0], tokens[j - 1][1]) if j - 1 >= k else (0, 0)
+                    if j - 1 >= k and not (matched and any(x < b and a < y for x, y in matched)):
+                        self._candidate(para, ptext, tokens, k, j - 1, quoted, skip_to)
+                    k = j + 1  # (a part holding a defined term is no candidate)
+
+    def _match(
+        self,
+        para: Paragraph,
+        ptext: str,
+        spans: list[tuple[int, int]],
+        i: int,
+        lengths: set[int],
+        index: dict[str, str],
+        own: list[tuple[int, int, str]],
+    ) -> int:
+        n = len(spans)
+        for size in sorted(lengths, reverse=True):
+            if i + size > n:
+                continue
+            s, e = spans[i][0], spans[i + size - 1][1]
+            key = index.get(key_of(ptext[s:e]))
+            if key is None:
+                continue
+            if any(a <= s and e <= b and k == key for a, b, k in own):
+                return size  # the term where it is defined: no use of itself
+            self.terms[key].uses.append((para.index, para.start + s))
+            return size
+        return 0
+
+    def _match_folded(
+        self,
+        para: Paragraph,
+        ptext: str,
+        spans: list[tuple[int, int]],
+        i: int,
+        lengths: set[int],
+        quoted: list[tuple[int, int]],
+        skip_to: int,
+    ) -> int:
+        n = len(spans)
+        for size in sorted(lengths, reverse=True):
+            if size < 2 or i + size > n:
+                continue
+            s, e = spans[i][0], spans[i + size - 1][1]
+            written = ptext[s:e]
+            found = self.folded.get(key_of(written).casefold())
+            if found is None:
+                continue
+            key, spelled = found
+            if key_of(written) == spelled or written.isupper():
+                return 0
+            term = self.terms[key]
+            if (
+                s < skip_to
+                or _inside(quoted, s, e)
+                or not _lower_after_first(written, spelled)
+                or any(d.paragraph == para.index for d in term.definitions)
+            ):
+                term.weak_uses += 1
+                return size
+            term.weak_uses += 1
+            self.lowercase.append((para, para.start + s, para.start + e, key, spelled))
+            return size
+        return 0
+
+    def _run_in_heading(self, para: Paragraph, ptext: str) -> int:
+        """Where a clause's run-in heading ("Initial Term. The term of ...") ends, else 0."""
+        if not para.heads:
+            return 0
+        m = _RUN_IN.match(ptext)
+        if m is None:
+            return 0
+        heading = ptext[: m.end()].strip().rstrip(".:").strip()
+        if not _title_like(heading, _WORD.findall(heading)):
+            return 0
+        self.known.add(key_of(heading).casefold())
+        return m.end()
+
+    def _candidate(
+        self,
+        para: Paragraph,
+        ptext: str,
+        tokens: list[tuple[int, int, str]],
+        a: int,
+        b: int,
+        quoted: list[tuple[int, int]],
+        skip_to: int,
+    ) -> None:
+        start = tokens[a][0]
+        determined = False
+        if _at_sentence_start(ptext, start):
+            determined = tokens[a][2].casefold() in _DETERMINERS
+            a += 1
+            while a <= b and tokens[a][2].casefold() in _CONNECTORS:
+                a += 1
+        if b - a < 1:
+            return
+        s, e = tokens[a][0], tokens[b][1]
+        phrase = key_of(ptext[s:e])
+        folded = phrase.casefold()
+        if s < skip_to or _inside(quoted, s, e):
+            self.known.add(folded)
+            return
+        after = ptext[e : e + 4].lstrip(" ,")
+        if after.startswith("("):
+            close = ptext.find(")", e)
+            inside = ptext[ptext.find("(", e) + 1 : close] if close > 0 else ""
+            if inside and (inside.strip()[:1] in "\"“‘«'" or inside.strip().isupper()):
+                self.known.add(folded)  # the name before its definition or its acronym
+                return
+        if not determined:
+            determined = _determined(ptext, tokens[a][0])
+        group = _singular(folded)  # "Applicable Law" and "Applicable Laws" are one term
+        found = self.candidates.get(group)
+        if found is None:
+            found = self.candidates[group] = _Candidate(phrase)
+        if len(found.places) < MAX_RELATED + 1:
+            found.places.append((para.index, para.start + s, para.start + e))
+        found.determined = found.determined or determined
+
+    # -- the findings --------------------------------------------------------------------------
+    def _place(self, paragraph: int, text: str) -> Place:
+        para = self.view.paragraphs[paragraph]
+        return Place(paragraph, para.label, para.section, text)
+
+    def _where(self, paragraph: int) -> str:
+        para = self.view.paragraphs[paragraph]
+        return place(para.section, paragraph, para.story)
+
+    def _undefined(self) -> list[Finding]:
+        if len(self.terms) < MIN_DEFINITIONS:
+            return []
+        # "Capitalised terms not defined here have the meanings given in the Agreement": the
+        # document's terms may be defined in another; only a misspelt defined term is reported.
+        elsewhere = _INCORPORATES.search(self.view.text) is not None
+        out: list[Finding] = []
+        vocabulary = self.vocabulary
+        for cand in self.candidates.values():
+            folded = cand.text.casefold()
+            if folded in self.known or folded in self.folded:
+                continue
+            near = self._near(cand.text)  # a misspelt defined term is one, wherever it stands
+            if near is None and not cand.determined:
+                continue
+            words = _WORD.findall(cand.text)
+            content = [w for w in words if w.casefold() not in _CONNECTORS]
+            if any(
+                w.casefold().removesuffix("’s") in _NAME_WORDS | _MONTHS_DAYS
+                or w.casefold() in _REFERENCE_WORDS
+                for w in content
+            ):
+                continue
+            if near is None and not all(_in_vocabulary(w, vocabulary) for w in content):
+                continue
+            first, *others = cand.places
+            if elsewhere and near is None:
+                continue
+            message = (
+                f"\u201c{cand.text}\u201d is used as a defined term but is not defined in this document."
+            )
+            fix = None
+            if near is not None:
+                message = message[:-1] + f"; the document defines \u201c{near}\u201d."
+                fix = self._replace_all(cand.text, near)
+            out.append(
+                Finding(
+                    Kind.UNDEFINED_TERM,
+                    message,
+                    self._place(first[0], cand.text),
+                    tuple(self._place(p, cand.text) for p, _, _ in others[:MAX_RELATED]),
+                    fix,
+                )
+            )
+        out.sort(key=lambda f: f.place.paragraph)
+        return out
+
+    def _near(self, phrase: str) -> str | None:
+        """The one defined term ``phrase`` is a misspelling of (two letters apart at most)."""
+        words = len(_WORD.findall(phrase))
+        folded = phrase.casefold()
+        found = [
+            term
+            for term in self.terms
+            if len(_WORD.findall(term)) == words
+            and abs(len(term) - len(phrase)) <= 2
+            and _distance(term.casefold(), folded, 2) <= 2
+        ]
+        return found[0] if len(found) == 1 else None
+
+    def _unused(self) -> list[Finding]:
+        out: list[Finding] = []
+        # Terms defined together ("Statement of Work" or "SOW" means ...) are one definition:
+        # a use of either is a use of both.
+        together: dict[int, list[str]] = defaultdict(list)
+        for d in self.defs:
+            if d.form is Form.MEANS:
+                together[d.paragraph].append(key_of(d.term))
+        for term in self.terms.values():
+            if term.weak_uses or not term.key[:1].isupper():
+                continue  # a term defined in lower case ("you") is an ordinary word as well
+            for d in term.definitions:
+                if d.form is Form.MEANS and any(
+                    self.terms[k].uses or self.terms[k].weak_uses
+                    for k in together[d.paragraph]
+                    if k != term.key
+                ):
+                    continue
+                if any(u[0] in d.scope if d.scope is not None else True for u in term.uses):
+                    continue
+                where = f"in {d.scope.title}" if d.scope is not None else "anywhere in the document"
+                out.append(
+                    Finding(
+                        Kind.UNUSED_DEFINITION,
+                        f"\u201c{d.term}\u201d is defined here but not used {where}.",
+                        self._place(d.paragraph, d.term),
+                    )
+                )
+        out.sort(key=lambda f: f.place.paragraph)
+        return out
+
+    def _duplicates(self) -> list[Finding]:
+        out: list[Finding] = []
+        for term in self.terms.values():
+            seen: list[Definition] = []
+            for d in term.definitions:
+                earlier = next((x for x in seen if x.scope == d.scope and x.paragraph != d.paragraph), None)
+                if earlier is not None:
+                    out.append(
+                        Finding(
+                            Kind.DUPLICATE_DEFINITION,
+                            f"\u201c{d.term}\u201d is defined again here; it is already defined at "
+                            f"{self._where(earlier.paragraph)}.",
+                            self._place(d.paragraph, d.term),
+                            (self._place(earlier.paragraph, earlier.term),),
+                        )
+                    )
+                else:
+                    seen.append(d)
+        out.sort(key=lambda f: f.place.paragraph)
+        return out
+
+    def _lowercase(self) -> list[Finding]:
+        out: list[Finding] = []
+        taken: dict[int, int] = {}  # paragraph -> where the last fix's anchor ends
+        for para, start, end, key, spelled in self.lowercase:
+            written = self.view.text[start:end]
+            definition = self.terms[key].definitions[0]
+            fix = self._case_fix(para, start, end, spelled, taken)
+            out.append(
+                Finding(
+                    Kind.LOWERCASE_DEFINED_TERM,
+                    f"\u201c{written}\u201d is written in lower case, but \u201c{definition.term}\u201d "
+                    f"is a defined term ({self._where(definition.paragraph)}): use the defined term, "
+                    "or reword if the ordinary meaning is intended.",
+                    self._place(para.index, written),
+                    (self._place(definition.paragraph, definition.term),),
+                    fix,
+                )
+            )
+        return out
+
+    # -- fixes ----------------------------------------------------------------------------------
+    @property
+    def locator(self) -> Locator:
+        if self._locator is None:
+            self._locator = Locator(self.view)
+        return self._locator
+
+    def _case_fix(
+        self, para: Paragraph, start: int, end: int, spelled: str, taken: dict[int, int]
+    ) -> dict[str, object] | None:
+        """An edit replacing the lower-case words at [start, end) with ``spelled``, its anchor
+        widened word by word until it occurs once in the document (and clear of the previous
+        fix's anchor in the same paragraph)."""
+        text = self.view.text
+        floor = max(para.start, taken.get(para.index, para.start))
+        words = [(m.start(), m.end()) for m in _WORD.finditer(text, para.start, para.end)]
+        left = [w for w in words if w[1] <= start and w[0] >= floor]
+        right = [w for w in words if w[0] >= end]
+        lo, hi = start, end
+        written = key_of(text[start:end])
+        for step in range(MAX_WINDOW_WORDS + 1):
+            anchor = text[lo:hi]
+            if self.locator.count(anchor, 1) == 1:
+                taken[para.index] = hi
+                replacement = text[lo:start] + _respell(text[start:end], written, spelled) + text[end:hi]
+                return {
+                    "anchor": anchor,
+                    "replacement": replacement,
+                    "rationale": f"Use the defined term \u201c{spelled}\u201d.",
+                }
+            if step < len(left):
+                lo = left[-1 - step][0]
+            if step < len(right):
+                hi = right[step][1]
+            if step >= len(left) and step >= len(right):
+                break
+        return None
+
+    def _replace_all(self, phrase: str, spelled: str) -> dict[str, object] | None:
+        count = self.locator.count(phrase)
+        if count == 0 or count > 1000:
+            return None
+        fix: dict[str, object] = {
+            "anchor": phrase,
+            "replacement": spelled,
+            "rationale": f"Use the defined term \u201c{spelled}\u201d.",
+        }
+        if count > 1:
+            fix["expected_matches"] = count
+        return fix
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def _singular(phrase: str) -> str:
+    """A phrase with its last word's possessive and plural left off (to group a term's forms)."""
+    for suffix in ("\u2019s", "'s", "\u2019", "'"):
+        if phrase.endswith(suffix):
+            phrase = phrase[: -len(suffix)]
+            break
+    if phrase.endswith("ies") and len(phrase) > 4:
+        return phrase[:-3] + "y"
+    if phrase.endswith("s") and not phrase.endswith("ss"):
+        return phrase[:-1]
+    return phrase
+
+
+def _sentence_case(term: str) -> bool:
+    """A term of several words whose one capital is its first letter ("Accessory dwelling unit")."""
+    return " " in term and term[:1].isupper() and not any(c.isupper() for c in term[1:])
+
+
+def _quoted_ranges(ptext: str) -> list[tuple[int, int]]:
+    if not any(q in ptext for q in "\"“‘«„'"):
+        return []
+    return [(m.start(), m.end()) for m in quoted_spans(ptext)]
+
+
+def _inside(ranges: list[tuple[int, int]], s: int, e: int) -> bool:
+    return any(a <= s and e <= b for a, b in ranges)
+
+
+def _title_like(ptext: str, words: list[str]) -> bool:
+    """A heading, a title or a table's label: a short line of capitalised words, no sentence."""
+    stripped = ptext.strip()
+    if len(stripped) > 120 or len(words) > 14:
+        return False
+    if stripped.isupper():
+        return True
+    content = [t for t in words if t.casefold() not in _CONNECTORS and not t.isdigit()]
+    if not content:
+        return False
+    caps = sum(1 for t in content if t[0].isupper())
+    if caps / len(content) < 0.75:
+        return False
+    body = stripped.rstrip(".:")
+    return not any(c in body for c in ".;!?") or len(words) <= 6
+
+
+def _at_sentence_start(ptext: str, start: int) -> bool:
+    before = ptext[:start].rstrip(" \u00a0\"“‘«'([")
+    if not before:
+        return True
+    if before[-1] in _SENTENCE_END:
+        return True
+    typed = typed_number(ptext)
+    return typed is not None and before.strip() == typed
+
+
+def _determined(ptext: str, start: int) -> bool:
+    """Whether the word before ``start`` is a determiner, a number or a possessive."""
+    m = _BEFORE.search(ptext, max(0, start - 40), start)
+    if m is None:
+        return False
+    prev, gap = m.group(1), m.group(2).strip()
+    if not gap and (prev.casefold() in _DETERMINERS or prev.endswith(("\u2019s", "'s"))):
+        return True
+    if gap in ("\u2019", "'") and prev.endswith("s"):
+        return True  # "the Parties' Confidential ..."
+    return prev.isdigit() and gap in ("", ")")
+
+
+_BEFORE: Final = re.compile(r"([^\W_]+(?:[\u2019'][^\W_]+)*)([^\w\n]{0,3})\Z")
+
+
+def _in_vocabulary(word: str, vocabulary: set[str]) -> bool:
+    low = word.casefold()
+    for suffix in ("’s", "'s"):
+        if low.endswith(suffix):
+            low = low[: -len(suffix)]
+    if low in vocabulary:
+        return True
+    if low.endswith("ies") and low[:-3] + "y" in vocabulary:
+        return True
+    if low.endswith("s") and low[:-1] in vocabulary:
+        return True
+    return low + "s" in vocabulary
+
+
+def _lower_after_first(written: str, spelled: str) -> bool:
+    """Whether ``written`` differs from ``spelled`` only by words in lower case that the term
+    capitalises (its first word may differ either way: a sentence may begin "Confidential
+    information ...")."""
+    a, b = _WORD.findall(written), _WORD.findall(spelled)
+    if len(a) != len(b):
+        return False
+    for i, (x, y) in enumerate(zip(a, b, strict=True)):
+        if x == y:
+            continue
+        if x.lower() != y.lower():
+            return False
+        if i > 0 and x != x.lower():
+            return False
+    return True
+
+
+def _respell(written: str, written_key: str, spelled: str) -> str:
+    """``written`` as the defined term spells it, keeping its own spaces where it can."""
+    if key_of(written) == written_key and len(written) == len(spelled):
+        return "".join(s if w.isalpha() else w for w, s in zip(written, spelled, strict=True))
+    return spelled
+
+
+def _distance(a: str, b: str, limit: int) -> int:
+    """The edit distance of ``a`` and ``b``, or ``limit + 1`` once it is above ``limit``."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
+        if min(current) > limit:
+            return limit + 1
+        previous = current
+    return previous[-1]
+
+
+__all__ = ["Definition", "clean_term", "definitions", "key_of", "term_findings", "use_forms"]

@@ -1,0 +1,154 @@
+"""SENT's revisions and comments found again in RETURNED.
+
+By id first: a revision of RETURNED with the same ``w:id`` (as Word reads ids), the same author
+and the same kind is the same revision.  What is left -- the other side's tool renumbered the
+ids (Word renumbers on save, LibreOffice from 1) -- is paired by author, kind and text, in
+document order: the longest common subsequence of the two lists of ``(author, kind, text)``
+(a text shorter than a few words -- a paragraph mark, a word -- with the view text just before
+it, so one new paragraph's mark is not taken for another's)
+(:func:`redline.text.worddiff.diff_opcodes`), so a revision is never paired with one that comes
+before another already paired.  An insertion's text is compared only for the revisions that
+have not been changed inside (another author's change nested in it changes what it reads),
+which is why the id comes first.  Comments pair the same way, by id, then by author and text.
+
+Last, **by place**: a revision of RETURNED still unpaired whose author and kind are those of a
+revision of SENT, and that stands inside it (RETURNED's offset carried into SENT's text past
+the differences before it), is a piece of it -- another author's change written into ours
+splits our ``w:ins`` in two, and the new piece may get a new id; an untracked edit inside a
+renumbered insertion changes the text the second pass compares (``how``: ``"place"``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..read.annotations import DocComment, Revision
+from ..read.ids import id_key
+from ..text.worddiff import diff_opcodes
+from .align import Difference, differences, shift
+
+__all__ = ["Pairs", "pair_comments", "pair_revisions"]
+
+
+@dataclass
+class Pairs:
+    """SENT's item (by position in its list) -> RETURNED's, and how it was found."""
+
+    to_returned: dict[int, list[int]] = field(default_factory=dict)
+    how: dict[int, str] = field(default_factory=dict)  # "id" | "text"
+
+    @property
+    def returned(self) -> set[int]:
+        return {j for js in self.to_returned.values() for j in js}
+
+
+_CONTEXT = 12  # a revision's text shorter than this is told apart by the text before it
+
+
+def _key(r: Revision, text: str) -> tuple[str, str, str]:
+    if len(r.text) >= _CONTEXT:
+        return (r.author or "", r.kind.value, r.text)
+    return (r.author or "", r.kind.value, text[max(0, r.start - _CONTEXT) : r.start] + "\x00" + r.text)
+
+
+def pair_revisions(
+    sent: list[Revision], returned: list[Revision], sent_text: str = "", returned_text: str = ""
+) -> Pairs:
+    pairs = Pairs()
+    back = [Difference(d.b_start, d.b_end, d.a_start, d.a_end) for d in differences(sent_text, returned_text)]
+    by_id: dict[tuple[str, str, str], list[int]] = {}
+    for j, r in enumerate(returned):
+        by_id.setdefault((id_key(r.id), r.author or "", r.kind.value), []).append(j)
+    taken: set[int] = set()
+    for i, s in enumerate(sent):
+        # every piece (a revision another author's change was written into is split in two), and
+        # only near where it stood (a tool that numbers its new revisions from the lowest free id
+        # may give one of them the id of a change of ours that was decided)
+        found = [
+            j for j in by_id.get((id_key(s.id), s.author or "", s.kind.value), ())
+            if j not in taken and _near(s, returned[j], back)
+        ]  # fmt: skip
+        if found:
+            pairs.to_returned[i] = found
+            pairs.how[i] = "id"
+            taken.update(found)
+    left_s = [i for i in range(len(sent)) if i not in pairs.to_returned]
+    left_r = [j for j in range(len(returned)) if j not in taken]
+    _by_text(
+        [_key(sent[i], sent_text) for i in left_s],
+        [_key(returned[j], returned_text) for j in left_r],
+        left_s,
+        left_r,
+        pairs,
+    )
+    _by_place(sent, returned, back, pairs)
+    return pairs
+
+
+_NEAR = 40  # characters: how far from where it stood a revision of the same id may be found
+
+
+def _near(s: Revision, r: Revision, back: list[Difference]) -> bool:
+    """Does RETURNED's ``r`` stand near SENT's ``s`` (RETURNED's offsets carried into SENT's
+    text past the differences before them)?"""
+    if not back:
+        return True
+    at, end = shift(back, r.start), shift(back, r.end)
+    return at <= s.end + _NEAR and end >= s.start - _NEAR
+
+
+def _by_place(sent: list[Revision], returned: list[Revision], back: list[Difference], pairs: Pairs) -> None:
+    taken = pairs.returned
+    left = [j for j in range(len(returned)) if j not in taken]
+    if not left:
+        return
+    by_kind: dict[tuple[str, str], list[int]] = {}
+    for i, s in enumerate(sent):
+        by_kind.setdefault((s.author or "", s.kind.value), []).append(i)
+    for j in left:
+        r = returned[j]
+        candidates = by_kind.get((r.author or "", r.kind.value), [])
+        if not candidates:
+            continue
+        at, end = shift(back, r.start), shift(back, r.end)
+        for i in candidates:
+            s = sent[i]
+            if s.start <= at and end <= s.end and (s.end > s.start or at == s.start):
+                pairs.to_returned.setdefault(i, []).append(j)
+                pairs.how.setdefault(i, "place")
+                break
+
+
+def pair_comments(sent: list[DocComment], returned: list[DocComment]) -> Pairs:
+    pairs = Pairs()
+    by_id: dict[tuple[str, str, str], int] = {}
+    for j, c in enumerate(returned):
+        by_id.setdefault((id_key(c.id), c.author or "", c.text), j)
+    taken: set[int] = set()
+    for i, c in enumerate(sent):
+        found = by_id.get((id_key(c.id), c.author or "", c.text))
+        if found is not None and found not in taken:
+            pairs.to_returned[i] = [found]
+            pairs.how[i] = "id"
+            taken.add(found)
+    left_s = [i for i in range(len(sent)) if i not in pairs.to_returned]
+    left_r = [j for j in range(len(returned)) if j not in taken]
+    key_s = [(sent[i].author or "", "comment", sent[i].text) for i in left_s]
+    key_r = [(returned[j].author or "", "comment", returned[j].text) for j in left_r]
+    _by_text(key_s, key_r, left_s, left_r, pairs)
+    return pairs
+
+
+def _by_text(
+    a: list[tuple[str, str, str]], b: list[tuple[str, str, str]], ia: list[int], ib: list[int], pairs: Pairs
+) -> None:
+    if not a or not b:
+        return
+    codes: dict[tuple[str, str, str], str] = {}
+    ka = [codes.setdefault(k, str(len(codes))) for k in a]
+    kb = [codes.setdefault(k, str(len(codes))) for k in b]
+    for tag, i1, i2, j1, _ in diff_opcodes(ka, kb):
+        if tag == "equal":
+            for k in range(i2 - i1):
+                pairs.to_returned[ia[i1 + k]] = [ib[j1 + k]]
+                pairs.how[ia[i1 + k]] = "text"

@@ -1,0 +1,110 @@
+"""What they changed without tracking: RETURNED outside any revision against SENT as decided.
+
+*Expected*: SENT's text with our changes decided as :mod:`redline.reconcile.ours` found them
+(the rejected ones rejected, every other one as we wrote it).  *Returned*: RETURNED's text with
+their new revisions rejected -- what RETURNED reads outside any revision (our pending changes,
+and revisions both documents hold, stay as they are in both).  Every word-level difference
+between the two (:mod:`redline.reconcile.align`) is a change nobody tracked; one that touches a
+change of ours is that change's modification (``before`` / ``after`` on its entry), every other
+one is an :class:`~redline.reconcile.report.Untracked` entry placed in RETURNED's view.
+
+What is **not** a change of the text, and so never reported:
+
+* anything that is not text in the view -- ``w:rsid*`` attributes, how runs are split, proofing
+  marks, bookmarks, ``w:lastRenderedPageBreak``, the XML's order and prefixes: both documents
+  are compared as their views read them, never as XML;
+* a field's result (``PAGE``, ``NUMPAGES``, a date, a cross-reference's number, a table of
+  contents): computed text a re-save or a print updates.  A difference that lies wholly in
+  field results on both sides (or, one side empty, on the other) is left out;
+* formatting, unless it is a visible property of the characters (:mod:`redline.reconcile.formats`).
+"""
+
+from __future__ import annotations
+
+from ..read.roles import SpanFlag
+from ..read.view import DocumentView
+from .align import Difference, differences
+from .ours import Change, touches, widen
+from .readings import Reading
+from .report import Untracked
+
+__all__ = ["find_untracked"]
+
+
+def _in_field(view: DocumentView, reading: Reading, start: int, end: int) -> bool:
+    """Does reading ``[start, end)`` lie in field results of ``view`` (empty: between two
+    characters of one)?"""
+
+    def flagged(x: int) -> bool:
+        return bool(view.flags_between(x, x + 1) & SpanFlag.FIELD_RESULT)
+
+    if end > start:
+        if reading.put_back(start, end):
+            return False
+        return flagged(reading.source(start)) and flagged(reading.source(end - 1))
+    at = reading.source(start)
+    return at > 0 and flagged(at - 1) and flagged(at)
+
+
+def _touch(s: int, e: int, d: Difference) -> bool:
+    return touches(s, e, d.a_start, d.a_end) if e > s else d.a_start <= s <= d.a_end
+
+
+def find_untracked(
+    changes: list[Change],
+    sent: DocumentView,
+    expected: Reading,
+    returned: DocumentView,
+    plain: Reading,
+) -> tuple[list[Untracked], list[Difference]]:
+    """The untracked differences (and the pairs of ranges they come from), each modification of
+    one of our changes set on its entry."""
+    diffs = differences(expected.text, plain.text)
+    if not diffs:
+        return [], []
+    spans: list[tuple[Change, int, int]] = []
+    for c in changes:
+        if c.entry.outcome == "rejected":
+            continue
+        spans.append((c, *widen(expected.text, expected.at(c.start), expected.at(c.end))))
+    out: list[Untracked] = []
+    kept: list[Difference] = []
+    owned: dict[int, list[Difference]] = {}
+    for d in diffs:
+        a_field = _in_field(sent, expected, d.a_start, d.a_end)
+        b_field = _in_field(returned, plain, d.b_start, d.b_end)
+        if (a_field or d.a_end == d.a_start) and (b_field or d.b_end == d.b_start) and (a_field or b_field):
+            continue
+        owner = next((k for k, (_, s, e) in enumerate(spans) if _touch(s, e, d)), None)
+        if owner is not None:
+            owned.setdefault(owner, []).append(d)
+            continue
+        kept.append(d)
+        at = plain.source(d.b_start)
+        para = returned.paragraph_at(min(at, max(len(returned.text) - 1, 0))) if returned.paragraphs else None
+        out.append(
+            Untracked(
+                paragraph=para.index if para else None, label=para.label if para else None,
+                section=para.section if para else None,
+                before=expected.text[d.a_start : d.a_end], after=plain.text[d.b_start : d.b_end],
+                start=at, end=plain.source(d.b_end) if d.b_end > d.b_start else at,
+            )
+        )  # fmt: skip
+    for k, ds in owned.items():
+        c, s, e = spans[k]
+        lo = min([s] + [d.a_start for d in ds])
+        hi = max([e] + [d.a_end for d in ds])
+        blo = ds[0].b_start - (ds[0].a_start - lo)
+        bhi = ds[-1].b_end + (hi - ds[-1].a_end)
+        entry = c.entry
+        if entry.tracked is True:  # changed as tracked changes and typed into besides
+            entry.note = (
+                (entry.note + "; " if entry.note else "")
+                + "also changed without tracking: "
+                + (f"{expected.text[lo:hi]!r} -> {plain.text[blo:bhi]!r}")
+            )
+            continue
+        entry.outcome, entry.tracked = "modified", False
+        entry.before = expected.text[lo:hi]
+        entry.after = plain.text[blo:bhi]
+    return out, kept
