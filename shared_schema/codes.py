@@ -237,6 +237,16 @@ class ChangeStatus(StrEnum):
     UNSUPPORTED = "unsupported"  # not written: its ``code`` says why
 
 
+class OurOutcome(StrEnum):
+    """What the other side did with one change of ours (``redline reconcile``: a change's
+    ``outcome`` in ``ours``)."""
+
+    ACCEPTED = "accepted"  # gone from the tracked changes, its text kept
+    REJECTED = "rejected"  # gone, the text as it was before our change
+    PENDING = "pending"  # still tracked, as we sent it
+    MODIFIED = "modified"  # they changed it: ``tracked`` says whether as tracked changes
+
+
 class ToolStatus(StrEnum):
     """What an ``apply_edits`` call did (its result's ``status``)."""
 

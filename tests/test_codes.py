@@ -41,6 +41,7 @@ from shared_schema import (
     ChangeStatus,
     Code,
     EditStatus,
+    OurOutcome,
     PointStatus,
     QuoteStatus,
     Refusal,
@@ -318,6 +319,7 @@ def test_the_status_vocabularies() -> None:
     assert [s.value for s in ChangeStatus] == ["written", "unsupported"]
     assert [s.value for s in ToolStatus] == ["applied", "partial", "unapplied", "stale"]
     assert [s.value for s in CallOutcome] == ["ok", "refused"]
+    assert [s.value for s in OurOutcome] == ["accepted", "rejected", "pending", "modified"]
     assert [s.value for s in BatchOutcome] == ["applied", "compared", "unapplied", "refused", "failed"]
     # "unsupported" in a summary's JSON means a point without a quote, not Code.UNSUPPORTED
     assert [s.value for s in PointStatus] == ["verified", "unverified", "unsupported"]

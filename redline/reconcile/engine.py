@@ -22,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from shared_schema import Code, Refusal
+from shared_schema import Code, OurOutcome, Refusal
 
 from ..collector import paused
 from ..opc.package import Limits, Package, PackageError
@@ -116,7 +116,7 @@ def _discount(report: ReconcileReport, base: ReconcileReport) -> None:
     out of ``report``, each said in a ``lossy_conversion`` warning."""
     lossy = Code.LOSSY_CONVERSION.value
     for ours, mine in zip(report.ours, base.ours, strict=True):
-        if mine.outcome != "pending" or mine.note:
+        if mine.outcome != OurOutcome.PENDING or mine.note:
             what = _short(ours.text)
             report.warnings.append(ReportWarning(lossy, (
                 f"our change {', '.join(ours.ids)} ({what}) does not come through the format of "

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from shared_schema import OurOutcome
+
 __all__ = ["render_memo"]
 
 _LIMIT = 160
@@ -47,7 +49,7 @@ def _ours_line(c: dict[str, Any]) -> str:
         what = f"insertion of {_quote(c['inserted'])}"
     else:
         what = f"{c['kind'].replace('_', ' ')} of {_quote(c['text'])}"
-    if outcome == "modified":
+    if outcome == OurOutcome.MODIFIED:
         how = "changed, tracked" if c.get("tracked") else "changed **without tracking**"
         return f"- Our {what}: {how}: now reads {_quote(c.get('after'))}"
     verb = {"accepted": "accepted", "rejected": "rejected", "pending": "still open (not decided)"}[outcome]

@@ -35,6 +35,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from shared_schema import OurOutcome
+
 from ..opc.namespaces import w
 from ..read.annotations import Annotations, Revision
 from ..read.roles import RevisionKind
@@ -181,10 +183,10 @@ def decide(
     for c in changes:
         entry = c.entry
         if c.returned and c.found == len(c.revisions):
-            entry.outcome = "pending"
+            entry.outcome = OurOutcome.PENDING
             nested = _nested(c, theirs)
             if nested:
-                entry.outcome, entry.tracked = "modified", True
+                entry.outcome, entry.tracked = OurOutcome.MODIFIED, True
                 lo = min([r.start for r in c.returned] + [r.start for r in nested])
                 hi = max([r.end for r in c.returned] + [r.end for r in nested])
                 entry.before = c.entry.inserted
@@ -194,7 +196,7 @@ def decide(
                 )
             continue
         if c.returned:  # some of it decided, some still tracked
-            entry.outcome, entry.tracked = "modified", True
+            entry.outcome, entry.tracked = OurOutcome.MODIFIED, True
             entry.note = "part of the change is still tracked, the rest was decided"
             continue
         if not c.text_change:
@@ -210,7 +212,7 @@ def decide(
     rest = [c for c in undecided if not _untouched(first, sent.text, c.start, c.end)]
     for c in undecided:
         if c not in rest:
-            c.entry.outcome = "accepted"
+            c.entry.outcome = OurOutcome.ACCEPTED
     if not rest:
         return []
     reading = read_rejected(sent, [r for c in rest for r in c.revisions])
@@ -219,10 +221,10 @@ def decide(
     for c in rest:
         span = _span_of(reading, c.revisions)
         if span is not None and _untouched(second, reading.text, *span):
-            c.entry.outcome = "rejected"
+            c.entry.outcome = OurOutcome.REJECTED
             rejected.append(c)
         else:
-            c.entry.outcome, c.entry.tracked = "modified", False
+            c.entry.outcome, c.entry.tracked = OurOutcome.MODIFIED, False
     return rejected
 
 
@@ -247,7 +249,7 @@ def _decide_format(
     """A decided formatting change: RETURNED's run properties at its text against SENT's."""
     entry = c.entry
     rev = c.revisions[0]
-    entry.outcome = "modified"
+    entry.outcome = OurOutcome.MODIFIED
     entry.tracked = False
     if rev.kind is not RevisionKind.FORMAT or rev.element is None or c.end <= c.start:
         entry.note = "what became of this change is not compared"
@@ -269,9 +271,9 @@ def _decide_format(
         if parent is not None and parent.tag == _R:
             keys.add(properties_key(parent.find(_RPR)))
     if keys == {new_key}:
-        entry.outcome, entry.tracked = "accepted", None
+        entry.outcome, entry.tracked = OurOutcome.ACCEPTED, None
     elif keys == {old_key}:
-        entry.outcome, entry.tracked = "rejected", None
+        entry.outcome, entry.tracked = OurOutcome.REJECTED, None
     else:
         entry.before = sent.text[c.start : c.end]
         entry.after = entry.before

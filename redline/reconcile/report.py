@@ -24,13 +24,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from shared_schema import Refusal
+from shared_schema import OurOutcome, Refusal
 
 from ..exits import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
 
 __all__ = ["OUTCOMES", "OurChange", "ReconcileReport", "ReportWarning", "Untracked"]
 
-OUTCOMES = ("accepted", "rejected", "pending", "modified")
+OUTCOMES = tuple(o.value for o in OurOutcome)
 
 
 @dataclass
@@ -45,7 +45,7 @@ class OurChange:
     paragraph: int | None
     label: str | None
     section: str | None
-    outcome: str = "pending"
+    outcome: OurOutcome = OurOutcome.PENDING
     tracked: bool | None = None  # modified: tracked (True) or not (False)
     before: str | None = None  # modified: the text our change made ...
     after: str | None = None  # ... and what RETURNED reads there
@@ -125,7 +125,9 @@ class ReconcileReport:
         return {
             "ours": len(self.ours),
             **outcomes,
-            "modified_untracked": sum(1 for c in self.ours if c.outcome == "modified" and c.tracked is False),
+            "modified_untracked": sum(
+                1 for c in self.ours if c.outcome == OurOutcome.MODIFIED and c.tracked is False
+            ),
             "their_revisions": len(self.their_revisions),
             "their_comments": len(self.their_comments),
             "untracked": len(self.untracked),

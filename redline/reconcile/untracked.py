@@ -21,6 +21,8 @@ What is **not** a change of the text, and so never reported:
 
 from __future__ import annotations
 
+from shared_schema import OurOutcome
+
 from ..read.roles import SpanFlag
 from ..read.view import DocumentView
 from .align import Difference, differences
@@ -64,7 +66,7 @@ def find_untracked(
         return [], []
     spans: list[tuple[Change, int, int]] = []
     for c in changes:
-        if c.entry.outcome == "rejected":
+        if c.entry.outcome == OurOutcome.REJECTED:
             continue
         spans.append((c, *widen(expected.text, expected.at(c.start), expected.at(c.end))))
     out: list[Untracked] = []
@@ -104,7 +106,7 @@ def find_untracked(
                 + (f"{expected.text[lo:hi]!r} -> {plain.text[blo:bhi]!r}")
             )
             continue
-        entry.outcome, entry.tracked = "modified", False
+        entry.outcome, entry.tracked = OurOutcome.MODIFIED, False
         entry.before = expected.text[lo:hi]
         entry.after = plain.text[blo:bhi]
     return out, kept
