@@ -29,69 +29,36 @@ Imports nothing of the project.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import threading
-import time
 from typing import Any
 
 import uno  # type: ignore[import-not-found]
-from com.sun.star.beans import PropertyValue  # type: ignore[import-not-found]
+from libreoffice_uno import ACCEPT, REJECT, decide, open_docx, stop
+from libreoffice_uno import office as start_office
+from libreoffice_uno import prop as _prop
 
 _PER_DOCUMENT = 120.0  # seconds LibreOffice may take over one document
 
 
-def _prop(name: str, value: object) -> Any:
-    prop = PropertyValue()
-    prop.Name, prop.Value = name, value
-    return prop
-
-
 class _Office:
+    """One LibreOffice of the shared bootstrap (``libreoffice_uno``), kept for many documents."""
+
     def __init__(self, profile: str, pipe: str) -> None:
-        self.proc = subprocess.Popen(
-            ["soffice", f"-env:UserInstallation={profile}", "--headless", "--nologo",
-             "--norestore", f"--accept=pipe,name={pipe};urp;"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )  # fmt: skip
-        local = uno.getComponentContext()
-        resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
-        for _ in range(600):
-            try:
-                self.ctx = resolver.resolve(f"uno:pipe,name={pipe};urp;StarOffice.ComponentContext")
-                break
-            except Exception:
-                time.sleep(0.1)
-        else:
-            self.stop()
-            raise SystemExit("LibreOffice did not start")
-        smgr = self.ctx.ServiceManager
-        self.desktop = smgr.createInstanceWithContext("com.sun.star.frame.Desktop", self.ctx)
-        self.dispatcher = smgr.createInstanceWithContext("com.sun.star.frame.DispatchHelper", self.ctx)
+        self.proc, self.ctx = start_office(profile, pipe)
 
     def load(self, path: str) -> Any:
-        load = (_prop("Hidden", True), _prop("Silent", True), _prop("FilterName", "MS Word 2007 XML"))
-        comp = self.desktop.loadComponentFromURL(uno.systemPathToFileUrl(path), "_blank", 0, load)
-        if comp is None:
-            raise RuntimeError("LibreOffice returned no document")
+        """The document at ``path`` opened hidden."""
+        comp, _, self.dispatcher = open_docx(self.ctx, path)
         return comp
 
     def stop(self) -> None:
-        with contextlib.suppress(Exception):  # the bridge goes as LibreOffice quits
-            self.desktop.terminate()
-        try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):  # the group this script started, only that
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait()
+        stop(self.proc, self.ctx)
 
 
 def _text(comp: Any, work: str) -> str:
@@ -220,8 +187,7 @@ def _probe(office: _Office, doc: str, work: str, found: dict[str, Any]) -> None:
         found["stored"] = _text(comp, work)
         found["stored_notes"] = _notes(comp)
         found["stored_fields"] = _fields(comp)
-        frame = comp.getCurrentController().getFrame()
-        office.dispatcher.executeDispatch(frame, ".uno:AcceptAllTrackedChanges", "", 0, ())
+        decide(comp, office.dispatcher, ACCEPT)
         found["accepted"] = _text(comp, work)
         found["accepted_notes"] = _notes(comp)
         found["accepted_fields"] = _fields(comp)
@@ -231,8 +197,7 @@ def _probe(office: _Office, doc: str, work: str, found: dict[str, Any]) -> None:
         _close(comp, found)
     comp = office.load(copy)
     try:
-        frame = comp.getCurrentController().getFrame()
-        office.dispatcher.executeDispatch(frame, ".uno:RejectAllTrackedChanges", "", 0, ())
+        decide(comp, office.dispatcher, REJECT)
         found["rejected"] = _text(comp, work)
         found["rejected_notes"] = _notes(comp)
         found["rejected_fields"] = _fields(comp)

@@ -1,8 +1,8 @@
 """The UNO bootstrap every LibreOffice script of the tests shares (``libreoffice_accept.py``,
-``libreoffice_fmt.py``, ``libreoffice_rows.py``, ``libreoffice_props.py``): a headless
-LibreOffice of its own started and reached over a pipe, a document opened hidden as Word 2007
-XML, every tracked change accepted or rejected, and LibreOffice stopped -- its process group
-killed when it does not quit.
+``libreoffice_fmt.py``, ``libreoffice_rows.py``, ``libreoffice_props.py``,
+``libreoffice_probe.py``): a headless LibreOffice of its own started and reached over a pipe,
+a document opened hidden as Word 2007 XML, every tracked change accepted or rejected, and
+LibreOffice stopped -- its process group killed when it does not quit.
 
 Run by a Python that has LibreOffice's ``uno`` module (Debian's ``python3-uno``:
 ``/usr/bin/python3``), imported by the scripts beside it (their folder is the first on the
