@@ -39,7 +39,7 @@ import threading
 from typing import Any
 
 import uno  # type: ignore[import-not-found]
-from libreoffice_uno import ACCEPT, REJECT, decide, open_docx, stop
+from libreoffice_uno import ACCEPT, REJECT, decide, open_docx, stop  # type: ignore[import-not-found]
 from libreoffice_uno import office as start_office
 from libreoffice_uno import prop as _prop
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import PackageError
-from ..opc.namespaces import REL_STYLES, w
+from ..opc.namespaces import w
 from .headings import _on, _Styles, _val
 from .roles import SpanKind
 
@@ -33,13 +33,7 @@ class Emphasis:
 
     def _style_table(self) -> _Styles:
         if self._styles is None:
-            working = self._view.working
-            root = None
-            if working is not None:
-                package = working.package
-                parts = package.related(package.main_part, REL_STYLES)
-                root = package.xml(parts[0]) if parts else None
-            self._styles = _Styles(root)
+            self._styles = _Styles.of_view(self._view)
         return self._styles
 
     def bold_ranges(self, para: Paragraph) -> list[tuple[int, int]]:

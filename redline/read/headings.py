@@ -264,13 +264,7 @@ class _Looks:
 
     def _style_table(self) -> _Styles:
         if self._styles is None:
-            working = self._view.working
-            root = None
-            if working is not None:
-                package = working.package
-                parts = package.related(package.main_part, REL_STYLES)
-                root = package.xml(parts[0]) if parts else None
-            self._styles = _Styles(root)
+            self._styles = _Styles.of_view(self._view)
         return self._styles
 
     def of(self, para: Paragraph) -> Look | None:
@@ -341,6 +335,17 @@ class _Styles:
         sz = defaults.find(_SZ) if defaults is not None else None
         if sz is not None:
             self.default_size = _number(_val(sz)) or self.default_size
+
+    @classmethod
+    def of_view(cls, view: DocumentView) -> _Styles:
+        """The style chains of ``view``'s document (none when the view has no package)."""
+        working = view.working
+        root = None
+        if working is not None:
+            package = working.package
+            parts = package.related(package.main_part, REL_STYLES)
+            root = package.xml(parts[0]) if parts else None
+        return cls(root)
 
     def _chain(self, style: str | None, tag: str) -> etree._Element | None:
         seen = 0
