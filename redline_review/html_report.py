@@ -167,7 +167,7 @@ def _finding(f: dict[str, Any], with_place: bool) -> str:
     fix = f.get("fix") or {}
     repair = ""
     if isinstance(fix.get("anchor"), str) and isinstance(fix.get("replacement"), str):
-        repair = f" Fix: {redline_html(fix['anchor'], fix['replacement'])}."
+        repair = f" Fix: “{redline_html(fix['anchor'], fix['replacement'])}”"
     return f"{where}{escape(str(f.get('message', '')))}{repair} <code>{escape(str(f.get('kind', '')))}</code>"
 
 
