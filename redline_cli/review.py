@@ -126,8 +126,11 @@ def _print_batch(summary: BatchSummary, target: Storage) -> None:
                 line += f" [{d['code']}]"
         print(f"{d['outcome']:>16}  {d['name']}: {line}", file=sys.stderr)
     t = data["totals"]
+    rounds = ""
+    if "rounds" in t:  # (a batch without rounds prints what it always printed)
+        rounds = f", {t['rounds']} rounds ({t['untracked']} untracked changes)"
     print(
         f"{t['documents']} documents, {t['applied']}/{t['proposed']} edits applied, "
-        f"{t['unapplied']} unapplied -> {target.describe()} (summary.json, report.html)",
+        f"{t['unapplied']} unapplied{rounds} -> {target.describe()} (summary.json, report.html)",
         file=sys.stderr,
     )

@@ -63,7 +63,10 @@ ins{color:#0a4f8a;text-decoration:underline;background:#e7f1fb}
 code{font-size:12px;color:#555}
 ul.quotes{margin:4px 0 0;padding-left:20px;font-size:13px}
 ul.quotes li{margin:3px 0}
-.finding{margin-top:4px;font-size:13px;color:#5c3d00}
+"""
+# The proofreader's findings and the rounds' clauses: on a page that has them (a page without
+# them is byte for byte what it was before either existed).
+CSS_MORE = """.finding{margin-top:4px;font-size:13px;color:#5c3d00}
 h4{font-size:13px;margin:10px 0 2px}
 """
 
@@ -562,10 +565,11 @@ def render_batch(summary: dict[str, Any], details: dict[str, str]) -> str:
         ]
     )
     body = "".join(_document(d, details.get(d["name"], "")) for d in docs)
+    more = CSS_MORE if any("check" in d or "returned" in d for d in docs) else ""
     return (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         "<meta name=viewport content='width=device-width,initial-scale=1'>"
-        f"<title>Redline review</title><style>{CSS}</style></head><body>"
+        f"<title>Redline review</title><style>{CSS}{more}</style></head><body>"
         f"<header><h1>Redline review</h1><div class=tot>{stats}</div></header>"
         f"<main>{body}</main></body></html>\n"
     )

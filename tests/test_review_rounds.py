@@ -44,28 +44,19 @@ def _section(page: str, name: str) -> str:
     return page[at : page.index("</section>", at)]
 
 
+NAMES = [
+    "a.sent.docx", "A.Returned.ODT",  # a round, names matched ignoring case
+    "b.sent.docx",  # nothing came back
+    "c.returned.rtf",  # nothing sent
+    "d.sent.docx", "d.returned.docx", "d.returned.doc",  # two came back
+    "e.sent.docx", "e.sent.reply.json",  # a document with its own reply, as before
+    "f.docx", "f.reply.json", "f.sent.docx", "f.returned.docx",  # f is a job: the round is f.sent
+    "g.returned.txt",  # not a format a counterparty sends back: no input
+]  # fmt: skip
+
+
 def test_pairs_rounds_by_name() -> None:
-    jobs = {
-        j.name: j
-        for j in pair(
-            [
-                "a.sent.docx",
-                "A.Returned.ODT",  # a round, names matched ignoring case
-                "b.sent.docx",  # nothing came back
-                "c.returned.rtf",  # nothing sent
-                "d.sent.docx",
-                "d.returned.docx",
-                "d.returned.doc",  # two came back
-                "e.sent.docx",
-                "e.sent.reply.json",  # a document with its own reply, as before
-                "f.docx",
-                "f.reply.json",
-                "f.sent.docx",
-                "f.returned.docx",  # f is a job: the round is f.sent
-                "g.returned.txt",  # not a format a counterparty sends back: no input
-            ]
-        )  # fmt: skip
-    }
+    jobs = {j.name: j for j in pair(NAMES)}
     assert jobs["a"].round and jobs["a"].document == "a.sent.docx" and jobs["a"].returned == "A.Returned.ODT"
     assert jobs["a"].problem is None
     assert jobs["b"].problem is not None and jobs["b"].problem[0] == Code.MISSING_RETURNED
@@ -182,3 +173,28 @@ def test_a_round_that_came_back_as_odt_is_converted(rnd: Round, tmp_path: Path, 
     assert set(rnd.untracked) <= found or nda["reconcile"]["lossy"]  # found, or the loss is said
     assert code == 1 and nda["exit"] == 1
     assert "nda.returned.odt" in _section(page, "nda")
+
+
+def test_a_local_pool_writes_what_one_process_writes(
+    rnd: Round, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A round and a proofread document go to worker processes and back (every input and
+    result pickled) and come out the same; the run's last line counts the rounds."""
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "nda.sent.docx").write_bytes(rnd.sent)
+    (src / "nda.returned.docx").write_bytes(rnd.returned)
+    (src / "plain.docx").write_bytes(docx(P("The parties agree to meet once a year.")))
+    (src / "plain.reply.json").write_text('[{"anchor": "once", "replacement": "twice"}]')
+    for jobs in ("1", "2"):
+        args = ["review", str(src), "-o", str(tmp_path / jobs), "--jobs", jobs, "--quiet", "--date", DATE]
+        assert main(args) == 1
+    err = capsys.readouterr().err
+    assert f"1 rounds ({len(rnd.untracked)} untracked changes)" in err
+    assert "reconciled  nda: nda.returned.docx against nda.sent.docx" in err
+    one = sorted(p.name for p in (tmp_path / "1").iterdir())
+    assert one == sorted(p.name for p in (tmp_path / "2").iterdir())
+    assert {"nda.reconcile.json", "nda.memo.md", "plain.check.json"} <= set(one)
+    for name in one:
+        if not name.endswith(".docx"):
+            assert (tmp_path / "1" / name).read_bytes() == (tmp_path / "2" / name).read_bytes(), name
