@@ -406,7 +406,8 @@ def run_document(
             return JobResult.refused(name, found.code, f"{found.message} [{found.code}]")
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         trace = "".join(traceback.format_exception(exc))
-        print(f"redline: {name}.docx failed ({Code.INTERNAL_ERROR}):\n{trace}", file=sys.stderr, end="")
+        what = f"the round {round_input.sent_name}" if round_input is not None else f"{name}.docx"
+        print(f"redline: {what} failed ({Code.INTERNAL_ERROR}):\n{trace}", file=sys.stderr, end="")
         return JobResult.failed(name, f"internal error: {detail}")
 
 

@@ -198,3 +198,42 @@ def test_a_local_pool_writes_what_one_process_writes(
     for name in one:
         if not name.endswith(".docx"):
             assert (tmp_path / "1" / name).read_bytes() == (tmp_path / "2" / name).read_bytes(), name
+
+
+def test_a_bug_in_a_round_fails_that_round_only(
+    rnd: Round, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import redline.reconcile.engine
+
+    def bug(*_args: object, **_kwargs: object) -> object:
+        raise KeyError("a bug in reconcile")
+
+    monkeypatch.setattr(redline.reconcile.engine, "reconcile", bug)
+    (tmp_path / "nda.sent.docx").write_bytes(rnd.sent)
+    (tmp_path / "nda.returned.docx").write_bytes(rnd.returned)
+    (tmp_path / "plain.docx").write_bytes(docx(P("The parties agree to meet once a year.")))
+    (tmp_path / "plain.reply.json").write_text('[{"anchor": "once", "replacement": "twice"}]')
+    code, _, docs, _ = _review(tmp_path)
+    assert code == 1
+    assert docs["nda"]["outcome"] == "failed" and docs["nda"]["code"] == Code.FAILED
+    assert "a bug in reconcile" in docs["nda"]["message"] and docs["nda"]["reconcile"] is None
+    assert docs["plain"]["outcome"] == "applied"
+    err = capsys.readouterr().err
+    assert "the round nda.sent.docx failed (internal_error)" in err and "Traceback" in err
+
+
+@pytest.mark.slow
+def test_a_returned_file_that_cannot_be_converted_refuses_its_round(
+    rnd: Round, tmp_path: Path, soffice: str
+) -> None:
+    (tmp_path / "nda.sent.docx").write_bytes(rnd.sent)
+    (tmp_path / "nda.returned.doc").write_bytes(b"PK\x03\x04 this is no Word 97 document")
+    (tmp_path / "good.sent.docx").write_bytes(rnd.sent)
+    (tmp_path / "good.returned.docx").write_bytes(rnd.sent)
+    code, _, docs, page = _review(tmp_path)
+    assert code == 1 and docs["good"]["outcome"] == "reconciled" and docs["good"]["exit"] == 0
+    nda = docs["nda"]
+    assert nda["outcome"] == "refused" and nda["code"] == Code.CONVERSION_FAILED, nda
+    assert nda["message"].startswith("nda.returned.doc: ")
+    assert not (tmp_path / "out" / "nda.reconcile.json").exists()
+    assert "conversion_failed" in _section(page, "nda")
