@@ -489,10 +489,10 @@ def _document(entry: dict[str, Any], details: str) -> str:
         words = "compared; some changes could not be written"
     if outcome == BatchOutcome.RECONCILED and entry.get("exit"):
         good = False
-        words = "reconciled: " + " and ".join(
+        words = "reconciled: " + (" and ".join(
             w for w, key in (("changes made without tracking", "untracked"), ("a lossy conversion", "lossy"))
             if (entry.get("reconcile") or {}).get(key)
-        )  # fmt: skip
+        ) or "see the warnings")  # fmt: skip
     head = f'<h2>{escape(entry["name"])}<span class="badge {"ok" if good else "bad"}">{escape(words)}</span></h2>'
     lines = [head]
     if not good and code:  # the code, secondary, for whoever acts on it

@@ -155,3 +155,29 @@ def test_no_check_leaves_the_batch_as_it_was(tmp_path: Path) -> None:
     assert "check" not in docs["nda"] and "findings" not in summary["totals"]
     assert not list((folder / "out").glob("*.check.json"))
     assert "Proofreading" not in page
+
+
+def test_what_the_reply_would_break_stands_with_the_edit_that_breaks_it(tmp_path: Path) -> None:
+    """Clause 2 deleted while clause 3 still cites it: the finding is at the deleted clause, in
+    the row of the edit that deletes it; the numbering gap the deletion leaves at clause 3
+    (a paragraph no edit changes) is in the proofreading section, with its clause label."""
+    (tmp_path / "c.docx").write_bytes(
+        docx(
+            P("1. Payment. The Customer pays the fees monthly."),
+            P("2. Term. This agreement lasts for two years."),
+            P("3. Termination. Subject to Clause 2, either party may end this agreement on notice."),
+        )
+    )
+    (tmp_path / "c.reply.json").write_text(
+        json.dumps([{"anchor": "2. Term. This agreement lasts for two years.", "replacement": ""}])
+    )
+    _, summary, docs, page = _review(tmp_path)
+    totals = docs["c"]["check"]["totals"]
+    assert totals["reference_to_deleted_clause"] == 1 and totals["numbering_gap"] == 1
+    assert summary["totals"]["findings"] == 2
+    section = page[page.index("<h2>c<") :]
+    row = next(r for r in section.split("<tr") if "<del>2. Term." in r)
+    assert "Proofreading, clause 2., paragraph 1: The reply deletes clause 2" in row
+    rest = section[section.index("<h3>Proofreading") :]
+    assert "<h4>Clause numbers out of sequence (1)</h4>" in rest and "clause 3., paragraph 2:" in rest
+    assert "reference_to_deleted_clause" not in rest
