@@ -19,7 +19,8 @@ def add_review_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "dir",
         help="folder (or fsspec URL) with NAME.docx and NAME.reply.json files (or NAME.new.docx, "
-        "the version that came back: compared with NAME.docx)",
+        "the version that came back: compared with NAME.docx); NAME.sent.docx beside "
+        "NAME.returned.docx (.doc, .rtf, .odt): the round reconciled",
     )
     parser.add_argument("-o", "--output-dir", dest="outdir", help="where outputs go (default: DIR/out)")
     parser.add_argument("--jobs", type=int, default=None, help="parallel documents (default: cores)")
@@ -28,6 +29,10 @@ def add_review_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dry-run", action="store_true", help="verify only; write no documents")
     parser.add_argument("--no-comments", action="store_true")
     parser.add_argument("--no-track", action="store_true")
+    parser.add_argument(
+        "--no-check", action="store_true",
+        help="do not proofread the documents (NAME.check.json: defined terms, references, numbering)",
+    )  # fmt: skip
     parser.add_argument(
         "--executor", choices=["local", "dask"], default="local",
         help="local processes (default) or an in-process Dask LocalCluster",
@@ -76,8 +81,9 @@ def run_review_command(args: argparse.Namespace) -> int:
         bar = tqdm(total=len(pair(source.list())), unit="doc", file=sys.stderr)
     try:
         summary = run_review(
-            source, target, options, executor, progress=(lambda _r: bar.update()) if bar else None
-        )
+            source, target, options, executor, progress=(lambda _r: bar.update()) if bar else None,
+            check=not args.no_check,
+        )  # fmt: skip
     except NoDocuments as exc:
         print(f"redline review: refused: {exc}", file=sys.stderr)
         return EXIT_REFUSED
@@ -93,13 +99,22 @@ def run_review_command(args: argparse.Namespace) -> int:
 def _print_batch(summary: BatchSummary, target: Storage) -> None:
     """The run's summary lines, on stderr like every command's (stdout is for what a command
     was asked to print: here ``--json``'s summary.json)."""
-    from redline_review.job import COMPARED, OK, UNAPPLIED
+    from redline_review.job import COMPARED, OK, RECONCILED, UNAPPLIED
 
     data = summary.to_dict()
     for d in data["documents"]:
         t = d.get("totals") or {}
         ct = d.get("compare_totals") or {}
-        if ct and d["outcome"] in (COMPARED, UNAPPLIED):
+        rt = (d.get("reconcile") or {}).get("totals") or {}
+        if rt and d["outcome"] == RECONCILED:
+            line = (
+                f"{d.get('returned')} against {d.get('sent')}: of {rt['ours']} changes of ours "
+                f"{rt['accepted']} accepted, {rt['rejected']} rejected, {rt['modified']} modified, "
+                f"{rt['pending']} pending; {rt['untracked']} untracked changes"
+            )
+            if (d.get("reconcile") or {}).get("lossy"):
+                line += " (lossy conversion)"
+        elif ct and d["outcome"] in (COMPARED, UNAPPLIED):
             line = (
                 f"compared with {d.get('new')}: {ct.get('written', 0)}/{ct.get('changes', 0)} changes written"
             )
@@ -111,8 +126,11 @@ def _print_batch(summary: BatchSummary, target: Storage) -> None:
                 line += f" [{d['code']}]"
         print(f"{d['outcome']:>16}  {d['name']}: {line}", file=sys.stderr)
     t = data["totals"]
+    rounds = ""
+    if "rounds" in t:  # (a batch without rounds prints what it always printed)
+        rounds = f", {t['rounds']} rounds ({t['untracked']} untracked changes)"
     print(
         f"{t['documents']} documents, {t['applied']}/{t['proposed']} edits applied, "
-        f"{t['unapplied']} unapplied -> {target.describe()} (summary.json, report.html)",
+        f"{t['unapplied']} unapplied{rounds} -> {target.describe()} (summary.json, report.html)",
         file=sys.stderr,
     )

@@ -7,8 +7,13 @@ outcome in plain words, links to its files, the summary's quote check (every unv
 with its reason), then per edit the anchor and replacement shown as a redline (deletions struck,
 insertions underlined) with the same word diff the writer uses, the model's rationale, where it
 landed, and for every edit not applied the reason in plain words (the code beside it, small)
-and the hint -- edits not applied first, and styled apart.  Text contrast meets WCAG AA
-(4.5:1) on its background: tests/test_review.py measures every colour pair of the stylesheet.
+and the hint -- edits not applied first, and styled apart.  The proofreader's findings
+(``NAME.check.json``) stand with the applied edit whose paragraph they concern, the rest in a
+section of their own, grouped by kind, with clause labels.  A round of a negotiation (a sent
+redline and what came back) shows the reconcile's memo by clause: our changes accepted,
+rejected, modified or pending, what they changed without tracking, their changes and comments.
+Text contrast meets WCAG AA (4.5:1) on its background: tests/test_review.py measures every
+colour pair of the stylesheet.
 """
 
 from __future__ import annotations
@@ -17,9 +22,10 @@ from html import escape
 from typing import Any
 from urllib.parse import quote
 
+from redline.proofread.findings import Kind
 from redline.read.sections import place
 from redline.write.writer import word_diff
-from shared_schema import BatchOutcome, ChangeStatus, Code, EditStatus, QuoteStatus
+from shared_schema import BatchOutcome, ChangeStatus, Code, EditStatus, OurOutcome, QuoteStatus
 
 CSS = """
 body{font:15px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d1d1f;background:#f6f6f4}
@@ -58,6 +64,11 @@ code{font-size:12px;color:#555}
 ul.quotes{margin:4px 0 0;padding-left:20px;font-size:13px}
 ul.quotes li{margin:3px 0}
 """
+# The proofreader's findings and the rounds' clauses: on a page that has them (a page without
+# them is byte for byte what it was before either existed).
+CSS_MORE = """.finding{margin-top:4px;font-size:13px;color:#5c3d00}
+h4{font-size:13px;margin:10px 0 2px}
+"""
 
 _BAD_FIRST = {BatchOutcome.REFUSED: 0, BatchOutcome.FAILED: 0, BatchOutcome.UNAPPLIED: 1}
 
@@ -78,6 +89,7 @@ PLAIN_STATUS: dict[EditStatus, str] = {
 PLAIN_OUTCOME: dict[BatchOutcome, str] = {
     BatchOutcome.APPLIED: "every edit applied",
     BatchOutcome.COMPARED: "compared with its new version",
+    BatchOutcome.RECONCILED: "reconciled: nothing changed without tracking",
     BatchOutcome.UNAPPLIED: "some edits not applied",
     BatchOutcome.REFUSED: "document or reply refused",
     BatchOutcome.FAILED: "could not be processed",
@@ -87,6 +99,21 @@ PLAIN_REFUSAL: dict[Code, str] = {
     Code.MISSING_REPLY: "no reply for this document",
     Code.MISSING_DOCUMENT: "no document for this reply",
     Code.AMBIGUOUS_VERSION: "both a reply and a new version: redline or compare, not both",
+    Code.MISSING_RETURNED: "the redline we sent, but nothing that came back",
+    Code.MISSING_SENT: "came back, but the redline we sent is missing",
+    Code.AMBIGUOUS_RETURNED: "two returned files for one round",
+}
+# The proofreader's kinds, as a heading of their group.
+FINDING_TITLES: dict[Kind, str] = {
+    Kind.UNDEFINED_TERM: "Undefined terms",
+    Kind.UNUSED_DEFINITION: "Definitions never used",
+    Kind.DUPLICATE_DEFINITION: "Terms defined twice",
+    Kind.LOWERCASE_DEFINED_TERM: "Defined terms in lower case",
+    Kind.DANGLING_REFERENCE: "References to clauses that do not exist",
+    Kind.BROKEN_FIELD_REFERENCE: "Cross-reference fields without their bookmark",
+    Kind.REFERENCE_TO_DELETED_CLAUSE: "Clauses the reply deletes that are still cited",
+    Kind.RENUMBERED_REFERENCE: "References the reply's renumbering would break",
+    Kind.NUMBERING_GAP: "Clause numbers out of sequence",
 }
 _KIND_WORDS = {"replace": "replaced", "insert": "inserted", "delete": "deleted", "move": "moved"}
 
@@ -131,7 +158,39 @@ def _status(edit: dict[str, Any]) -> tuple[bool, str]:
     return status.ok, PLAIN_STATUS[status]
 
 
-def _edit_row(edit: dict[str, Any], rationale: str | None) -> str:
+def _finding_place(f: dict[str, Any]) -> str:
+    label, section, paragraph = f.get("label"), f.get("section"), f.get("paragraph")
+    where = f"clause {label}" if label else (str(section) if section else "")
+    return f"{where}, paragraph {paragraph}" if where else f"paragraph {paragraph}"
+
+
+def _finding(f: dict[str, Any], with_place: bool) -> str:
+    """One finding: its message, the fix it proposes (as a redline), its kind small."""
+    where = f"{escape(_finding_place(f))}: " if with_place else ""
+    fix = f.get("fix") or {}
+    repair = ""
+    if isinstance(fix.get("anchor"), str) and isinstance(fix.get("replacement"), str):
+        repair = f" Fix: “{redline_html(fix['anchor'], fix['replacement'])}”"
+    return f"{where}{escape(str(f.get('message', '')))}{repair} <code>{escape(str(f.get('kind', '')))}</code>"
+
+
+def _touched(edit: dict[str, Any]) -> set[int]:
+    """The view paragraphs an applied (or, in a dry run, verified) edit changes: each of its
+    places', and the paragraphs its quoted text runs on into."""
+    if not _status(edit)[0]:
+        return set()
+    more = str(edit.get("anchor") or "").count("\n")
+    out: set[int] = set()
+    for loc in edit.get("locations") or []:
+        p = loc.get("paragraph")
+        if isinstance(p, int):
+            out.update(range(p, p + more + 1))
+    return out
+
+
+def _edit_row(
+    edit: dict[str, Any], rationale: str | None, findings: list[dict[str, Any]] | None = None
+) -> str:
     ok, words = _status(edit)
     code = edit.get("status", "")
     err = edit.get("error") or {}
@@ -155,6 +214,8 @@ def _edit_row(edit: dict[str, Any], rationale: str | None) -> str:
         body.append(f'<div class="why msg">{escape(err.get("message", ""))}</div>')
         if err.get("hint"):
             body.append(f'<div class="hint">What to send instead: {escape(err["hint"])}</div>')
+    for f in findings or []:
+        body.append(f'<div class="finding">Proofreading, {_finding(f, True)}</div>')
     kind = EditStatus.APPLIED if ok else BatchOutcome.UNAPPLIED  # the row's class
     return (
         f'<tr class="{kind}"><td class="n">{edit.get("index")}</td><td class="st">{"".join(cell)}</td>'
@@ -202,11 +263,14 @@ def report_details(
     report: dict[str, Any],
     rationales: dict[int, str] | None = None,
     summary: dict[str, Any] | None = None,
+    check: dict[str, Any] | None = None,
 ) -> str:
     """The part of a document's section that its reports alone decide: the reply's notes, the
     summary's quote check (``summary``: its summary report), and the table of edits, not
-    applied first, each with its ``rationales`` entry (by the edit's index).  Made where the
-    reports are (a batch's worker), so the batch's client only joins the sections."""
+    applied first, each with its ``rationales`` entry (by the edit's index); with ``check``
+    (the proofread check: its ``list`` of findings, or its ``error``), each finding beside the
+    applied edits that change its paragraph, and the others after the table, by kind.  Made
+    where the reports are (a batch's worker), so the batch's client only joins the sections."""
     lines = []
     notes = (report.get("reply") or {}).get("notes") or []
     if notes:
@@ -217,12 +281,151 @@ def report_details(
         report.get("edits") or [],
         key=lambda e: (e.get("status") in (EditStatus.APPLIED, EditStatus.VERIFIED), e.get("index", 0)),
     )
+    findings: list[dict[str, Any]] = list((check or {}).get("list") or [])
+    shown: set[int] = set()
     if edits:
         why = rationales or {}
         lines.append("<h3>Proposed edits</h3>" if summary is not None else "")
         lines.append("<table><tr><th>#</th><th>outcome</th><th>edit</th></tr>")
-        lines.extend(_edit_row(e, why.get(e.get("index", -1))) for e in edits)
+        for e in edits:
+            touched = _touched(e) if findings else set()
+            mine = [f for f in findings if f.get("paragraph") in touched]
+            shown.update(id(f) for f in mine)
+            lines.append(_edit_row(e, why.get(e.get("index", -1)), mine))
         lines.append("</table>")
+    if check is not None:
+        lines.append(_proofreading(check, [f for f in findings if id(f) not in shown], len(shown)))
+    return "".join(lines)
+
+
+def _proofreading(check: dict[str, Any], rest: list[dict[str, Any]], beside: int) -> str:
+    """The check's section: its error, or its count and the findings no applied edit
+    concerns, grouped by kind, each with its clause and paragraph."""
+    error = check.get("error")
+    if error:
+        return (
+            "<h3>Proofreading</h3>"
+            f'<div class="why msg">The proofreading check could not run: {escape(str(error.get("message", "")))} '
+            f"<code>{escape(str(error.get('code', '')))}</code></div>"
+        )
+    total = int(check.get("findings") or 0)
+    of = "the document and what its reply would break" if check.get("reply") else "the document"
+    head = (
+        f'<h3>Proofreading <span class="badge {"bad" if total else "ok"}">'
+        f"{total} finding{'' if total == 1 else 's'}</span></h3>"
+    )
+    if not total:
+        return (
+            head
+            + f'<div class="where">Nothing to report in {of}: defined terms, cross-references and numbering.</div>'
+        )
+    lines = [head, f'<div class="where">Checked: {of}.']
+    if beside:
+        lines.append(f" {beside} shown above, with the edit that changes their paragraph.")
+    lines.append("</div>")
+    for kind in Kind:
+        group = [f for f in rest if f.get("kind") == kind]
+        if group:
+            lines.append(f"<h4>{escape(FINDING_TITLES[kind])} ({len(group)})</h4>")
+            lines.append(
+                '<ul class="quotes">' + "".join(f"<li>{_finding(f, True)}</li>" for f in group) + "</ul>"
+            )
+    return "".join(lines)
+
+
+_OUR_WORDS: dict[OurOutcome, str] = {
+    OurOutcome.ACCEPTED: "accepted",
+    OurOutcome.REJECTED: "rejected",
+    OurOutcome.PENDING: "still open (not decided)",
+    OurOutcome.MODIFIED: "changed",
+}
+
+
+def _clause(label: object, section: object) -> str:
+    if section:
+        return str(section)
+    if label:
+        return f"Clause {label}"
+    return "General"
+
+
+def _our_change(c: dict[str, Any]) -> str:
+    kind = str(c.get("kind", ""))
+    deleted, inserted = str(c.get("deleted") or ""), str(c.get("inserted") or "")
+    if kind == "replace":
+        what = f"<del>{escape(deleted)}</del><ins>{escape(inserted)}</ins>"
+    elif kind in ("delete", "row_delete"):
+        what = f"deletion of <del>{escape(deleted)}</del>"
+    elif kind in ("insert", "row_insert"):
+        what = f"insertion of <ins>{escape(inserted)}</ins>"
+    else:
+        what = f"{escape(kind.replace('_', ' '))} of “{escape(str(c.get('text') or ''))}”"
+    try:
+        outcome = OurOutcome(str(c.get("outcome")))
+    except ValueError:
+        return f"Our {what}: {escape(str(c.get('outcome')))}"
+    words = _OUR_WORDS[outcome]
+    if outcome is OurOutcome.MODIFIED:
+        how = "tracked" if c.get("tracked") else "<b>without tracking</b>"
+        before, after = str(c.get("before") or ""), str(c.get("after") or "")
+        return f"Our {what}: {words}, {how}: {redline_html(before, after)}"
+    return f"Our {what}: <b>{escape(words)}</b>"
+
+
+def round_details(report: dict[str, Any]) -> str:
+    """A round (its ``redline reconcile`` report): the counts, every warning of what a
+    conversion lost, then by clause -- as the memo is -- our changes and their outcomes, what
+    they changed without tracking, their tracked changes and their comments."""
+    t = report.get("totals") or {}
+    lines = []
+    for w in report.get("warnings") or []:
+        lines.append(
+            f'<div class="why msg">Warning: {escape(str(w.get("message", "")))} '
+            f"<code>{escape(str(w.get('code', '')))}</code></div>"
+        )
+    untracked = int(t.get("untracked", 0))
+    lines.append(
+        f'<div class="where">Of our {t.get("ours", 0)} changes they accepted {t.get("accepted", 0)}, '
+        f"rejected {t.get('rejected', 0)}, changed {t.get('modified', 0)} and left {t.get('pending', 0)} "
+        f"open; {t.get('their_revisions', 0)} tracked changes and {t.get('their_comments', 0)} comments "
+        f"of theirs; {untracked} change{'' if untracked == 1 else 's'} without tracking.</div>"
+    )
+    order: list[str] = []
+    by: dict[str, list[tuple[int, str]]] = {}
+
+    def add(item: dict[str, Any], rank: int, line: str) -> None:
+        key = _clause(item.get("label"), item.get("section"))
+        if key not in by:
+            by[key] = []
+            order.append(key)
+        by[key].append((rank, line))
+
+    for c in report.get("ours") or []:
+        add(c, 0, _our_change(c))
+    for u in report.get("untracked") or []:
+        before, after = str(u.get("before") or ""), str(u.get("after") or "")
+        if u.get("kind") == "format":
+            names = ", ".join(str(n) for n in u.get("properties") or [])
+            add(
+                u,
+                1,
+                f"<b>Changed without tracking</b>: the formatting of “{escape(before)}” ({escape(names)})",
+            )
+        else:
+            add(u, 1, f"<b>Changed without tracking</b>: {redline_html(before, after)}")
+    theirs = report.get("theirs") or {}
+    for r in theirs.get("revisions") or []:
+        who = escape(str(r.get("author") or "They"))
+        inside = " (inside our change)" if r.get("in_ours") else ""
+        kind = escape(str(r.get("kind", "change")).replace("_", " "))
+        add(r, 2, f"{who}: tracked {kind} “{escape(str(r.get('text') or ''))}”{inside}")
+    for c in theirs.get("comments") or []:
+        who = escape(str(c.get("author") or "They"))
+        reply = " (reply to our comment)" if c.get("reply_to_ours") else ""
+        add(c, 3, f"{who} commented{reply}: “{escape(str(c.get('text') or ''))}”")
+    for key in order:
+        items = "".join(f"<li>{line}</li>" for _, line in sorted(by[key], key=lambda x: x[0]))
+        lines.append(f'<h4>{escape(key)}</h4><ul class="quotes">{items}</ul>')
     return "".join(lines)
 
 
@@ -280,10 +483,16 @@ def _document(entry: dict[str, Any], details: str) -> str:
     outcome = BatchOutcome(entry["outcome"])
     code = entry.get("code")
     t = entry.get("totals") or {}
-    good = outcome in (BatchOutcome.APPLIED, BatchOutcome.COMPARED)
+    good = outcome in (BatchOutcome.APPLIED, BatchOutcome.COMPARED, BatchOutcome.RECONCILED)
     words = PLAIN_REFUSAL.get(Code(code), PLAIN_OUTCOME[outcome]) if code else PLAIN_OUTCOME[outcome]
     if outcome == BatchOutcome.UNAPPLIED and entry.get("compare_totals"):
         words = "compared; some changes could not be written"
+    if outcome == BatchOutcome.RECONCILED and entry.get("exit"):
+        good = False
+        words = "reconciled: " + (" and ".join(
+            w for w, key in (("changes made without tracking", "untracked"), ("a lossy conversion", "lossy"))
+            if (entry.get("reconcile") or {}).get(key)
+        ) or "see the warnings")  # fmt: skip
     head = f'<h2>{escape(entry["name"])}<span class="badge {"ok" if good else "bad"}">{escape(words)}</span></h2>'
     lines = [head]
     if not good and code:  # the code, secondary, for whoever acts on it
@@ -291,6 +500,11 @@ def _document(entry: dict[str, Any], details: str) -> str:
     if t:
         lines.append(
             f'<div class="where">{t.get("applied", 0)} of {t.get("proposed", 0)} edits applied</div>'
+        )
+    if entry.get("returned"):
+        lines.append(
+            f'<div class="where">The redline sent, {escape(str(entry.get("sent") or "(missing)"))}, '
+            f"and what came back, {escape(str(entry['returned']))}</div>"
         )
     ct = entry.get("compare_totals") or {}
     if ct:
@@ -309,6 +523,15 @@ def _document(entry: dict[str, Any], details: str) -> str:
         )
         if entry.get(key)
     ]
+    links += [
+        _link(part[key], label)
+        for part, key, label in (
+            (entry.get("check") or {}, "report", "proofreading (JSON)"),
+            (entry.get("reconcile") or {}, "report", "reconcile report (JSON)"),
+            (entry.get("reconcile") or {}, "memo", "memo (Markdown)"),
+        )
+        if part.get(key)
+    ]
     if links:
         lines.append(f'<div class="files where">Files: {"".join(links)}</div>')
     if entry.get("message"):
@@ -317,11 +540,20 @@ def _document(entry: dict[str, Any], details: str) -> str:
     return f'<section class="doc">{"".join(lines)}</section>'
 
 
+def _rank(entry: dict[str, Any]) -> int:
+    """Refused and failed documents first, then those with something to act on."""
+    if entry["outcome"] == BatchOutcome.RECONCILED and entry.get("exit"):
+        return 1
+    return _BAD_FIRST.get(entry["outcome"], 2)
+
+
 def render_batch(summary: dict[str, Any], details: dict[str, str]) -> str:
     """The batch page: ``summary`` as summary.json holds it, ``details`` each document's
     :func:`report_details` by name (none for a document without a report)."""
     t = summary["totals"]
-    docs = sorted(summary["documents"], key=lambda d: (_BAD_FIRST.get(d["outcome"], 2), d["name"]))
+    docs = sorted(summary["documents"], key=lambda d: (_rank(d), d["name"]))
+    extra = [(k, t[key]) for k, key in (("proofreading findings", "findings"), ("rounds", "rounds"),
+             ("changed without tracking", "untracked")) if key in t]  # fmt: skip
     stats = "".join(
         f"<span>{escape(k)}: {v}</span>"
         for k, v in [
@@ -329,13 +561,15 @@ def render_batch(summary: dict[str, Any], details: dict[str, str]) -> str:
             ("edits proposed", t["proposed"]),
             ("applied", t["applied"]),
             ("not applied", t["unapplied"]),
+            *extra,
         ]
     )
     body = "".join(_document(d, details.get(d["name"], "")) for d in docs)
+    more = CSS_MORE if any("check" in d or "returned" in d for d in docs) else ""
     return (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         "<meta name=viewport content='width=device-width,initial-scale=1'>"
-        f"<title>Redline review</title><style>{CSS}</style></head><body>"
+        f"<title>Redline review</title><style>{CSS}{more}</style></head><body>"
         f"<header><h1>Redline review</h1><div class=tot>{stats}</div></header>"
         f"<main>{body}</main></body></html>\n"
     )

@@ -8,15 +8,25 @@ came back, which is compared with it (``redline compare``: ``NAME.compared.docx`
 ``NAME.compare.json``).  ``X.new.docx`` is a new version only beside ``X.docx``; alone it is a
 document like any other.  Extensions and names are matched ignoring case (``CONTRACT.DOCX`` is a
 document, and ``contract.reply.JSON`` its reply).
+
+A round of a negotiation is ``NAME.sent.docx`` (the redline we sent) with ``NAME.returned.docx``
+(or ``.doc``, ``.rtf``, ``.odt``: what came back): it is reconciled (``redline reconcile``:
+``NAME.reconcile.json`` and ``NAME.memo.md``), a job of its own named ``NAME``.  A ``.sent.docx``
+or ``.returned.docx`` that has a reply, a summary or a new version of its own
+(``X.sent.reply.json``) is a document of the flows above, as before; a round whose name another
+job has (``lease.docx`` beside ``lease.sent.docx``) is named by its sent file (``lease.sent``).
+A document with a reply is proofread as well (:mod:`redline.proofread`: ``NAME.check.json``).
 """
 
 from __future__ import annotations
 
+import json
 import sys
+import tempfile
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from redline.apply import ApplyOptions, apply_reply
@@ -24,7 +34,7 @@ from redline.compare.diff import CompareOptions, compare
 from redline.errors import Where, map_foreign
 from redline.exits import EXIT_REFUSED
 from redline.report import report_json
-from shared_schema import BatchOutcome, Code, EditBatch
+from shared_schema import BatchOutcome, Code, EditBatch, Refusal
 
 from .html_report import report_details
 
@@ -32,11 +42,16 @@ REPLY_SUFFIXES = (".reply.json", ".reply.txt", ".reply.md")
 SUMMARY_SUFFIX = ".summary.json"
 NEW_SUFFIX = ".new.docx"  # NAME.new.docx beside NAME.docx: the version to compare it with
 OUTPUT_SUFFIXES = (".redlined.docx", ".compared.docx")  # a batch's own outputs, never inputs
+SENT_SUFFIX = ".sent.docx"  # NAME.sent.docx beside NAME.returned.*: a round, reconciled
+RETURNED = ".returned"
+RETURNED_FORMATS = (".docx", ".doc", ".rtf", ".odt")  # NAME.returned.EXT
+CONVERSION_TIMEOUT = 120.0  # seconds a returned .doc / .rtf / .odt may take to convert
 
 # outcome of one document in summary.json: always a status; a refused or failed document has
 # its code beside it (summary.json's "code")
 OK = BatchOutcome.APPLIED  # every edit applied
 COMPARED = BatchOutcome.COMPARED  # compared with its new version, every change written as a tracked change
+RECONCILED = BatchOutcome.RECONCILED  # a round reconciled (its exit: 0 clean, 1 untracked or lossy)
 UNAPPLIED = BatchOutcome.UNAPPLIED  # the run completed; some edits were refused
 REFUSED = BatchOutcome.REFUSED  # the document, its reply or its pairing was refused as a whole
 FAILED = BatchOutcome.FAILED  # the job itself failed (a bug, or a worker lost twice): code failed
@@ -49,8 +64,10 @@ class Job:
     """One document of a batch and the files that go with it (names relative to the batch).
 
     ``problem``: why the job cannot run at all, found from the names alone -- a code
-    (``invalid_file_name``, ``duplicate_name``, ``ambiguous_reply``, ``ambiguous_version``) and a
-    message.  ``new``: the new version to compare the document with (instead of a reply)."""
+    (``invalid_file_name``, ``duplicate_name``, ``ambiguous_reply``, ``ambiguous_version``,
+    ``missing_sent``, ``missing_returned``, ``ambiguous_returned``) and a message.  ``new``: the
+    new version to compare the document with (instead of a reply).  ``round``: a round of a
+    negotiation -- ``document`` is the sent file, ``returned`` what came back."""
 
     name: str
     document: str | None
@@ -58,6 +75,8 @@ class Job:
     summary: str | None = None
     problem: tuple[Code, str] | None = None
     new: str | None = None
+    returned: str | None = None
+    round: bool = False
 
 
 def shown(name: str | None) -> str | None:
@@ -100,6 +119,11 @@ class JobResult:
     compare_json: bytes | None = None  # NAME.compare.json
     compare_totals: dict[str, Any] | None = None
     code: Code | None = None  # why the document was refused, or failed
+    check_json: bytes | None = None  # NAME.check.json (as ``redline check --json`` prints it)
+    check: dict[str, Any] | None = None  # the check in summary.json (None: not checked)
+    reconcile_json: bytes | None = None  # NAME.reconcile.json (as ``redline reconcile --json``)
+    memo: bytes | None = None  # NAME.memo.md (as ``redline reconcile --memo`` writes it)
+    reconcile: dict[str, Any] | None = None  # the round in summary.json
 
     @classmethod
     def refused(cls, name: str, code: Code, message: str) -> JobResult:
@@ -134,6 +158,7 @@ def pair(names: list[str]) -> list[Job]:
     docs: dict[str, list[str]] = {}
     replies: dict[str, list[str]] = {}
     summaries: dict[str, list[str]] = {}
+    converted: dict[str, list[str]] = {}  # X.returned.doc / .rtf / .odt, by "x.returned"
     jobs: list[Job] = []
     for name in sorted(names):
         base = PurePosixPath(name).name
@@ -154,7 +179,11 @@ def pair(names: list[str]) -> list[Job]:
             else:
                 if low.endswith(SUMMARY_SUFFIX):
                     summaries.setdefault(base[: -len(SUMMARY_SUFFIX)].casefold(), []).append(name)
-                continue
+                    continue
+                ext = PurePosixPath(low).suffix
+                if ext not in RETURNED_FORMATS or not low[: -len(ext)].endswith(RETURNED):
+                    continue
+                kind, stem = converted, base[: -len(ext)]  # X.returned.odt: a round's half
         if not _valid_utf8(name):
             message = f"the file name {shown(name)!r} is not valid UTF-8; rename it"
             jobs.append(Job(str(shown(base)), None, None, problem=(Code.INVALID_FILE_NAME, message)))
@@ -166,6 +195,8 @@ def pair(names: list[str]) -> list[Job]:
             base_key = key[: -len(".new")]
             if base_key in docs:
                 versions[base_key] = docs.pop(key)[0]
+    rounds = _round_halves(docs, replies, summaries, versions, converted)
+    jobs.extend(_round_jobs(rounds, set(docs) | set(replies)))
     for key in sorted(set(docs) | set(replies)):
         found, answers = docs.get(key, []), replies.get(key, [])
         summary_files = summaries.get(key, [])
@@ -207,6 +238,81 @@ def pair(names: list[str]) -> list[Job]:
             continue
         jobs.append(Job(stem, found[0] if found else None, answers[0] if answers else None, summary, new=new))
     return sorted(jobs, key=lambda j: (j.name.casefold(), j.name))
+
+
+def _round_halves(
+    docs: dict[str, list[str]],
+    replies: dict[str, list[str]],
+    summaries: dict[str, list[str]],
+    versions: dict[str, str],
+    converted: dict[str, list[str]],
+) -> dict[str, tuple[list[str], list[str]]]:
+    """The rounds' files, taken out of ``docs``: by round key, (sent files, returned files).
+    ``X.sent.docx`` and ``X.returned.docx`` are halves of a round unless they have a reply, a
+    summary or a new version of their own (then they are documents, as they always were)."""
+    halves: dict[str, tuple[list[str], list[str]]] = {}
+    for key in list(docs):
+        if key in replies or key in summaries or key in versions:
+            continue
+        for tail, side in ((SENT_SUFFIX[: -len(".docx")], 0), (RETURNED, 1)):
+            if key.endswith(tail) and len(key) > len(tail):
+                halves.setdefault(key[: -len(tail)], ([], []))[side].extend(docs.pop(key))
+                break
+    for key, names in converted.items():
+        halves.setdefault(key[: -len(RETURNED)], ([], []))[1].extend(names)
+    return halves
+
+
+def _round_stem(name: str) -> str:
+    """``X`` of ``X.sent.docx`` or ``X.returned.EXT``."""
+    base = PurePosixPath(name).name
+    if base.lower().endswith(SENT_SUFFIX):
+        return base[: -len(SENT_SUFFIX)]
+    return base[: -len(PurePosixPath(base).suffix) - len(RETURNED)]
+
+
+def _round_jobs(halves: dict[str, tuple[list[str], list[str]]], taken: set[str]) -> list[Job]:
+    """One job per round: ``NAME.sent.docx`` with its ``NAME.returned.*``, or -- a half alone,
+    two returned files, two sent files differing by case -- refused with the reason.  A round
+    whose name another job has is named by its sent (or returned) file, without the extension."""
+    jobs = []
+    for key in sorted(halves):
+        sents, backs = sorted(halves[key][0]), sorted(halves[key][1])
+        first = (sents or backs)[0]
+        stem = _round_stem(first)
+        if key in taken:  # lease.docx is a job too: this round is lease.sent (or lease.returned)
+            base = PurePosixPath(first).name
+            stem = base[: -len(PurePosixPath(base).suffix)]
+        returned = backs[0] if len(backs) == 1 else None
+        if len(sents) > 1:
+            for name, own in zip(sents, _names(sents, _doc_stem), strict=True):
+                others = ", ".join(f for f in sents if f != name)
+                with_them = f"; with them: {', '.join(backs)} (not read)" if backs else ""
+                message = (
+                    f"{name}: a sent document whose name differs only by case from {others}'s; their "
+                    f"outputs would collide: rename all but one{with_them}"
+                )
+                jobs.append(Job(own, name, None, problem=(Code.DUPLICATE_NAME, message), round=True))
+            continue
+        problem: tuple[Code, str] | None = None
+        if not sents:
+            problem = (Code.MISSING_SENT, (
+                f"{', '.join(backs)} came back, but the redline we sent ({stem}{SENT_SUFFIX}) is not "
+                "in the folder: put it beside it to reconcile the round"
+            ))  # fmt: skip
+        elif not backs:
+            problem = (Code.MISSING_RETURNED, (
+                f"{sents[0]} is the redline we sent, but nothing came back beside it "
+                f"({_round_stem(sents[0])}{RETURNED}.docx, .doc, .rtf or .odt)"
+            ))  # fmt: skip
+        elif len(backs) > 1:
+            problem = (Code.AMBIGUOUS_RETURNED, (
+                f"{sents[0]} has {len(backs)} returned files ({', '.join(backs)}); keep the one that "
+                "came back"
+            ))  # fmt: skip
+        document = sents[0] if sents else None
+        jobs.append(Job(stem, document, None, problem=problem, returned=returned, round=True))
+    return jobs
 
 
 def _doc_stem(name: str) -> str:
@@ -257,6 +363,16 @@ def _rationales(batch: EditBatch | None) -> dict[int, str]:
     return {e.index: e.rationale for e in batch.edits if e.index is not None and e.rationale}
 
 
+@dataclass(frozen=True)
+class RoundInput:
+    """A round's files for :func:`run_document`: the sent file's name (the document's bytes are
+    the sent ones), and what came back, its name (whose suffix says its format) and bytes."""
+
+    sent_name: str
+    returned_name: str
+    returned: bytes
+
+
 def run_document(
     document: bytes | None,
     reply: bytes | None,
@@ -264,9 +380,13 @@ def run_document(
     options: ApplyOptions,
     name: str,
     new: bytes | None = None,
+    round_input: RoundInput | None = None,
+    check: bool = True,
 ) -> JobResult:
-    """The per-document job: apply the reply, check the summary -- or, given the document's
-    ``new`` version, compare the two; never raises.
+    """The per-document job: apply the reply, check the summary, proofread the document and
+    what the reply would break (``check``) -- or, given the document's ``new`` version, compare
+    the two; or, given a round (``round_input``: the document is the redline we sent),
+    reconcile what came back with it; never raises.
 
     The batch's boundary: the pipeline returns refusals as values, so an exception here is a
     refusal only when :func:`redline.errors.map_foreign` says it is one in a job (a
@@ -275,16 +395,19 @@ def run_document(
     ``failed`` (never with a code about its file), and the traceback goes to stderr (the
     worker's log)."""
     try:
+        if round_input is not None and document is not None:
+            return _reconcile(document, round_input, name)
         if new is not None and document is not None:
             return _compare(document, new, options, name)
-        return _run(document, reply, summary, options, name)
+        return _run(document, reply, summary, options, name, check)
     except Exception as exc:  # a bug must not stop the batch; it is reported as one
         found = map_foreign(exc, Where.JOB)
         if found is not None:
             return JobResult.refused(name, found.code, f"{found.message} [{found.code}]")
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         trace = "".join(traceback.format_exception(exc))
-        print(f"redline: {name}.docx failed ({Code.INTERNAL_ERROR}):\n{trace}", file=sys.stderr, end="")
+        what = f"the round {round_input.sent_name}" if round_input is not None else f"{name}.docx"
+        print(f"redline: {what} failed ({Code.INTERNAL_ERROR}):\n{trace}", file=sys.stderr, end="")
         return JobResult.failed(name, f"internal error: {detail}")
 
 
@@ -294,6 +417,7 @@ def _run(
     summary: bytes | None,
     options: ApplyOptions,
     name: str,
+    check: bool = True,
 ) -> JobResult:
     if document is None:
         message = f"a reply for {name}.docx, but no such document"
@@ -315,6 +439,7 @@ def _run(
 
         summary_report = check_reply(document, summary, document_name=f"{name}.docx").to_dict()
     report_dict = report.to_dict()
+    checked = _check(document, outcome.batch, name) if check else None
     result = JobResult(
         name,
         REFUSED,
@@ -323,8 +448,12 @@ def _run(
         summary_report_json=None if summary_report is None else json_bytes(summary_report),
         totals=report.totals.model_dump(),
         summary_totals=None if summary_report is None else summary_report.get("totals"),
-        report_html=report_details(report_dict, _rationales(outcome.batch), summary_report),
+        report_html=report_details(
+            report_dict, _rationales(outcome.batch), summary_report, None if checked is None else checked[1]
+        ),
     )
+    if checked is not None:
+        result.check_json, _, result.check = checked
     if report.error is not None:
         result.message = f"{report.error.message} [{report.error.code}]"
         result.code = report.error.code
@@ -359,3 +488,91 @@ def _compare(document: bytes, new: bytes, options: ApplyOptions, name: str) -> J
     if not options.dry_run:
         result.compared = outcome.output
     return result
+
+
+def check_json_bytes(data: dict[str, Any]) -> bytes:
+    """``NAME.check.json``'s bytes: the JSON ``redline check --json`` prints, byte for byte."""
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _check(
+    document: bytes, batch: EditBatch | None, name: str
+) -> tuple[bytes | None, dict[str, Any], dict[str, Any]]:
+    """The proofread check of the document and of what its reply would break, as
+    ``redline check DOC REPLY --json`` makes it (:func:`redline.proofread.check.check_document`),
+    beside the apply and never in its way: a document the check cannot read, or a check that
+    fails (a bug: its traceback on stderr), is recorded as the check's ``error`` and the
+    document's outcome is its apply's.  Returns (``NAME.check.json``'s bytes or None, the check
+    as the page shows it -- its findings --, the check as summary.json holds it)."""
+    from redline.proofread.check import check_document
+
+    entry: dict[str, Any] = {"reply": batch is not None and bool(batch.edits), "findings": 0, "totals": None}
+    try:
+        checked = check_document(document, batch, name=f"{name}.docx")
+    except Exception as exc:  # the check's own failure: recorded; the apply stands
+        found = map_foreign(exc, Where.JOB)
+        if found is not None:
+            entry["error"] = {"code": str(found.code), "message": found.message}
+        else:
+            print(f"redline: the check of {name}.docx failed ({Code.INTERNAL_ERROR}):", file=sys.stderr)
+            traceback.print_exc(file=sys.stderr)
+            detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            entry["error"] = {"code": str(Code.INTERNAL_ERROR), "message": f"internal error: {detail}"}
+        return None, entry, entry
+    if isinstance(checked, Refusal):
+        entry["error"] = {"code": str(checked.code), "message": checked.message}
+        return None, entry, entry
+    data = checked.to_json()
+    findings = data["findings"]
+    assert isinstance(findings, list)
+    entry["findings"] = len(findings)
+    entry["totals"] = data["totals"]
+    entry["error"] = None
+    return check_json_bytes(data), {**entry, "list": findings}, entry
+
+
+def round_json_bytes(data: dict[str, Any]) -> bytes:
+    """``NAME.reconcile.json``'s bytes: the JSON ``redline reconcile --json`` prints."""
+    return (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+def _reconcile(sent: bytes, given: RoundInput, name: str) -> JobResult:
+    """A round: what came back (converted first when it is a ``.doc``, ``.rtf`` or ``.odt``,
+    through LibreOffice, as ``redline reconcile`` does) reconciled with the redline we sent --
+    ``NAME.reconcile.json``, ``NAME.memo.md``; the document's exit is the reconcile's (0 clean,
+    1 untracked changes or a lossy conversion).  A file that cannot be read or converted
+    refuses the round with its code."""
+    from redline.reconcile import ReconcileOptions, reconcile, render_memo
+    from redline.reconcile.converted import CONVERTIBLE, returned_docx
+
+    from .html_report import round_details
+
+    suffix = PurePosixPath(given.returned_name).suffix.lower()
+    with tempfile.TemporaryDirectory(prefix="redline-review-") as tmp:
+        path = Path(tmp) / f"returned{suffix}"
+        if suffix in CONVERTIBLE:
+            path.write_bytes(given.returned)
+        converted = returned_docx(path, given.returned, sent, timeout=CONVERSION_TIMEOUT)
+    if isinstance(converted, Refusal):
+        message = f"{given.returned_name}: {converted.message} [{converted.code}]"
+        return JobResult.refused(name, converted.code, message)
+    back, warnings, through = converted
+    report = reconcile(
+        sent, back, ReconcileOptions(), sent_name=given.sent_name, returned_name=given.returned_name,
+        warnings=warnings, sent_through=through,
+    )  # fmt: skip
+    if report.error is not None:
+        return JobResult.refused(name, report.error.code, f"{report.error.message} [{report.error.code}]")
+    data = report.to_dict()
+    totals = data["totals"]
+    lossy = [w["message"] for w in data["warnings"] if w["code"] == Code.LOSSY_CONVERSION]
+    return JobResult(
+        name, RECONCILED, report.exit_code,
+        reconcile_json=round_json_bytes(data), memo=render_memo(data).encode("utf-8"),
+        reconcile={
+            "author": data["author"], "totals": totals,
+            "untracked": bool(totals["untracked"] or totals["modified_untracked"]),
+            "lossy": bool(lossy), "warnings": lossy,
+        },
+        report_html=round_details(data),
+    )  # fmt: skip

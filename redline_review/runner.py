@@ -2,9 +2,11 @@
 
 The client pairs files, reads each document's bytes, hands (bytes, reply, options) to an
 executor that runs :func:`redline_review.job.run_document`, and writes each result as it completes:
-``NAME.redlined.docx``, ``NAME.report.json`` (and ``NAME.summary-report.json`` for the
-summary flow; ``NAME.compared.docx`` and ``NAME.compare.json`` for a document compared with
-its new version ``NAME.new.docx``), then ``summary.json`` and ``report.html`` for the batch.
+``NAME.redlined.docx``, ``NAME.report.json``, ``NAME.check.json`` (the proofread check), and
+``NAME.summary-report.json`` for the summary flow; ``NAME.compared.docx`` and
+``NAME.compare.json`` for a document compared with its new version ``NAME.new.docx``;
+``NAME.reconcile.json`` and ``NAME.memo.md`` for a round (``NAME.sent.docx`` with
+``NAME.returned.*``) -- then ``summary.json`` and ``report.html`` for the batch.
 Executors differ only in where ``run_document`` runs: in this process (``--jobs 1``), a local
 process pool, or Dask.
 """
@@ -38,17 +40,21 @@ from .job import (
     MISSING_DOCUMENT,
     MISSING_REPLY,
     OK,
+    RECONCILED,
     REFUSED,
     Job,
     JobResult,
+    RoundInput,
     json_bytes,
     pair,
     run_document,
 )
 from .storage import Storage
 
-# (document, reply, summary, options, name, new version): run_document's arguments
-Task = tuple[bytes | None, bytes | None, bytes | None, ApplyOptions, str, bytes | None]
+# (document, reply, summary, options, name, new version, round, check): run_document's arguments
+Task = tuple[
+    bytes | None, bytes | None, bytes | None, ApplyOptions, str, bytes | None, RoundInput | None, bool
+]
 
 
 class Executor(Protocol):
@@ -106,6 +112,15 @@ class BatchSummary:
         for d in self.documents:
             outcomes[d["outcome"]] = outcomes.get(d["outcome"], 0) + 1
         totals_out: dict[str, Any] = dict(totals)
+        checked = [d["check"] for d in self.documents if d.get("check") is not None]
+        if checked:  # (a batch without a check, or without a round, has none of these keys)
+            totals_out["findings"] = sum(int(c.get("findings") or 0) for c in checked)
+        rounds = [d for d in self.documents if "returned" in d]
+        if rounds:
+            totals_out["rounds"] = len(rounds)
+            totals_out["untracked"] = sum(
+                int(((d.get("reconcile") or {}).get("totals") or {}).get("untracked", 0)) for d in rounds
+            )
         totals_out["by_outcome"] = dict(sorted(outcomes.items()))
         return {"exit": self.exit_code, "totals": totals_out, "documents": self.documents}
 
@@ -116,8 +131,10 @@ def run_review(
     options: ApplyOptions,
     executor: Executor,
     progress: Callable[[JobResult], None] | None = None,
+    check: bool = True,
 ) -> BatchSummary:
-    """Run a whole batch from ``source`` into ``target``; return what summary.json holds.
+    """Run a whole batch from ``source`` into ``target``; return what summary.json holds
+    (``check``: proofread every document with a reply, and what its reply would break).
 
     Every input is reported, whatever happens to it: a job whose names refuse it
     (:attr:`redline_review.job.Job.problem`), a file that cannot be read (not a regular file, too
@@ -143,6 +160,8 @@ def run_review(
                     options,
                     job.name,
                     source.read(job.new) if job.new else None,
+                    _round_input(source, job),
+                    check,
                 )
             except PackageError as exc:
                 early[job.name] = JobResult.refused(job.name, exc.code, exc.message)
@@ -158,6 +177,7 @@ def run_review(
         # written: keep no documents or reports in memory
         result.output = result.report_json = result.summary_report_json = None
         result.compared = result.compare_json = None
+        result.check_json = result.reconcile_json = result.memo = None
         result.report_html = ""
         if progress is not None:
             progress(result)
@@ -174,11 +194,19 @@ def run_review(
     finally:
         by_name.update(early)
         documents = [_summary_entry(job, by_name.get(job.name) or _never_ran(job)) for job in jobs]
-        outcomes = {d["outcome"] for d in documents}
-        exit_code = EXIT_OK if outcomes <= {OK, COMPARED} else EXIT_UNAPPLIED
+        done = (OK, COMPARED)  # and a round reconciled clean (exit 0)
+        clean = all(d["outcome"] in done or (d["outcome"] == RECONCILED and not d["exit"]) for d in documents)
+        exit_code = EXIT_OK if clean else EXIT_UNAPPLIED
         summary = BatchSummary(documents, exit_code)
         _write_batch(target, summary, details)
     return summary
+
+
+def _round_input(source: Storage, job: Job) -> RoundInput | None:
+    """A round's returned file (read like any input), or None for every other job."""
+    if job.document is None or job.returned is None:
+        return None
+    return RoundInput(job.document, job.returned, source.read(job.returned))
 
 
 def _never_ran(job: Job) -> JobResult:
@@ -266,6 +294,9 @@ def _write_outputs(target: Storage, result: JobResult) -> None:
             (f"{result.name}.summary-report.json", result.summary_report_json),
             (f"{result.name}.compared.docx", result.compared),
             (f"{result.name}.compare.json", result.compare_json),
+            (f"{result.name}.check.json", result.check_json),
+            (f"{result.name}.reconcile.json", result.reconcile_json),
+            (f"{result.name}.memo.md", result.memo),
         ):
             if data is not None:
                 target.write(name, data)
@@ -299,6 +330,15 @@ def _summary_entry(job: Job, result: JobResult) -> dict[str, Any]:
         entry["summary"] = job.summary
         entry["summary_totals"] = result.summary_totals
         entry["summary_report"] = _named(f"{job.name}.summary-report.json", result.written)
+    if result.check is not None:  # proofread: the counts here, the findings in NAME.check.json
+        entry["check"] = {**result.check, "report": _named(f"{job.name}.check.json", result.written)}
+    if job.round:  # a round: the redline we sent and what came back, reconciled
+        entry["sent"], entry["returned"] = job.document, job.returned
+        entry["reconcile"] = None if result.reconcile is None else {
+            **result.reconcile,
+            "report": _named(f"{job.name}.reconcile.json", result.written),
+            "memo": _named(f"{job.name}.memo.md", result.written),
+        }  # fmt: skip
     return entry
 
 

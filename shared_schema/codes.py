@@ -97,6 +97,9 @@ class Code(StrEnum):
     DUPLICATE_NAME = "duplicate_name"
     AMBIGUOUS_REPLY = "ambiguous_reply"
     AMBIGUOUS_VERSION = "ambiguous_version"
+    MISSING_RETURNED = "missing_returned"
+    MISSING_SENT = "missing_sent"
+    AMBIGUOUS_RETURNED = "ambiguous_returned"
     MALFORMED_REPORT = "malformed_report"
     # -- ours ----------------------------------------------------------------------------------
     INTERNAL_ERROR = "internal_error"
@@ -184,6 +187,12 @@ MEANINGS: Final[Mapping[Code, str]] = MappingProxyType(
         Code.AMBIGUOUS_REPLY: "a batch document with two reply files (NAME.reply.json and .txt/.md)",
         Code.AMBIGUOUS_VERSION: "a batch document with both a reply file and a new version to compare "
         "(NAME.new.docx): redline it or compare it, not both",
+        Code.MISSING_RETURNED: "a batch holds the redline we sent (NAME.sent.docx) without what came "
+        "back (NAME.returned.docx, .doc, .rtf or .odt) to reconcile it with",
+        Code.MISSING_SENT: "a batch holds what came back (NAME.returned.*) without the redline we sent "
+        "(NAME.sent.docx)",
+        Code.AMBIGUOUS_RETURNED: "a batch round with two returned files (NAME.returned.docx and .doc, "
+        ".rtf or .odt): keep one",
         Code.MALFORMED_REPORT: "a report given to redline stats is not a JSON report (binary, too "
         "deep, not an object)",
         Code.INTERNAL_ERROR: "a bug in redline, not in the input: the traceback is in the log",
@@ -270,6 +279,7 @@ class BatchOutcome(StrEnum):
 
     APPLIED = "applied"  # every edit applied
     COMPARED = "compared"  # compared with its new version, every change written
+    RECONCILED = "reconciled"  # a round (NAME.sent.docx, NAME.returned.*) reconciled; its exit says if clean
     UNAPPLIED = "unapplied"  # the run completed; some edits (or changes) were not
     REFUSED = "refused"  # the document, its reply or its pairing was refused as a whole
     FAILED = "failed"  # the job itself failed: a bug, or a worker lost twice

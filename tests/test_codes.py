@@ -320,7 +320,8 @@ def test_the_status_vocabularies() -> None:
     assert [s.value for s in ToolStatus] == ["applied", "partial", "unapplied", "stale"]
     assert [s.value for s in CallOutcome] == ["ok", "refused"]
     assert [s.value for s in OurOutcome] == ["accepted", "rejected", "pending", "modified"]
-    assert [s.value for s in BatchOutcome] == ["applied", "compared", "unapplied", "refused", "failed"]
+    batch = ["applied", "compared", "reconciled", "unapplied", "refused", "failed"]
+    assert [s.value for s in BatchOutcome] == batch
     # "unsupported" in a summary's JSON means a point without a quote, not Code.UNSUPPORTED
     assert [s.value for s in PointStatus] == ["verified", "unverified", "unsupported"]
     assert PointStatus.UNQUOTED.value == "unsupported" and PointStatus("unsupported") is PointStatus.UNQUOTED

@@ -172,10 +172,10 @@ def _contrast(a: str, b: str) -> float:
 def test_report_html_text_contrast_meets_wcag_aa() -> None:
     import re
 
-    from redline_review.html_report import CSS
+    from redline_review.html_report import CSS, CSS_MORE
 
     assert round(_contrast("#888", "#fff"), 1) == 3.5  # the row numbers before: the check bites
-    rules = re.findall(r"([^{}]+)\{([^}]*)\}", CSS)
+    rules = re.findall(r"([^{}]+)\{([^}]*)\}", CSS + CSS_MORE)
     page = {"#fff", "#f6f6f4", "#fff4f3"}  # section, page, a row of a refused edit
     failures = []
     for selector, body in rules:
