@@ -172,7 +172,8 @@ def definitions(api: Api = "json-schema") -> dict[str, Any]:
     Responses API takes the inner object's fields as ``text.format`` with ``type``
     ``json_schema``).  ``anthropic``: ``tools`` (one strict tool whose input is the reply) and
     the ``tool_choice`` that makes the model call it.  ``gemini``: the ``generationConfig``
-    fields.  ``mcp``: the MCP tools (read_region, apply_edits, check).  ``json-schema``: the plain JSON Schema.
+    fields.  ``mcp``: the MCP tools (read_region, apply_edits, check).  ``json-schema``: the
+    plain JSON Schema.
     """
     if api == "openai":
         schema = json_schema("edits", "openai")

@@ -69,7 +69,13 @@ def test_check_is_listed_with_the_shared_edit_schema() -> None:
     shared.pop("$defs", None)
     assert schema["properties"]["edits"]["items"] == shared
     text = defs["check"]["description"]
-    for must in ("from_edits", "fix", "reference_to_deleted_clause", "renumbered_reference", "Nothing is written"):
+    for must in (
+        "from_edits",
+        "fix",
+        "reference_to_deleted_clause",
+        "renumbered_reference",
+        "Nothing is written",
+    ):
         assert must in text, must
     jsonschema.Draft202012Validator.check_schema(defs["check"]["outputSchema"])
 

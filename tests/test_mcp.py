@@ -125,7 +125,9 @@ def test_each_tool_declares_an_output_schema_its_results_meet(server: Server, do
         assert refused.structured_content["status"] == "unapplied"
         assert refused.structured_content["written"] is False
         # check: findings are a result, not an error; a stale revision is refused whole
-        checked = await call(client, "check", {"path": doc, "edits": [nothing], "revision": region["revision"]})
+        checked = await call(
+            client, "check", {"path": doc, "edits": [nothing], "revision": region["revision"]}
+        )
         assert checked["revision"] == region["revision"] and isinstance(checked["findings"], list)
         assert all(f["from_edits"] is False for f in checked["findings"])  # the edit applies nowhere
         stale = await call(client, "check", {"path": doc, "revision": "sha256:0"})
