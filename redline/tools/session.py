@@ -5,10 +5,13 @@ that does not speak MCP calls :meth:`DocumentTools.handle` directly::
 
     tools = DocumentTools(Path("contracts"), log=Path("calls.jsonl"))
     region = tools.handle("read_region", {"path": "lease.docx", "section": "4.2"})
+    edits = [{"anchor": "<copied from region['text']>", "replacement": "..."}]
+    # what the edits would break (findings marked from_edits), nothing written
+    checked = tools.handle("check", {"path": "lease.docx", "edits": edits, "revision": region["revision"]})
     result = tools.handle("apply_edits", {
         "path": "lease.docx",
         "revision": region["revision"],
-        "edits": [{"anchor": "<copied from region['text']>", "replacement": "..."}],
+        "edits": edits,
     })
 
 What the tools design out:
@@ -146,7 +149,7 @@ def _parse_range(value: Any, count: int) -> tuple[int, int]:
 
 
 class DocumentTools:
-    """``read_region`` and ``apply_edits`` on the .docx files under ``root``.
+    """``read_region``, ``apply_edits`` and ``check`` on the .docx files under ``root``.
 
     Thread-safe: one instance serves concurrent calls (the MCP server runs each call in a worker
     thread). ``log`` receives one JSON line per call. ``lock_dir`` holds the cross-process lock
