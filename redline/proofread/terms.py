@@ -316,6 +316,8 @@ class _Check:
         self.candidates: dict[str, _Candidate] = {}
         self.lowercase: list[tuple[Paragraph, int, int, str, str]] = []  # para, start, end, key, spelling
         self._locator: Locator | None = None
+        self._folds_seen: set[str] = set()  # the words casefolded so far
+        self._folds_hit: set[str] = set()  # those whose casefold begins a term's lower-case form
 
     # -- the pass -----------------------------------------------------------------------------
     def run(self) -> list[Finding]:
@@ -355,7 +357,11 @@ class _Check:
         at = _starts(ptext, (first.keys() | first_upper.keys()) & distinct, capital=True)
         low_words = self.first_low & distinct
         if folding:
-            folded_hits = {t for t in distinct if t.casefold() in first_folded}
+            unseen = distinct - self._folds_seen  # each word of the document casefolded once
+            if unseen:
+                self._folds_seen |= unseen
+                self._folds_hit.update(t for t in unseen if t.casefold() in first_folded)
+            folded_hits = distinct & self._folds_hit
             if folded_hits and not low_words:
                 # the casefolded paragraph's words decide, as they always did: the same words
                 # unless casefolding changed its length ("ß" -> "ss", "İ" -> "i̇")
