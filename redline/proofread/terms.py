@@ -309,6 +309,7 @@ class _Check:
                     self.folded.setdefault(form.casefold(), (key, spelled))
                     self.first_folded[words[0].casefold()].add(len(words))
         self.first_low = {w for w in self.first if not w[:1].isupper()}
+        self.first_any = set(self.first) | set(self.first_upper)  # where a use may begin
         self.longest = max(
             (n for lengths in (*self.first.values(), *self.first_folded.values()) for n in lengths), default=1
         )
@@ -358,7 +359,7 @@ class _Check:
         # case that begins a term's lower-case form -- looked for as the paragraph's distinct
         # words, then found where they stand (no per-word work in a paragraph that has none)
         distinct = set(words)
-        at = _starts(ptext, (first.keys() | first_upper.keys()) & distinct, capital=True)
+        at = _starts(ptext, self.first_any & distinct, capital=True)
         low_words = self.first_low & distinct
         if folding:
             unseen = distinct - self._folds_seen  # each word of the document casefolded once
