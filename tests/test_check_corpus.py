@@ -234,11 +234,11 @@ def test_planted_numbering_gap(path: Path) -> None:
     after = loaded(copy)
     assert after is not None
     original = check(view)
-    found = check(after)
-    new = new_findings(original, found)
+    found_after = check(after)
+    new = new_findings(original, found_after)
     assert list(new) == [(str(Kind.NUMBERING_GAP), head.index, retyped)], new
     # one number out of line: the finding's fix retypes it, and the copy with it checks clean
-    [gap] = [f for f in found if f.kind is Kind.NUMBERING_GAP and f.place.paragraph == head.index]
+    [gap] = [f for f in found_after if f.kind is Kind.NUMBERING_GAP and f.place.paragraph == head.index]
     assert gap.fix is not None, gap
     assert not _fixed(copy, [gap.fix], original), gap.fix
 
@@ -410,8 +410,11 @@ def test_planted_lowercase_defined_term(path: Path) -> None:
         new = new_findings(original, found)
         at = view.paragraph_at(uses[0]).index
         assert list(new) == [(str(Kind.LOWERCASE_DEFINED_TERM), at, d.term.lower())], (d.term, new)
-        fixes = [f.fix for f in found if f.kind is Kind.LOWERCASE_DEFINED_TERM and f.place.paragraph == at]
-        fixes = [f for f in fixes if f is not None]
+        fixes = [
+            f.fix
+            for f in found
+            if f.kind is Kind.LOWERCASE_DEFINED_TERM and f.place.paragraph == at and f.fix is not None
+        ]
         assert len(fixes) >= 1, "a lower-cased defined term comes with its fix"
         assert not _fixed(copy, distinct(fixes), original), (d.term, fixes)
         done += 1
