@@ -321,18 +321,21 @@ class _Check:
         self.candidates: dict[str, _Candidate] = {}
         self.lowercase: list[tuple[Paragraph, int, int, str, str]] = []  # para, start, end, key, spelling
         self._locator: Locator | None = None
+        self._words: set[str] = set()  # every word of the view, gathered by the pass
         self._folds_seen: set[str] = set()  # the words casefolded so far
         self._folds_hit: set[str] = set()  # those whose casefold begins a term's lower-case form
 
     # -- the pass -----------------------------------------------------------------------------
     def run(self) -> list[Finding]:
         view = self.view
-        self.vocabulary = {w for w in set(_WORD.findall(view.text)) if w.islower()}
+        for para in view.paragraphs:
+            self._paragraph(para)
+        # the words of every paragraph are the words of the view's text (its paragraphs, each
+        # followed by a line feed, which no word crosses), gathered by the pass
+        self.vocabulary = {w for w in self._words if w.islower()}
         for form, key in self.weak.items():
             if form in self.vocabulary:
                 self.terms[key].weak_uses += 1
-        for para in view.paragraphs:
-            self._paragraph(para)
         out: list[Finding] = []
         out += self._undefined()
         out += self._unused()
@@ -346,6 +349,7 @@ class _Check:
         words = _WORD.findall(ptext)
         if not words:
             return
+        self._words.update(words)
         checked = para.story in CHECKED_STORIES
         here = self.defs_by_paragraph.get(para.index, ())
         defining = any(d.form in (Form.MEANS, Form.ENTRY, Form.BOLD) for d in here)
