@@ -386,20 +386,25 @@ class _Check:
             for pos in at:
                 if pos < done:
                     continue
-                spans = [m.span() for m in islice(_WORD.finditer(ptext, pos), self.longest)]
-                tok = ptext[spans[0][0] : spans[0][1]]
+                word = _WORD.match(ptext, pos)  # (a word begins at pos)
+                assert word is not None
+                tok = word.group(0)
+                exact = first.get(tok)
+                upper = first_upper.get(tok) if tok.isupper() and len(tok) > 1 else None
+                folded = first_folded.get(tok.casefold()) if folding else None
+                # as many words as the longest term the word may begin (most: one)
+                need = max(max(ls) for ls in (exact, upper, folded) if ls) if exact or upper or folded else 1
+                if need == 1:
+                    spans = [word.span()]
+                else:
+                    spans = [m.span() for m in islice(_WORD.finditer(ptext, pos), need)]
                 step = 0
-                lengths = first.get(tok)
-                if lengths:
-                    step = self._match(para, ptext, spans, 0, lengths, self.exact, own)
-                if not step and tok.isupper() and len(tok) > 1:
-                    lengths = first_upper.get(tok)
-                    if lengths:
-                        step = self._match(para, ptext, spans, 0, lengths, self.upper, own)
-                if not step and folding:
-                    lengths = first_folded.get(tok.casefold())
-                    if lengths:
-                        step = self._match_folded(para, ptext, spans, 0, lengths, quoted, skip_to)
+                if exact:
+                    step = self._match(para, ptext, spans, 0, exact, self.exact, own)
+                if not step and upper:
+                    step = self._match(para, ptext, spans, 0, upper, self.upper, own)
+                if not step and folded:
+                    step = self._match_folded(para, ptext, spans, 0, folded, quoted, skip_to)
                 if step:
                     matched.append((spans[0][0], spans[step - 1][1]))
                     done = spans[step - 1][1]
