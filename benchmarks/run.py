@@ -55,6 +55,7 @@ from shared_schema import Edit, EditBatch
 from testing.contractgen import Kind, generate_contract
 
 from . import processes
+from .bench_check import measure as measure_check
 
 S = TypeVar("S")
 DATE = "2024-01-01T00:00:00Z"
@@ -742,6 +743,20 @@ def run(config: Config, out: Callable[[str], None] = print) -> Table:
             "≤ 100 ms",
             t_small <= 0.100,
             f"{n_small}-edit reply, {len(small_work.writes)} written",
+        )
+    )
+
+    # (15) redline check against the view it reads (issue 33; benchmarks/bench_check.py)
+    checked = measure_check(big, r)
+    table.add(
+        Row(
+            "15. redline check vs its view",
+            ms(checked.check),
+            f"view {ms(checked.view)}",
+            checked.ratio,
+            "≤ 1.5×",
+            checked.ratio <= 1.5,
+            f"CPU, the view included; {checked.findings} findings, {checked.paragraphs} paragraphs",
         )
     )
 

@@ -113,6 +113,22 @@ for out_of_scope, merge overlapping edits into one, drop an edit that changes no
 out an edit you cannot place.
 """
 
+_CHECK = """\
+Before you send the reply, check what it would break: where you can run commands, run
+`redline check CONTRACT.docx REPLY.json` (the contract and your reply; `--json` for the
+findings as JSON). It lists findings, each with its clause, a message and, where one repair is
+clear, a `fix` -- an entry ready to add to your edits: terms used but never defined (a term
+your new text brings), definitions never used or given twice, defined terms written in lower
+case, references to clauses the contract does not have, clauses your edits delete while other
+clauses still cite them (reference_to_deleted_clause), typed references that your inserted,
+deleted or moved clauses would point at another clause (renumbered_reference), clause numbers
+typed out of sequence. Repair every finding your reply causes: add its `fix` to your edits,
+or change the edit that causes it (cite the clause's new number, keep a cited clause, use the
+defined term), then check again. A finding the contract has without your reply (run `redline
+check CONTRACT.docx` alone to see them) is not yours to repair unless the task asks: point it
+out in a `comment` entry or a rationale instead.
+"""
+
 _MCP = f"""\
 With the tools: call read_region first (no section for the outline, then the section you
 need), copy anchors from the text it returns, and call apply_edits with those edits and the
@@ -120,6 +136,11 @@ need), copy anchors from the text it returns, and call apply_edits with those ed
 you pass `output`. Use the `revision` and `paragraphs` apply_edits returns for the next edit;
 a call refused as `{ToolStatus.STALE}` means the document changed: call read_region again. A call whose
 every edit was refused is returned as an error (isError) with status "{ToolStatus.UNAPPLIED}".
+Before apply_edits, call check with the same `path`, `edits` and `revision`: it writes nothing
+and returns the findings, each with `from_edits` -- true for what your edits would break.
+Repair each of those (add its `fix` to your edits, or change the edit) and call check again
+until none is left; then call apply_edits. Findings with `from_edits` false are the
+document's own: leave them unless the task asks.
 """
 
 
@@ -133,9 +154,10 @@ def _statuses() -> str:
 
 
 def instructions(api: Api = "json-schema") -> str:
-    """What a model must know to send edits and act on refusals (the system prompt), with the
-    tool workflow when ``api`` is ``"mcp"``."""
-    text = _EDITING + "\n" + _RETRY.format(statuses=_statuses())
+    """What a model must know to send edits, act on refusals and check its reply before it
+    sends it (``redline check``: the system prompt), with the tool workflow -- the ``check``
+    tool among it -- when ``api`` is ``"mcp"``."""
+    text = _EDITING + "\n" + _RETRY.format(statuses=_statuses()) + "\n" + _CHECK
     if api == "mcp":
         text += "\n" + _MCP
     elif api == "anthropic":
@@ -150,7 +172,8 @@ def definitions(api: Api = "json-schema") -> dict[str, Any]:
     Responses API takes the inner object's fields as ``text.format`` with ``type``
     ``json_schema``).  ``anthropic``: ``tools`` (one strict tool whose input is the reply) and
     the ``tool_choice`` that makes the model call it.  ``gemini``: the ``generationConfig``
-    fields.  ``mcp``: the two MCP tools.  ``json-schema``: the plain JSON Schema.
+    fields.  ``mcp``: the MCP tools (read_region, apply_edits, check).  ``json-schema``: the
+    plain JSON Schema.
     """
     if api == "openai":
         schema = json_schema("edits", "openai")

@@ -126,7 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_review_arguments(sub.add_parser("review", help="apply a folder of documents and replies"))
     add_stats_arguments(sub.add_parser("stats", help="group unapplied edits by error code"))
 
-    mcp = sub.add_parser("mcp", help="serve read_region and apply_edits over MCP (stdio)")
+    mcp = sub.add_parser("mcp", help="serve read_region, apply_edits and check over MCP (stdio)")
     mcp.add_argument("--root", default=".", help="only documents under this folder are opened")
     mcp.add_argument("--log", help="append one JSON line per tool call to this file")
 

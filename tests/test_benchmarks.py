@@ -29,6 +29,7 @@ ROWS = [
     r"6\. end to end in process",
     r"6\. end to end vs python-docx open\+text\+save",
     r"6\. end to end, [\d.]+-page contract",
+    r"15\. redline check vs its view",
     r"5\. per edit: locate",
     r"5\. per edit: verify",
     r"6\. apply \d+ edits, [\d.]+-page contract, vs the floor",

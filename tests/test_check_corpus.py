@@ -1,9 +1,12 @@
 """The differential oracle of ``redline check`` on the real documents of ``$REDLINE_CORPUS``.
 
-Defects are planted in copies -- a typed cross-reference pointed at a clause there is not, a REF
-field's bookmark renamed, a typed clause number skipped, a reply deleting a cited clause, a
-reply inserting a clause before a cited one -- and the findings of the planted copy that the
-original does not have must be exactly the planted ones.  A copy is planted with the project's
+Defects are planted in copies -- a definition renamed, a definition duplicated, a defined term
+lower-cased, a typed cross-reference pointed at a clause there is not, a REF field's bookmark
+renamed, a typed clause number skipped, a reply deleting a cited clause, a reply inserting a
+clause before a cited one -- and the findings of the planted copy that the original does not
+have must be exactly the planted ones; where the findings carry fixes (a lower-cased term, a
+number out of line, a renumbered reference), the copy (or the reply) with the fixes applied
+has none of them.  A copy is planted with the project's
 own untracked apply (the text as if typed), or, for a bookmark, by renaming it in the XML.
 Each document is planted with what it has the material for (a resolving reference, a REF field,
 a run of typed numbers, a cited clause); the tests skip when no document has it.
@@ -230,8 +233,14 @@ def test_planted_numbering_gap(path: Path) -> None:
         pytest.skip("the plant did not apply")
     after = loaded(copy)
     assert after is not None
-    new = new_findings(check(view), check(after))
+    original = check(view)
+    found_after = check(after)
+    new = new_findings(original, found_after)
     assert list(new) == [(str(Kind.NUMBERING_GAP), head.index, retyped)], new
+    # one number out of line: the finding's fix retypes it, and the copy with it checks clean
+    [gap] = [f for f in found_after if f.kind is Kind.NUMBERING_GAP and f.place.paragraph == head.index]
+    assert gap.fix is not None, gap
+    assert not _fixed(copy, [gap.fix], original), gap.fix
 
 
 def _cited_heads(view: DocumentView) -> dict[int, list[tuple[int, str]]]:
@@ -335,3 +344,160 @@ def test_planted_reply_inserting_before_a_cited_clause(path: Path) -> None:
     fixed = check(view, batch([entry, *fixes]), document=data)
     remaining = [f for f in fixed if f.kind is Kind.RENUMBERED_REFERENCE]
     assert len(remaining) == sum(1 for f in found if f.kind is Kind.RENUMBERED_REFERENCE and f.fix is None)
+
+
+# -- defined terms, through the whole check ------------------------------------------------------
+#
+# tests/test_terms.py plants the same defects and judges term_findings alone; here the judge is
+# the whole check (terms, references, fields, numbering), so a plant that disturbed any other
+# finding would show, and each fix is applied to the planted copy and checked again.
+
+PER_DOC = 2  # plants of each kind a document
+
+
+def _term_candidates(view: DocumentView) -> list[Any]:
+    from tests.test_terms import _multiword_terms
+
+    return [d for d in _multiword_terms(view) if d.scope is None]
+
+
+def _uses(view: DocumentView, term: str, not_in: set[int]) -> list[int]:
+    from tests.test_terms import _mid_sentence_uses
+
+    return _mid_sentence_uses(view, term, not_in)
+
+
+def _replace(view: DocumentView, start: int, end: int, new: str) -> dict[str, Any] | None:
+    found = anchor_for(view, start, end)
+    if found is None:
+        return None
+    anchor, s, _e = found
+    return {"anchor": anchor, "replacement": anchor[: start - s] + new + anchor[end - s :]}
+
+
+def _fixed(copy: bytes, fixes: list[dict[str, Any]], original: list[Finding]) -> Counter[Key]:
+    """What the fixes leave of the planted findings: the findings of the planted copy with the
+    fixes applied (untracked) that the original does not have."""
+    again = planted(copy, fixes)
+    assert again is not None, fixes
+    after = loaded(again)
+    assert after is not None
+    return new_findings(original, check(after))
+
+
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: p.name)
+def test_planted_lowercase_defined_term(path: Path) -> None:
+    data = path.read_bytes()
+    view = loaded(data)
+    if view is None:
+        pytest.skip("refused")
+    from redline.proofread.definitions import definitions
+
+    defining = {d.paragraph for d in definitions(view)}
+    original = check(view)
+    done = 0
+    for d in _term_candidates(view):
+        uses = _uses(view, d.term, defining)
+        if not uses:
+            continue
+        entry = _replace(view, uses[0], uses[0] + len(d.term), d.term.lower())
+        copy = planted(data, [entry]) if entry is not None else None
+        if copy is None:
+            continue
+        after = loaded(copy)
+        assert after is not None
+        found = check(after)
+        new = new_findings(original, found)
+        at = view.paragraph_at(uses[0]).index
+        assert list(new) == [(str(Kind.LOWERCASE_DEFINED_TERM), at, d.term.lower())], (d.term, new)
+        fixes = [
+            f.fix
+            for f in found
+            if f.kind is Kind.LOWERCASE_DEFINED_TERM and f.place.paragraph == at and f.fix is not None
+        ]
+        assert len(fixes) >= 1, "a lower-cased defined term comes with its fix"
+        assert not _fixed(copy, distinct(fixes), original), (d.term, fixes)
+        done += 1
+        if done == PER_DOC:
+            break
+    if not done:
+        pytest.skip("no multi-word term defined by \u201cX\u201d means used mid-sentence")
+
+
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: p.name)
+def test_planted_renamed_definition(path: Path) -> None:
+    data = path.read_bytes()
+    view = loaded(data)
+    if view is None:
+        pytest.skip("refused")
+    original = check(view)
+    done = 0
+    for d in _term_candidates(view):
+        if not _uses(view, d.term, {d.paragraph}):
+            continue
+        renamed = d.term.rsplit(" ", 1)[0] + " Zyqwex"
+        entry = _replace(view, d.span[0], d.span[1], renamed)
+        copy = planted(data, [entry]) if entry is not None else None
+        if copy is None:
+            continue
+        after = loaded(copy)
+        assert after is not None
+        new = new_findings(original, check(after))
+        unused = {k for k in new if k[0] == str(Kind.UNUSED_DEFINITION)}
+        undefined = {k for k in new if k[0] == str(Kind.UNDEFINED_TERM)}
+        # the new name is never used; the old name's uses may read as undefined terms (where
+        # the rules of an undefined term call them one), and nothing else changes
+        assert unused == {(str(Kind.UNUSED_DEFINITION), d.paragraph, renamed)}, (d.term, new)
+        assert set(new) == unused | undefined, (d.term, new)
+        assert all(d.term.rstrip("s") in k[2] for k in undefined), (d.term, undefined)
+        done += 1
+        if done == PER_DOC:
+            break
+    if not done:
+        pytest.skip("no multi-word term defined by \u201cX\u201d means and used")
+
+
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: p.name)
+def test_planted_duplicate_definition(path: Path) -> None:
+    data = path.read_bytes()
+    view = loaded(data)
+    if view is None:
+        pytest.skip("refused")
+    from redline.proofread.definitions import definitions
+
+    defining = {x.paragraph for x in definitions(view)}
+    original = check(view)
+    done = 0
+    for d in _term_candidates(view):
+        # another body sentence that defines nothing takes a second definition at its end
+        # (a later one where there is one: definitions may also come last)
+        target = None
+        for para in [*view.paragraphs[d.paragraph + 1 :], *view.paragraphs[: d.paragraph][::-1]]:
+            text = view.paragraph_text(para)
+            if (
+                para.story == "body"
+                and para.index not in defining
+                and len(text.split()) >= 12
+                and text.rstrip().endswith(".")
+                and "\u201c" not in text
+                and '"' not in text
+            ):
+                target = para
+                break
+        if target is None:
+            continue
+        end = target.start + len(view.paragraph_text(target).rstrip())
+        entry = _replace(view, end - 1, end, f". \u201c{d.term}\u201d has the meaning given to it above.")
+        copy = planted(data, [entry]) if entry is not None else None
+        if copy is None:
+            continue
+        after = loaded(copy)
+        assert after is not None
+        new = new_findings(original, check(after))
+        second = max(target.index, d.paragraph)  # the finding stands at the later definition
+        assert list(new) == [(str(Kind.DUPLICATE_DEFINITION), second, d.term)], (d.term, new)
+        done += 1
+        if done == PER_DOC:
+            break
+    if not done:
+        pytest.skip("no multi-word term defined by \u201cX\u201d means, and another sentence")

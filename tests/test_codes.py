@@ -325,7 +325,7 @@ def test_the_status_vocabularies() -> None:
     # "unsupported" in a summary's JSON means a point without a quote, not Code.UNSUPPORTED
     assert [s.value for s in PointStatus] == ["verified", "unverified", "unsupported"]
     assert PointStatus.UNQUOTED.value == "unsupported" and PointStatus("unsupported") is PointStatus.UNQUOTED
-    (_, apply_edits) = redline.tools.tool_definitions()
+    apply_edits = {d["name"]: d for d in redline.tools.tool_definitions()}["apply_edits"]
     assert apply_edits["outputSchema"]["properties"]["status"]["enum"] == list(ToolStatus)
     # every status that is not a success is a code too, or stands beside one
     assert BatchOutcome.FAILED.value == Code.FAILED.value

@@ -90,10 +90,14 @@ async def call(client: Client, name: str, arguments: dict[str, Any]) -> dict[str
     return data
 
 
-def test_lists_both_tools_with_the_shared_edit_schema(server: Server) -> None:
+def test_lists_the_tools_with_the_shared_edit_schema(server: Server) -> None:
     listed = server.run(lambda client: client.list_tools())
     tools = {t.name: t for t in listed.tools}
-    assert set(tools) == {"read_region", "apply_edits"}
+    assert set(tools) == {"read_region", "apply_edits", "check"}
+    for name, tool in tools.items():  # read_region and check never change a document
+        assert tool.annotations is not None
+        assert tool.annotations.read_only_hint is (name != "apply_edits"), name
+    assert set(tools["check"].input_schema["properties"]) == {"path", "edits", "revision"}
     apply_schema = tools["apply_edits"].input_schema
     assert set(apply_schema["required"]) == {"path", "edits", "revision"}
     items = apply_schema["properties"]["edits"]["items"]
@@ -120,6 +124,14 @@ def test_each_tool_declares_an_output_schema_its_results_meet(server: Server, do
         assert refused.structured_content is not None
         assert refused.structured_content["status"] == "unapplied"
         assert refused.structured_content["written"] is False
+        # check: findings are a result, not an error; a stale revision is refused whole
+        checked = await call(
+            client, "check", {"path": doc, "edits": [nothing], "revision": region["revision"]}
+        )
+        assert checked["revision"] == region["revision"] and isinstance(checked["findings"], list)
+        assert all(f["from_edits"] is False for f in checked["findings"])  # the edit applies nowhere
+        stale = await call(client, "check", {"path": doc, "revision": "sha256:0"})
+        assert stale["error"]["code"] == "stale"
 
     server.run(body)
 

@@ -71,6 +71,19 @@ def test_the_instructions_cover_what_a_model_must_know() -> None:
     assert EDITS_TOOL in instructions("anthropic")
 
 
+@pytest.mark.parametrize("api", APIS)
+def test_the_instructions_say_to_check_the_reply_before_sending_it(api: Api) -> None:
+    text = instructions(api)
+    assert "redline check CONTRACT.docx REPLY.json" in text
+    for must in ("fix", "reference_to_deleted_clause", "renumbered_reference", "check again"):
+        assert must in text, must
+    if api == "mcp":  # the tool, before apply_edits, and what from_edits means
+        assert "Before apply_edits, call check" in text and "`from_edits`" in text
+        assert "check" in {d["name"] for d in tool_definitions()}
+    else:
+        assert "from_edits" not in text and "read_region" not in text
+
+
 def test_the_openai_and_anthropic_definitions_are_strict() -> None:
     openai = definitions("openai")["response_format"]
     assert openai["type"] == "json_schema" and openai["json_schema"]["strict"] is True

@@ -500,7 +500,7 @@ def test_handle_never_raises(tools: DocumentTools) -> None:
 
 def test_tool_schemas_use_the_shared_field_names() -> None:
     defs = {d["name"]: d for d in tool_definitions()}
-    assert set(defs) == {"read_region", "apply_edits"}
+    assert set(defs) == {"read_region", "apply_edits", "check"}  # check: tests/test_check_tool.py
     for d in defs.values():
         assert d["inputSchema"]["type"] == "object" and d["description"]
     read_props = set(defs["read_region"]["inputSchema"]["properties"])

@@ -25,7 +25,16 @@ from .references import broken_fields, dangling, references
 from .reply import after_view, reply_findings
 from .terms import term_findings
 
-__all__ = ["Checked", "check", "check_document", "document_findings", "plain", "totals"]
+__all__ = [
+    "Checked",
+    "check",
+    "check_document",
+    "check_parts",
+    "document_findings",
+    "plain",
+    "sort_findings",
+    "totals",
+]
 
 _ORDER = {kind: n for n, kind in enumerate(Kind)}
 
@@ -47,7 +56,8 @@ def document_findings(view: DocumentView, package: Package | None = None) -> lis
     return found
 
 
-def _sorted(findings: list[Finding]) -> list[Finding]:
+def sort_findings(findings: list[Finding]) -> list[Finding]:
+    """Findings in the order :func:`check` gives them: by paragraph, then kind."""
     return sorted(findings, key=lambda f: (f.place.paragraph, _ORDER[f.kind]))
 
 
@@ -62,8 +72,21 @@ def check(
     would break, sorted by paragraph.  The reply is applied to ``document`` (the bytes the view
     was read from; required with entries); ``package``: its package (the story parts' XML for
     the field check; else the view's working copy's, when it has one)."""
+    own, caused = check_parts(view, entries, package=package, document=document)
+    return sort_findings(own + caused)
+
+
+def check_parts(
+    view: DocumentView,
+    entries: EditBatch | Sequence[Edit] | None = None,
+    *,
+    package: Package | None = None,
+    document: bytes | None = None,
+) -> tuple[list[Finding], list[Finding]]:
+    """:func:`check` in two parts, each sorted: the document's own findings, and those of what
+    the reply would break (empty without ``entries``) -- what a model must repair in its reply."""
     own = document_findings(view, package)
-    found = list(own)
+    caused: list[Finding] = []
     if entries is not None:
         if document is None:
             raise ValueError("checking a reply needs the document's bytes (document=...)")
@@ -71,8 +94,8 @@ def check(
         if batch.edits:
             after = after_view(document, view, batch)
             if after is not None:
-                found += reply_findings(view, after, own, lambda v: document_findings(v))
-    return _sorted(found)
+                caused = reply_findings(view, after, own, lambda v: document_findings(v))
+    return sort_findings(own), sort_findings(caused)
 
 
 def totals(findings: Sequence[Finding]) -> dict[str, int]:

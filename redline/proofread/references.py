@@ -55,8 +55,11 @@ _JOIN = r"\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and/or|and|or|to|through|until)\s+|\s
 _CONTAINER = (
     rf"(?:the\s+|this\s+)?(?i:schedule|annex(?:ure)?|exhibit|appendix|article)\s+{_NUM}|Part\s+{_NUM}"
 )
+# (the lookahead first: the characters a citing word can begin with, "\u017f" the long s that
+# matches "s" in any case, let the scan skip to them -- a lookbehind first is tried everywhere)
 _REFERENCE: Final = re.compile(
-    rf"(?<![\w-])(?P<word>{_WORD})\s*(?P<first>{_NUM})(?P<more>(?:{_JOIN}{_NUM})*)"
+    rf"(?=[cCsSpPaAeE\u00a7\u017f])(?<![\w-])"
+    rf"(?P<word>{_WORD})\s*(?P<first>{_NUM})(?P<more>(?:{_JOIN}{_NUM})*)"
     rf"(?P<of>\s+of\s+(?:{_CONTAINER}))?"
 )
 _ONE: Final = re.compile(_NUM)

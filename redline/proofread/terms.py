@@ -22,6 +22,7 @@ brackets, with a month, a day or the name of a statute in it, or containing a de
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -190,11 +191,17 @@ _INCORPORATES: Final = re.compile(
 )
 _UP = "A-Z\u00c0-\u00d6\u00d8-\u00de\u0391-\u03a9\u0401\u0410-\u042f"
 _LO = "a-z\u00df-\u00f6\u00f8-\u00ff\u03b1-\u03c9\u0430-\u044f\u0451"
-_CAPITALISED = rf"[{_UP}][^\W_]*[{_LO}][^\W_]*(?:[\u2019'\-][^\W_]+)*"  # not ALL CAPS
-# Two or more capitalised words with spaces between them (and joining words among them).
+# Two or more capitalised words with spaces between them (and joining words among them); no
+# letter, digit, apostrophe or hyphen before the first -- a lookbehind after its capital, so
+# the scan skips to capitals (one written first is tried at every character: twice the time).
+# Each word is read whole, never given back (possessive: a word can only end before a space or
+# a character of no word, so a shorter reading of it never matches), its lower-case letter
+# looked ahead for: a capitalised word not followed by another fails at once, instead of
+# trying every split of itself (three times the time).
+_CAPITALISED_WHOLE = rf"[{_UP}](?=[^\W_]*[{_LO}])[^\W_]*+(?:[\u2019'\-][^\W_]++)*+"
 _RUN: Final = re.compile(
-    rf"(?<![^\W_\u2019'\-]){_CAPITALISED}(?:[ \u00a0](?:(?:of|and|for|the|to|in|on|or)[ \u00a0])*"
-    rf"{_CAPITALISED})+(?![^\W_])"
+    rf"[{_UP}](?<![^\W_\u2019'\-].)(?=[^\W_]*[{_LO}])[^\W_]*+(?:[\u2019'\-][^\W_]++)*+"
+    rf"(?:[ \u00a0](?:(?:of|and|for|the|to|in|on|or)[ \u00a0])*{_CAPITALISED_WHOLE})+(?![^\W_])"
 )
 # A word that begins with a capital (ALL CAPS too): where a term's use may begin.
 _CAPITAL_WORD: Final = re.compile(rf"(?<![^\W_\u2019'\-])[{_UP}][^\W_]*(?:[\u2019'\-][^\W_]+)*")
@@ -209,6 +216,7 @@ def term_findings(view: DocumentView) -> list[Finding]:
     return _Check(view, definitions(view)).run()
 
 
+@functools.lru_cache(maxsize=1 << 16)  # the same few phrases, looked up at every use
 def key_of(text: str) -> str:
     """A term as compared: apostrophes one kind, spaces single, none around a slash."""
     key = _SPACE.sub(" ", text.translate(_APOSTROPHES)).strip()
@@ -301,6 +309,7 @@ class _Check:
                     self.folded.setdefault(form.casefold(), (key, spelled))
                     self.first_folded[words[0].casefold()].add(len(words))
         self.first_low = {w for w in self.first if not w[:1].isupper()}
+        self.first_any = set(self.first) | set(self.first_upper)  # where a use may begin
         self.longest = max(
             (n for lengths in (*self.first.values(), *self.first_folded.values()) for n in lengths), default=1
         )
@@ -312,16 +321,21 @@ class _Check:
         self.candidates: dict[str, _Candidate] = {}
         self.lowercase: list[tuple[Paragraph, int, int, str, str]] = []  # para, start, end, key, spelling
         self._locator: Locator | None = None
+        self._words: set[str] = set()  # every word of the view, gathered by the pass
+        self._folds_seen: set[str] = set()  # the words casefolded so far
+        self._folds_hit: set[str] = set()  # those whose casefold begins a term's lower-case form
 
     # -- the pass -----------------------------------------------------------------------------
     def run(self) -> list[Finding]:
         view = self.view
-        self.vocabulary = {w for w in set(_WORD.findall(view.text)) if w.islower()}
+        for para in view.paragraphs:
+            self._paragraph(para)
+        # the words of every paragraph are the words of the view's text (its paragraphs, each
+        # followed by a line feed, which no word crosses), gathered by the pass
+        self.vocabulary = {w for w in self._words if w.islower()}
         for form, key in self.weak.items():
             if form in self.vocabulary:
                 self.terms[key].weak_uses += 1
-        for para in view.paragraphs:
-            self._paragraph(para)
         out: list[Finding] = []
         out += self._undefined()
         out += self._unused()
@@ -335,6 +349,7 @@ class _Check:
         words = _WORD.findall(ptext)
         if not words:
             return
+        self._words.update(words)
         checked = para.story in CHECKED_STORIES
         here = self.defs_by_paragraph.get(para.index, ())
         defining = any(d.form in (Form.MEANS, Form.ENTRY, Form.BOLD) for d in here)
@@ -345,42 +360,51 @@ class _Check:
         matched: list[tuple[int, int]] = []  # the spans where a defined term is used
         first, first_upper, first_folded = self.first, self.first_upper, self.first_folded
         # where a term may begin: a capitalised word that begins one, or (rarer) a word in lower
-        # case that begins a term's lower-case form
-        at = [
-            m.start()
-            for m in _CAPITAL_WORD.finditer(ptext)
-            if m.group(0) in first or m.group(0) in first_upper
-        ]
-        low = (not self.first_low.isdisjoint(words)) or (
-            folding and not first_folded.keys().isdisjoint(_WORD.findall(ptext.casefold()))
-        )
-        if low:
-            at += [
-                m.start()
-                for m in _WORD.finditer(ptext)
-                if m.group(0) in self.first_low or (folding and m.group(0).casefold() in first_folded)
-            ]
-            at = sorted(set(at))
+        # case that begins a term's lower-case form -- looked for as the paragraph's distinct
+        # words, then found where they stand (no per-word work in a paragraph that has none)
+        distinct = set(words)
+        at = _starts(ptext, self.first_any & distinct, capital=True)
+        low_words = self.first_low & distinct
+        if folding:
+            unseen = distinct - self._folds_seen  # each word of the document casefolded once
+            if unseen:
+                self._folds_seen |= unseen
+                self._folds_hit.update(t for t in unseen if t.casefold() in first_folded)
+            folded_hits = distinct & self._folds_hit
+            if folded_hits and not low_words:
+                # the casefolded paragraph's words decide, as they always did: the same words
+                # unless casefolding changed its length ("ß" -> "ss", "İ" -> "i̇")
+                lowered = ptext.casefold()
+                if len(lowered) != len(ptext) and first_folded.keys().isdisjoint(_WORD.findall(lowered)):
+                    folded_hits = set()
+            low_words |= folded_hits
+        if low_words:
+            at = sorted(set(at) | set(_starts(ptext, low_words, capital=False)))
         if at:
             own = [(d.span[0] - para.start, d.span[1] - para.start, key_of(d.term)) for d in here]
             done = 0  # characters before it are part of a match
             for pos in at:
                 if pos < done:
                     continue
-                spans = [m.span() for m in islice(_WORD.finditer(ptext, pos), self.longest)]
-                tok = ptext[spans[0][0] : spans[0][1]]
+                word = _WORD.match(ptext, pos)  # (a word begins at pos)
+                assert word is not None
+                tok = word.group(0)
+                exact = first.get(tok)
+                upper = first_upper.get(tok) if tok.isupper() and len(tok) > 1 else None
+                folded = first_folded.get(tok.casefold()) if folding else None
+                # as many words as the longest term the word may begin (most: one)
+                need = max(max(ls) for ls in (exact, upper, folded) if ls) if exact or upper or folded else 1
+                if need == 1:
+                    spans = [word.span()]
+                else:
+                    spans = [m.span() for m in islice(_WORD.finditer(ptext, pos), need)]
                 step = 0
-                lengths = first.get(tok)
-                if lengths:
-                    step = self._match(para, ptext, spans, 0, lengths, self.exact, own)
-                if not step and tok.isupper() and len(tok) > 1:
-                    lengths = first_upper.get(tok)
-                    if lengths:
-                        step = self._match(para, ptext, spans, 0, lengths, self.upper, own)
-                if not step and folding:
-                    lengths = first_folded.get(tok.casefold())
-                    if lengths:
-                        step = self._match_folded(para, ptext, spans, 0, lengths, quoted, skip_to)
+                if exact:
+                    step = self._match(para, ptext, spans, 0, exact, self.exact, own)
+                if not step and upper:
+                    step = self._match(para, ptext, spans, 0, upper, self.upper, own)
+                if not step and folded:
+                    step = self._match_folded(para, ptext, spans, 0, folded, quoted, skip_to)
                 if step:
                     matched.append((spans[0][0], spans[step - 1][1]))
                     done = spans[step - 1][1]
@@ -731,6 +755,40 @@ def _singular(phrase: str) -> str:
 def _sentence_case(term: str) -> bool:
     """A term of several words whose one capital is its first letter ("Accessory dwelling unit")."""
     return " " in term and term[:1].isupper() and not any(c.isupper() for c in term[1:])
+
+
+def _starts(ptext: str, found: set[str], capital: bool) -> list[int]:
+    """Where in ``ptext`` a word of ``found`` stands whole, in order: where a scan of the
+    paragraph with :data:`_CAPITAL_WORD` (``capital``) or :data:`_WORD` finds exactly it."""
+    pattern = _CAPITAL_WORD if capital else _WORD
+    out: list[int] = []
+    for word in found:
+        at = ptext.find(word)
+        while at >= 0:
+            if _begins(ptext, at, capital):
+                m = pattern.match(ptext, at)  # (a lookbehind does not see before ``at``: _begins)
+                if m is not None and m.end() - at == len(word):
+                    out.append(at)
+            at = ptext.find(word, at + 1)
+    out.sort()
+    return out
+
+
+def _begins(ptext: str, at: int, capital: bool) -> bool:
+    """Whether a scan from the paragraph's start finds a word beginning at ``at``: for
+    :data:`_CAPITAL_WORD`, its lookbehind (no letter, digit, apostrophe or hyphen before); for
+    :data:`_WORD`, not inside a word ("Sub-customer", "McCustomer")."""
+    if at == 0:
+        return True
+    before = ptext[at - 1]
+    if _WORD_CHAR.match(before):
+        return False
+    if before not in "\u2019'-":
+        return True
+    return not capital and (at == 1 or _WORD_CHAR.match(ptext[at - 2]) is None)
+
+
+_WORD_CHAR: Final = re.compile(r"[^\W_]")
 
 
 def _quoted_ranges(ptext: str) -> list[tuple[int, int]]:

@@ -1,4 +1,5 @@
-"""The tools a model calls -- ``read_region`` and ``apply_edits`` -- and the MCP server over them.
+"""The tools a model calls -- ``read_region``, ``apply_edits`` and ``check`` -- and the MCP server
+over them.
 
 * :mod:`~redline.tools.session` -- :class:`DocumentTools`: the calls, their checks and their log
 * :mod:`~redline.tools.definitions` -- the tools' names, descriptions and JSON Schemas
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 __all__ = [
     "APPLY_EDITS",
+    "CHECK",
     "MAX_REGION_CHARS",
     "READ_REGION",
     "STALE_HINT",
@@ -30,6 +32,7 @@ __all__ = [
 # where each public name lives (imported on first use: ``import redline.tools`` is cheap)
 _HOME = {
     "APPLY_EDITS": "definitions",
+    "CHECK": "definitions",
     "MAX_REGION_CHARS": "definitions",
     "READ_REGION": "definitions",
     "STALE_HINT": "definitions",
@@ -45,6 +48,7 @@ _HOME = {
 if TYPE_CHECKING:
     from .definitions import (
         APPLY_EDITS,
+        CHECK,
         MAX_REGION_CHARS,
         READ_REGION,
         STALE_HINT,

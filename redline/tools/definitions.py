@@ -15,7 +15,9 @@ from shared_schema import EditResult, ToolStatus, json_schema
 __all__ = [
     "APPLY_EDITS",
     "ARGUMENTS",
+    "CHECK",
     "MAX_REGION_CHARS",
+    "READ_ONLY",
     "READ_REGION",
     "STALE_HINT",
     "TOOL_NAMES",
@@ -26,7 +28,9 @@ __all__ = [
 
 READ_REGION = "read_region"
 APPLY_EDITS = "apply_edits"
-TOOL_NAMES = (READ_REGION, APPLY_EDITS)
+CHECK = "check"
+TOOL_NAMES = (READ_REGION, APPLY_EDITS, CHECK)
+READ_ONLY = frozenset([READ_REGION, CHECK])  # the tools that never change a document
 
 STALE_HINT = (
     "call read_region again, copy your anchors from the text it returns, and pass the revision it returns"
@@ -87,6 +91,24 @@ _APPLY_EDITS_DESCRIPTION = (
 )
 
 
+_CHECK_DESCRIPTION = (
+    "Proofread a Word document (.docx), and what your edits would break, before you send "
+    "them: defined terms (undefined_term, unused_definition, duplicate_definition, "
+    "lowercase_defined_term), cross-references (dangling_reference, broken_field_reference) "
+    "and typed clause numbers (numbering_gap); with `edits` (the entries you mean to send to "
+    "apply_edits, in the same shape) also reference_to_deleted_clause (a clause your edits "
+    "delete is still cited), renumbered_reference (a typed reference your inserts, deletions "
+    "or moves would point at another clause) and any finding your new text brings (a term it "
+    "uses that nothing defines). Nothing is written. Returns `findings`, each with `kind`, "
+    "`message`, `paragraph` (read_region's index), `label`, `section`, `text` (the words "
+    "concerned), `related` places and `fix` (an entry to add to your edits, or null), and "
+    "`totals` by kind; with `edits`, each finding's `from_edits` says whether your edits cause "
+    "it (true: repair it before apply_edits, by adding its `fix` or changing the edit) or the "
+    "document already has it (false: leave it unless the task asks). Pass `revision` (from "
+    "read_region) to be refused 'stale' if the document changed since you read it."
+)
+
+
 def _edit_item_schema() -> tuple[dict[str, Any], dict[str, Any]]:
     """``json_schema("edit")`` as an array item, with any ``$defs`` split off for the root."""
     schema = json.loads(json.dumps(json_schema("edit")))  # a private deep copy
@@ -95,9 +117,11 @@ def _edit_item_schema() -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def tool_definitions() -> list[dict[str, Any]]:
-    """The two tools as MCP-style definitions: ``name``, ``description``, ``inputSchema``.
+    """The three tools as MCP-style definitions: ``name``, ``description``, ``inputSchema``,
+    ``outputSchema``.
 
-    The ``edits`` items are the shared :class:`shared_schema.Edit` schema, unchanged.
+    The ``edits`` items (of ``apply_edits`` and ``check``) are the shared
+    :class:`shared_schema.Edit` schema, unchanged.
     """
     path_schema = {
         "type": "string",
@@ -171,8 +195,30 @@ def tool_definitions() -> list[dict[str, Any]]:
         "description": _APPLY_EDITS_DESCRIPTION,
         "inputSchema": apply_schema,
     }
-    read_region["outputSchema"], apply_edits["outputSchema"] = _output_schemas()
-    return [read_region, apply_edits]
+    check_schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "path": path_schema,
+            "edits": {
+                "type": "array",
+                "items": item,
+                "description": "The edits you mean to send to apply_edits (optional): the "
+                "document is checked as they would leave it, accepted, as well.",
+            },
+            "revision": {
+                "type": "string",
+                "description": "The `revision` read_region returned (optional): the call is "
+                "refused 'stale' when the document has changed since.",
+            },
+        },
+        "required": ["path"],
+        "additionalProperties": False,
+    }
+    if defs:
+        check_schema["$defs"] = defs
+    check = {"name": CHECK, "description": _CHECK_DESCRIPTION, "inputSchema": check_schema}
+    read_region["outputSchema"], apply_edits["outputSchema"], check["outputSchema"] = _output_schemas()
+    return [read_region, apply_edits, check]
 
 
 def refused_whole(result: Mapping[str, Any]) -> bool:
@@ -203,8 +249,38 @@ _PARAGRAPH_SCHEMA: dict[str, Any] = {
     "required": ["index", "start", "end", "text"],
 }
 
+_PLACE_PROPERTIES: dict[str, Any] = {
+    "paragraph": {"type": "integer", "description": "The paragraph's index (read_region's)."},
+    "label": {"type": ["string", "null"], "description": "Its clause number, as displayed."},
+    "section": {"type": ["string", "null"]},
+    "text": {"type": "string", "description": "The words concerned."},
+}
+_FINDING_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "kind": {"type": "string"},
+        "message": {"type": "string"},
+        **_PLACE_PROPERTIES,
+        "related": {
+            "type": "array",
+            "items": {"type": "object", "properties": _PLACE_PROPERTIES},
+            "description": "The other places concerned (a first definition, the citing clauses).",
+        },
+        "fix": {
+            "type": ["object", "null"],
+            "description": "An entry that repairs the finding: add it to your edits; null when "
+            "no one repair is clear.",
+        },
+        "from_edits": {
+            "type": "boolean",
+            "description": "With `edits`: whether your edits cause the finding.",
+        },
+    },
+    "required": ["kind", "message", "paragraph", "text", "related", "fix"],
+}
 
-def _output_schemas() -> tuple[dict[str, Any], dict[str, Any]]:
+
+def _output_schemas() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """The tools' ``outputSchema``: what a result holds when the call ran, or ``error`` when it
     was refused whole (either is an object; further fields may be added, never removed)."""
     failed = {"required": ["error"]}
@@ -263,13 +339,35 @@ def _output_schemas() -> tuple[dict[str, Any], dict[str, Any]]:
         "anyOf": [{"required": ["status", "edits"]}, failed],
         "$defs": defs,
     }
-    return read_region, apply_edits
+    check = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "document": {"type": "string"},
+            "revision": {"type": "string", "description": "The revision checked."},
+            "findings": {"type": "array", "items": _FINDING_SCHEMA},
+            "totals": {
+                "type": "object",
+                "additionalProperties": {"type": "integer"},
+                "description": "The findings counted by kind (every kind, zeros included).",
+            },
+            "reply": {
+                "type": "object",
+                "description": "With `edits`: the notes on reading them, and the entries that "
+                "could not be read (left out of the check).",
+            },
+            "error": _ERROR_SCHEMA,
+        },
+        "anyOf": [{"required": ["path", "revision", "findings", "totals"]}, failed],
+    }
+    return read_region, apply_edits, check
 
 
 #: The arguments each tool takes.
 ARGUMENTS: dict[str, frozenset[str]] = {
     READ_REGION: frozenset(["path", "section", "paragraphs", "markup"]),
     APPLY_EDITS: frozenset(["path", "edits", "revision", "output", "author"]),
+    CHECK: frozenset(["path", "edits", "revision"]),
 }
 
 
@@ -279,6 +377,11 @@ def usage(name: str) -> str:
         return (
             "read_region takes `path` and optionally one of `section` ('4.2' or a heading) or "
             "`paragraphs` ('12-20'), and `markup` (true: tracked changes and comments inline)."
+        )
+    if name == CHECK:
+        return (
+            "check takes `path` and optionally `edits` (the list of {anchor, replacement, ...} "
+            "you mean to send to apply_edits) and `revision` (from read_region)."
         )
     return (
         "apply_edits takes `path`, `edits` (a list of {anchor, replacement, ...}), `revision` "

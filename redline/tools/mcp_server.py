@@ -1,4 +1,4 @@
-"""`redline mcp`: ``read_region`` and ``apply_edits`` served over MCP (stdio), official SDK.
+"""`redline mcp`: ``read_region``, ``apply_edits`` and ``check`` served over MCP (stdio), official SDK.
 
 A thin adapter: the tool definitions come from :func:`redline.tools.tool_definitions` and every
 call goes to :meth:`redline.tools.DocumentTools.handle`, which holds the rules (root, revision,
@@ -25,7 +25,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
 from ..exits import EXIT_OK, EXIT_USAGE
-from .definitions import refused_whole, tool_definitions
+from .definitions import READ_ONLY, refused_whole, tool_definitions
 from .session import DocumentTools
 
 __all__ = ["INSTRUCTIONS", "build_server", "serve"]
@@ -38,7 +38,10 @@ INSTRUCTIONS = (
     "and paragraphs apply_edits returns for the next edit; if a call is refused as stale, call "
     "read_region again. To answer the other side's redline, read it with markup and send "
     "accept / reject (by revision_id or author), comment, reply and resolve entries in "
-    "apply_edits, as its description says."
+    "apply_edits, as its description says. Before apply_edits, call check with the same path, "
+    "edits and revision: repair each finding whose from_edits is true (add its fix to your "
+    "edits, or change the edit that causes it) and check again; leave the document's own "
+    "findings unless the task asks."
 )
 
 
@@ -57,9 +60,9 @@ def build_server(tools: DocumentTools) -> Server[Any]:
             input_schema=d["inputSchema"],
             output_schema=d["outputSchema"],
             annotations=types.ToolAnnotations(
-                read_only_hint=d["name"] == "read_region",
+                read_only_hint=d["name"] in READ_ONLY,
                 destructive_hint=False,
-                idempotent_hint=d["name"] == "read_region",
+                idempotent_hint=d["name"] in READ_ONLY,
                 open_world_hint=False,
             ),
         )

@@ -1,14 +1,17 @@
-"""The tools a model calls to edit a document: ``read_region`` and ``apply_edits``.
+"""The tools a model calls to edit a document: ``read_region``, ``apply_edits`` and ``check``.
 
 Plain Python, no MCP: :mod:`redline.tools.mcp_server` serves these same tools over MCP, and an agent
 that does not speak MCP calls :meth:`DocumentTools.handle` directly::
 
     tools = DocumentTools(Path("contracts"), log=Path("calls.jsonl"))
     region = tools.handle("read_region", {"path": "lease.docx", "section": "4.2"})
+    edits = [{"anchor": "<copied from region['text']>", "replacement": "..."}]
+    # what the edits would break (findings marked from_edits), nothing written
+    checked = tools.handle("check", {"path": "lease.docx", "edits": edits, "revision": region["revision"]})
     result = tools.handle("apply_edits", {
         "path": "lease.docx",
         "revision": region["revision"],
-        "edits": [{"anchor": "<copied from region['text']>", "replacement": "..."}],
+        "edits": edits,
     })
 
 What the tools design out:
@@ -62,6 +65,7 @@ from shared_schema import (
 from ..apply import ApplyOptions, apply_batch
 from ..opc.files import write_atomic
 from ..opc.package import Package, PackageError
+from ..proofread.check import Checked, check_parts, sort_findings
 from ..read.annotations import read_annotations
 from ..read.headings import sections_named
 from ..read.load import load_view
@@ -71,7 +75,16 @@ from ..read.shapes import outline_entry, paragraph_range, region_paragraph, stor
 from ..read.view import DocumentView
 from ..report import invalid_results
 from ..write.arguments import ArgumentError, check_author
-from .definitions import APPLY_EDITS, ARGUMENTS, MAX_REGION_CHARS, READ_REGION, STALE_HINT, TOOL_NAMES, usage
+from .definitions import (
+    APPLY_EDITS,
+    ARGUMENTS,
+    CHECK,
+    MAX_REGION_CHARS,
+    READ_REGION,
+    STALE_HINT,
+    TOOL_NAMES,
+    usage,
+)
 from .errors import PACKAGE_HINT, ToolError, call_error, document_refused, show
 from .locks import LOCK_TIMEOUT
 from .sandbox import Sandbox, check_overwrite
@@ -136,7 +149,7 @@ def _parse_range(value: Any, count: int) -> tuple[int, int]:
 
 
 class DocumentTools:
-    """``read_region`` and ``apply_edits`` on the .docx files under ``root``.
+    """``read_region``, ``apply_edits`` and ``check`` on the .docx files under ``root``.
 
     Thread-safe: one instance serves concurrent calls (the MCP server runs each call in a worker
     thread). ``log`` receives one JSON line per call. ``lock_dir`` holds the cross-process lock
@@ -179,11 +192,19 @@ class DocumentTools:
         ``{"path", "output", "status", "written", "edits", "totals", "reply", "revision",
         "previous_revision"}``; ``status`` is ``applied`` (every edit), ``partial``,
         ``unapplied`` (none) or ``stale`` (the whole call refused: nothing written).
+
+        ``check`` -- ``{"path", "edits"?, "revision"?}`` returns ``{"path", "document",
+        "revision", "findings", "totals"}`` (``redline check --json``'s, with ``path``); with
+        ``edits``, the document is also checked as the edits would leave it, each finding says
+        ``from_edits``, and ``reply`` holds the notes and unreadable entries of the edits.
+        Nothing is written; a ``revision`` that is not the document's is refused ``stale``.
         """
         if name == READ_REGION:
             return self._run(name, arguments, self._read_region)
         if name == APPLY_EDITS:
             return self._run(name, arguments, self._apply_edits)
+        if name == CHECK:
+            return self._run(name, arguments, self._check)
         return self._run(name, arguments, None)
 
     def read_region(
@@ -221,6 +242,25 @@ class DocumentTools:
         if author is not None:
             arguments["author"] = author
         return self.handle(APPLY_EDITS, arguments)
+
+    def check(
+        self,
+        path: str,
+        edits: Sequence[Mapping[str, Any] | Edit] | str | None = None,
+        revision: str | None = None,
+    ) -> dict[str, Any]:
+        """The findings of the document at ``path`` and of what ``edits`` would break (see
+        :meth:`handle`)."""
+        arguments: dict[str, Any] = {"path": path}
+        if edits is not None:
+            arguments["edits"] = (
+                edits
+                if isinstance(edits, str)
+                else [e.model_dump(exclude_none=True) if isinstance(e, Edit) else e for e in edits]
+            )
+        if revision is not None:
+            arguments["revision"] = revision
+        return self.handle(CHECK, arguments)
 
     def lock_path(self, path: str) -> Path:
         """The lock file that every process holds (``flock``) while it uses the document at
@@ -467,6 +507,46 @@ class DocumentTools:
             "previous_revision": view.revision,
         }
 
+    # -- check -------------------------------------------------------------------------------
+
+    def _check(self, args: dict[str, Any]) -> dict[str, Any]:
+        real = self.sandbox.document(args.get("path"))
+        revision = args.get("revision")
+        if revision is not None and (not isinstance(revision, str) or not revision.strip()):
+            raise ToolError(
+                Code.INVALID_ARGUMENTS,
+                f"`revision` must be the revision read_region returned, not {show(revision)}.",
+                usage(CHECK),
+            )
+        edits = args.get("edits")
+        batch = _parse_edits(edits) if edits is not None else None
+        with self.sandbox.hold([str(real)], exclusive=False):
+            data = real.read_bytes()
+        loaded = load_view(data)
+        if isinstance(loaded, Refusal):
+            raise document_refused(loaded)
+        package, view = loaded
+        if revision is not None and revision.strip() != view.revision:
+            raise ToolError(
+                Code.STALE,
+                f"You quoted revision {revision.strip()[:80]}, but the document has changed since "
+                "you read it: your edits may no longer match what it says. Nothing was checked.",
+                STALE_HINT,
+            )
+        own, caused = check_parts(view, batch, package=package, document=data)
+        findings = sort_findings(own + caused)
+        out: dict[str, Any] = {"path": self.sandbox.relative(real)}
+        out.update(Checked(real.name, view.revision, findings).to_json())
+        if batch is not None:
+            mine = {id(f) for f in caused}
+            for entry, finding in zip(out["findings"], findings, strict=True):
+                entry["from_edits"] = id(finding) in mine
+            out["reply"] = {
+                "notes": batch.notes,
+                "invalid": [i.model_dump(mode="json", exclude={"raw"}) for i in batch.invalid],
+            }
+        return out
+
     # -- the log -------------------------------------------------------------------------------
 
     def _log_call(
@@ -494,6 +574,9 @@ class DocumentTools:
         }
         if trace is not None:  # a bug of ours: what the maintainers need to fix it
             entry["traceback"] = trace
+        if tool == CHECK and isinstance(result.get("totals"), dict):
+            entry["revision"] = result.get("revision")
+            entry["findings"] = {k: n for k, n in result["totals"].items() if n}
         if tool == APPLY_EDITS and result.get("edits") and isinstance(result["edits"], list):
             if result.get("revision"):
                 entry["revision"] = result["revision"]
