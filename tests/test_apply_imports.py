@@ -49,14 +49,17 @@ print(json.dumps({"code": code, "loaded": sorted(sys.modules), "built": built}))
 # build the first one), the near-miss hints' scorer, what the old-path finder pulled in
 # (importlib.resources), the other commands, and ``xml.sax.saxutils`` with what it brings
 # (``urllib.request``, ``http.client``, ``email``: its ``quoteattr`` is written out as
-# ``redline.opc.namespaces.quoted_attribute``).  (``secrets`` comes with pydantic.types: not ours
-# to leave out.)
+# ``redline.opc.namespaces.quoted_attribute``), and the converter of .doc/.rtf/.odt inputs with
+# its subprocess machinery (a .docx input is told apart by ``redline.opc.inputs.CONVERTIBLE``).
+# (``secrets`` comes with pydantic.types: not ours to leave out.)
 _NEVER_FOR_PLAIN_EDITS = (
     "pydantic.plugin._loader",
     "xml.sax",
     "urllib.request",
     "http.client",
     "email",
+    "redline.opc.convert",
+    "subprocess",
     "importlib.metadata",
     "rapidfuzz",
     "importlib.resources",
