@@ -51,7 +51,8 @@ print(json.dumps({"code": code, "loaded": sorted(sys.modules), "built": built}))
 # (``urllib.request``, ``http.client``, ``email``: its ``quoteattr`` is written out as
 # ``redline.opc.namespaces.quoted_attribute``), and the converter of .doc/.rtf/.odt inputs with
 # its subprocess machinery (a .docx input is told apart by ``redline.opc.inputs.CONVERTIBLE``).
-# (``secrets`` comes with pydantic.types: not ours to leave out.)
+# The planners and writers of format entries, table rows and clause moves come with the
+# entry that needs them.  (``secrets`` comes with pydantic.types: not ours to leave out.)
 _NEVER_FOR_PLAIN_EDITS = (
     "pydantic.plugin._loader",
     "xml.sax",
@@ -60,6 +61,12 @@ _NEVER_FOR_PLAIN_EDITS = (
     "email",
     "redline.opc.convert",
     "subprocess",
+    "redline.match.formats",
+    "redline.match.rows",
+    "redline.match.moves_plan",
+    "redline.write.formatting",
+    "redline.write.rows",
+    "redline.write.moves",
     "importlib.metadata",
     "rapidfuzz",
     "importlib.resources",
