@@ -2,12 +2,15 @@
 table, ``python -m benchmarks.run``, takes minutes; this is the loop to measure a change by):
 
     python -m benchmarks.targets [--rounds N] [--big-rounds M] [--only apply10,apply300,inproc,write]
+                                 [--before DIR]  # DIR: a `git archive` of an older commit
 
 * ``apply10``: ``redline apply`` of 20 edits on the 10-page contract against python-docx open +
   save, whole processes interleaved, medians of CPU time (row 9; target ≤ 1.8×);
 * ``apply300``: ``redline apply`` of the 300-page contract's 200 written edits against the floor
   (inflate + parse + deflate ``document.xml``), processes interleaved, CPU medians (row 11;
   target ≤ 1.5×);
+  with ``--before DIR`` both process rows also run the older checkout's ``redline apply``,
+  interleaved in the same rounds (its bytecode compiled too);
 * ``inproc``: the same in process, ``apply_reply`` against ``floor``, medians of wall time and
   of CPU time (every thread), interleaved (row 11; target ≤ 2.0×);
 * ``write``: revisions + save per written edit on the 300-page contract (row 5; target
@@ -65,7 +68,14 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:.1f} ms"
 
 
-def apply10(rounds: int) -> None:
+def _before_note(got: dict[str, processes.Timing], reference: str) -> str:
+    if "before" not in got:
+        return ""
+    b, r = got["before"], got[reference]
+    return f"; before {_ms(b.cpu)}, {b.cpu / r.cpu:.2f}×"
+
+
+def apply10(rounds: int, before: Path | None = None) -> None:
     processes.compile_bytecode()
     small = contract("msa", 1, SMALL)
     doc = CACHE / f"msa-1-{SMALL}-20.docx"
@@ -75,10 +85,15 @@ def apply10(rounds: int) -> None:
     ours = processes.redline("apply", str(doc), str(reply), "-o", str(folder / "o.docx"), "--date", DATE,
                              name="ours")  # fmt: skip
     ref = processes.docx_save(doc, folder / "docx.docx")
-    got = processes.interleaved([ours, ref], rounds)
+    commands = [ours, ref]
+    if before is not None:
+        b_args = ("apply", str(doc), str(reply), "-o", str(folder / "b.docx"), "--date", DATE)
+        commands.append(processes.redline(*b_args, root=before, name="before"))
+    got = processes.interleaved(commands, rounds)
     o, r = got["ours"], got[ref.name]
     print(f"apply10  ours {_ms(o.cpu)}  python-docx open+save {_ms(r.cpu)}  ratio {o.cpu / r.cpu:.2f}× "
-          f"(target ≤ 1.8×; CPU, {rounds} rounds; wall {o.wall / r.wall:.2f}×)")  # fmt: skip
+          f"(target ≤ 1.8×; CPU, {rounds} rounds; wall {o.wall / r.wall:.2f}×)"
+          + _before_note(got, ref.name))  # fmt: skip
 
 
 def _big() -> tuple[bytes, Path, list[tuple[str, str]]]:
@@ -88,7 +103,7 @@ def _big() -> tuple[bytes, Path, list[tuple[str, str]]]:
     return big, CACHE / f"msa-1-{BIG}-20.docx", work.writes
 
 
-def apply300(rounds: int) -> None:
+def apply300(rounds: int, before: Path | None = None) -> None:
     processes.compile_bytecode()
     _, path, writes = _big()
     folder = Path(tempfile.mkdtemp(prefix="redline-bench-"))
@@ -97,10 +112,15 @@ def apply300(rounds: int) -> None:
     ours = processes.redline("apply", str(path), str(reply), "-o", str(folder / "o.docx"), "--date", DATE,
                              name="ours")  # fmt: skip
     ref = processes.floor(path, 3)
-    got = processes.interleaved([ref, ours], rounds)
+    commands = [ref, ours]
+    if before is not None:
+        b_args = ("apply", str(path), str(reply), "-o", str(folder / "b.docx"), "--date", DATE)
+        commands.append(processes.redline(*b_args, root=before, name="before"))
+    got = processes.interleaved(commands, rounds)
     o, f = got["ours"], got["floor"]
     print(f"apply300 ours {_ms(o.cpu)}  floor {_ms(f.cpu)}  ratio {o.cpu / f.cpu:.2f}× "
-          f"(target ≤ 1.5×; CPU, {rounds} rounds; wall {o.wall / f.wall:.2f}×)")  # fmt: skip
+          f"(target ≤ 1.5×; CPU, {rounds} rounds; wall {o.wall / f.wall:.2f}×)"
+          + _before_note(got, "floor"))  # fmt: skip
 
 
 def inproc(rounds: int) -> None:
@@ -151,12 +171,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=15, help="rounds of the 10-page processes (15)")
     parser.add_argument("--big-rounds", type=int, default=7, help="rounds on the 300-page contract (7)")
     parser.add_argument("--only", default="apply10,apply300,inproc,write", help="comma-separated rows")
+    parser.add_argument("--before", type=Path, metavar="DIR", help="an older checkout, for the process rows")
     args = parser.parse_args(argv)
     rows = args.only.split(",")
+    before = args.before.resolve() if args.before is not None else None
+    if before is not None:
+        processes.compile_bytecode(before)
     if "apply10" in rows:
-        apply10(args.rounds)
+        apply10(args.rounds, before)
     if "apply300" in rows:
-        apply300(args.big_rounds)
+        apply300(args.big_rounds, before)
     if "inproc" in rows:
         inproc(args.big_rounds)
     if "write" in rows:

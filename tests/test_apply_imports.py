@@ -61,6 +61,7 @@ _NEVER_FOR_PLAIN_EDITS = (
     "email",
     "redline.opc.convert",
     "subprocess",
+    "tempfile",
     "redline.match.formats",
     "redline.match.rows",
     "redline.match.moves_plan",
