@@ -169,15 +169,17 @@ def read_document(source: str | Path) -> bytes:
 
 def read_input(source: str | Path, what: str = "") -> tuple[bytes, list[Loss]]:
     """A document's ``.docx`` bytes and what its conversion lost: a ``.doc``, ``.rtf`` or
-    ``.odt`` (by its suffix, :data:`redline.opc.convert.CONVERTIBLE`) is converted through
+    ``.odt`` (by its suffix, :data:`redline.opc.inputs.CONVERTIBLE`) is converted through
     LibreOffice (:func:`redline.opc.convert.to_docx`: ``conversion_failed`` when it cannot be),
     anything else read as it is (:func:`read_document`).  ``what`` names the input in the
     losses' messages (``"new document"``), when there are several."""
-    from redline.opc.convert import CONVERTIBLE, Loss, to_docx
+    from redline.opc.inputs import CONVERTIBLE
 
     path = Path(source)
     if path.suffix.lower() not in CONVERTIBLE:
         return read_document(path), []
+    from redline.opc.convert import Loss, to_docx
+
     data, losses = to_docx(path)
     if what:
         losses = [Loss(x.what, x.count, f"The {what} ({path.name}): {x.message}") for x in losses]
@@ -193,7 +195,7 @@ def warn(prog: str, losses: Sequence[Loss]) -> None:
 def check_docx_output(out: Path) -> None:
     """The output document is always a ``.docx``: a ``.doc``, ``.rtf`` or ``.odt`` output name
     is a usage error (it would hold a .docx under another format's name)."""
-    from redline.opc.convert import CONVERTIBLE
+    from redline.opc.inputs import CONVERTIBLE
 
     if out.suffix.lower() in CONVERTIBLE:
         raise UsageError(

@@ -202,7 +202,7 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
 
 def _view(args: argparse.Namespace) -> int:
-    from redline.opc.convert import CONVERTIBLE
+    from redline.opc.inputs import CONVERTIBLE
     from redline.read.annotations import read_annotations
     from redline.read.load import load_view
     from redline.read.markup import render as render_markup
@@ -335,7 +335,7 @@ def _compare(args: argparse.Namespace) -> int:
 def _warnings(losses: list[Loss], inputs: list[Path]) -> list[dict[str, str]] | None:
     """A report's ``warnings`` (what the conversion of an input lost) when an input was
     converted from .doc, .rtf or .odt; None (no such key) when every input was a .docx."""
-    from redline.opc.convert import CONVERTIBLE
+    from redline.opc.inputs import CONVERTIBLE
 
     if not any(p.suffix.lower() in CONVERTIBLE for p in inputs):
         return None

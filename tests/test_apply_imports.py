@@ -47,10 +47,27 @@ print(json.dumps({"code": code, "loaded": sorted(sys.modules), "built": built}))
 # never imported by an apply whose edits all match and that asks for no report: the report's
 # validators (and pydantic's plugin loader, which reads every installed package's metadata to
 # build the first one), the near-miss hints' scorer, what the old-path finder pulled in
-# (importlib.resources), the other commands.  (``secrets`` comes with pydantic.types, ``tempfile``
-# with xml.sax.saxutils: not ours to leave out.)
+# (importlib.resources), the other commands, and ``xml.sax.saxutils`` with what it brings
+# (``urllib.request``, ``http.client``, ``email``: its ``quoteattr`` is written out as
+# ``redline.opc.namespaces.quoted_attribute``), and the converter of .doc/.rtf/.odt inputs with
+# its subprocess machinery (a .docx input is told apart by ``redline.opc.inputs.CONVERTIBLE``).
+# The planners and writers of format entries, table rows and clause moves come with the
+# entry that needs them.  (``secrets`` comes with pydantic.types: not ours to leave out.)
 _NEVER_FOR_PLAIN_EDITS = (
     "pydantic.plugin._loader",
+    "xml.sax",
+    "urllib.request",
+    "http.client",
+    "email",
+    "redline.opc.convert",
+    "subprocess",
+    "tempfile",
+    "redline.match.formats",
+    "redline.match.rows",
+    "redline.match.moves_plan",
+    "redline.write.formatting",
+    "redline.write.rows",
+    "redline.write.moves",
     "importlib.metadata",
     "rapidfuzz",
     "importlib.resources",
@@ -229,3 +246,17 @@ def test_the_parser_reads_a_reply_as_before() -> None:
     assert [i.index for i in batch.invalid] == [3, 4]
     for e in batch.edits:
         _same(e, _validated(e))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from(["a", "&", "<", ">", '"', "'", "\n", "\r", "\t", " ", "é", "#"]), max_size=12))
+def test_quoted_attribute_is_quoteattr(value: str) -> None:
+    """The attribute quoter written out for the namespace declarations spells every value as
+    ``xml.sax.saxutils.quoteattr`` does (the splice's and the read-back's bytes depend on it)."""
+    from xml.sax.saxutils import quoteattr
+
+    from redline.opc.namespaces import declarations, quoted_attribute
+
+    assert quoted_attribute(value) == quoteattr(value)
+    nsmap = {None: value, "w": value + "x"}
+    assert declarations(nsmap) == f" xmlns={quoteattr(value)} xmlns:w={quoteattr(value + 'x')}"

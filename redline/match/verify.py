@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from lxml import etree
 
 from shared_schema import Code, Edit, EditBatch, EditResult, EditStatus, Location, MatchKind, Refusal
 from shared_schema.construct import construct
-from shared_schema.models import MOVE_ACTIONS, NO_ANCHOR_ACTIONS, ROW_ACTIONS
+from shared_schema.models import COLUMN_ACTIONS, MOVE_ACTIONS, NO_ANCHOR_ACTIONS, ROW_ACTIONS
 
 from ..collector import paused
 from ..opc.zipread import DEFAULT_LIMITS, Limits
@@ -29,12 +30,17 @@ from ..text.normalize import normalize
 from ..text.worddiff import word_diff
 from .crossref import CrossRef, ref_note, retarget
 from .fields import code_runs, open_at_end, whole_fields
-from .formats import FormatPlan, FormatRefusal, Styles, format_note, plan_format
 from .hints import HintBudget, not_found, unique_extension
 from .locate import Found, Locator
 from .moves import move_note, movers
-from .moves_plan import MovePlan, plan_move
-from .rows import RowPlan, check_rows, column_refusal, row_notes, row_plan
+
+# The planners of format entries, table rows and clause moves (redline.match.formats, .rows,
+# .moves_plan) are imported by the batch that has such an entry: a reply of plain edits pays
+# neither their modules nor their classes (issue 32).
+if TYPE_CHECKING:
+    from .formats import FormatPlan, Styles
+    from .moves_plan import MovePlan
+    from .rows import RowPlan
 
 MAX_INSERT_LINES = 10_000
 """The new paragraphs one ``insert_after`` / ``insert_before`` may add (its ``text``'s lines):
@@ -215,8 +221,11 @@ def _verify(
             # accept / reject / reply / resolve quote no text: redline.match.decisions checks them
             results.append(_result(index, edit, ok_status))
             continue
-        column = column_refusal(edit)  # refused whatever it quotes (redline.match.rows)
-        if column is not None:
+        if edit.action in COLUMN_ACTIONS:  # refused whatever it quotes (redline.match.rows)
+            from .rows import column_refusal
+
+            column = column_refusal(edit)
+            assert column is not None
             results.append(_result(index, edit, ok_status))
             _refuse(results[-1], column.status, column.message, column.hint)
             continue
@@ -254,6 +263,8 @@ def _verify(
         if edit.section is not None and not _in_scope(locator, edit, result, found):
             continue
         if edit.action == "format":
+            from .formats import FormatRefusal, Styles, format_note, plan_format
+
             if not styles:
                 styles.append(Styles.of_view(view))
             fplan = plan_format(view, edit, found, styles[0])
@@ -293,6 +304,8 @@ def _verify(
             replacement_of[i] = edit.text or ""
             continue
         if edit.action in ROW_ACTIONS:  # redline.match.rows
+            from .rows import check_rows, row_notes
+
             rows = check_rows(view, edit, found.ranges)
             if isinstance(rows, list):
                 found_of[i] = Found(rows, found.kind, list(found.tolerances), found.truncated)
@@ -302,6 +315,8 @@ def _verify(
                 _refuse(result, rows.status, rows.message, rows.hint, candidates=result.locations)
             continue
         if edit.action in MOVE_ACTIONS:
+            from .moves_plan import plan_move
+
             move = plan_move(locator, edit, result, found)
             if move is not None:  # its block and destination, for the overlap check
                 found_of[i], moves_of[i] = Found(list(move.spans), found.kind, list(found.tolerances)), move
@@ -571,6 +586,8 @@ def _planned(
     if fplan is not None:
         return Planned(index, s, e, "", False, edit.rationale, format=fplan)
     if edit.action in ROW_ACTIONS:
+        from .rows import row_plan
+
         return Planned(index, s, e, "", False, edit.rationale, row=row_plan(locator.view, edit, s, e))
     if edit.action == "comment":
         return Planned(index, s, e, "", False, replacement, comment=True)

@@ -74,6 +74,7 @@ from lxml import etree
 from shared_schema import Code
 
 from ..errors import PackageError
+from .inputs import CONVERTIBLE as CONVERTIBLE  # (defined with the inputs, named here too)
 from .inputs import read_regular
 from .namespaces import REL_COMMENTS, REL_ENDNOTES, REL_FOOTNOTES, W_NS
 from .package import Package
@@ -97,8 +98,6 @@ __all__ = [
     "to_docx",
 ]
 
-CONVERTIBLE: Final[frozenset[str]] = frozenset({".doc", ".rtf", ".odt"})
-"""The suffixes (lower case) :func:`to_docx` converts."""
 
 DEFAULT_TIMEOUT: Final = 120.0
 """Seconds one LibreOffice run may take before its process group is killed (a 300-page

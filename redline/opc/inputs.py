@@ -28,7 +28,7 @@ from shared_schema import Code
 
 from ..errors import PackageError
 
-__all__ = ["MAX_REPLY_BYTES", "MAX_REPORT_BYTES", "kind_of", "read_regular", "read_stream"]
+__all__ = ["CONVERTIBLE", "MAX_REPLY_BYTES", "MAX_REPORT_BYTES", "kind_of", "read_regular", "read_stream"]
 
 _MB: Final = 1024 * 1024
 
@@ -39,6 +39,11 @@ MAX_REPORT_BYTES: Final = 64 * _MB
 """A report or call log read by ``redline stats``."""
 
 _CHUNK: Final = 1 * _MB
+
+CONVERTIBLE: Final[frozenset[str]] = frozenset({".doc", ".rtf", ".odt"})
+"""The suffixes (lower case) of the inputs :func:`redline.opc.convert.to_docx` converts
+through LibreOffice (here, so that telling an input apart costs no import of the converter
+and the subprocess machinery it brings: issue 32)."""
 
 
 def kind_of(mode: int) -> str:

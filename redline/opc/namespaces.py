@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 W_STRICT_NS = "http://purl.oclc.org/ooxml/wordprocessingml/main"
 R_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
@@ -39,3 +41,27 @@ def w(tag: str) -> str:
 
 
 XML_SPACE = f"{{{XML_NS}}}space"
+
+
+def quoted_attribute(value: str) -> str:
+    """``value`` as a quoted XML attribute value, exactly as ``xml.sax.saxutils.quoteattr``
+    spells it (``&``, ``<``, ``>`` and the three whitespace controls escaped; double quotes
+    around it unless it holds one and no single quote) -- written out here because importing
+    ``xml.sax.saxutils`` brings ``urllib.request``, ``http.client`` and ``email`` with it, about
+    a tenth of an ``apply``'s start-up (issue 32)."""
+    value = value.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
+    value = value.replace("\n", "&#10;").replace("\r", "&#13;").replace("\t", "&#9;")
+    if '"' in value:
+        if "'" in value:
+            return '"' + value.replace('"', "&quot;") + '"'
+        return "'" + value + "'"
+    return '"' + value + '"'
+
+
+def declarations(nsmap: Mapping[str | None, str]) -> str:
+    """The namespace declarations of ``nsmap`` (an lxml element's ``nsmap``), in its order,
+    each with a leading space: `` xmlns="…" xmlns:w="…"``."""
+    return "".join(
+        f" xmlns={quoted_attribute(uri)}" if prefix is None else f" xmlns:{prefix}={quoted_attribute(uri)}"
+        for prefix, uri in nsmap.items()
+    )

@@ -44,13 +44,12 @@ import re
 import threading
 from collections.abc import Iterator
 from contextvars import ContextVar
-from xml.sax.saxutils import quoteattr
 
 from lxml import etree
 
 from shared_schema import Code
 
-from ..opc.namespaces import w
+from ..opc.namespaces import declarations, w
 from ..opc.xmlparse import PackageError, parse_xml
 from .roles import NODE_TAGS, RANGE_MARKUP
 from .scan import Layout
@@ -381,10 +380,7 @@ class Partial:
         key = tuple(scope.items())
         declared = self._declared.get(key)
         if declared is None:
-            declared = self._declared[key] = "".join(
-                f" xmlns={quoteattr(uri)}" if prefix is None else f" xmlns:{prefix}={quoteattr(uri)}"
-                for prefix, uri in scope.items()
-            )
+            declared = self._declared[key] = declarations(scope)
         head = f"<x{declared}>" + "<x>" * (depth - 1)
         fragment = head.encode() + own + b"</x>" * depth
         self.parsed_bytes += len(own)  # (the wrapper's declarations aside)

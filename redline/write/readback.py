@@ -59,12 +59,11 @@ from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import attrgetter
 from typing import Any
-from xml.sax.saxutils import quoteattr
 
 from lxml import etree
 
 from ..collector import paused
-from ..opc.namespaces import REL_NUMBERING, REL_STYLES
+from ..opc.namespaces import REL_NUMBERING, REL_STYLES, declarations
 from ..opc.package import Package, PackageError
 from ..opc.working import WorkingCopy
 from ..opc.xmlparse import find_doctype, make_parser
@@ -195,10 +194,7 @@ def spliced_well_formed(spliced: Sequence[Spliced]) -> bool:
         found_head = heads.get(parent)
         if found_head is None:
             depth = 1 + sum(1 for _ in parent.iterancestors())
-            decls = "".join(
-                f" xmlns={quoteattr(uri)}" if prefix is None else f" xmlns:{prefix}={quoteattr(uri)}"
-                for prefix, uri in parent.nsmap.items()
-            )
+            decls = declarations(parent.nsmap)
             # one level more than the stretch's own: parsed without a tree, libxml2 lets one
             # level more through than a tree parse does (redline.opc.xmlparse.one_deeper)
             head = f"<x{decls}>" + "<x>" * depth

@@ -45,13 +45,10 @@ from ..read.view import DocumentView, Piece, SpanFlag, SpanKind
 from ..text.typography import ALL_QUOTES, follow_quotes, guillemet_space, quote_style
 from ..text.worddiff import diff_opcodes as diff_opcodes  # re-exported: the writer's diff
 from ..text.worddiff import word_diff as word_diff
-from .formatting import write_format
-from .moves import comment_inside, write_move
 from .options import Comment as Comment  # re-exported: moved to redline.write.options
 from .options import WriteOptions as WriteOptions
 from .options import WriteResult as WriteResult
 from .renumber import Renumbering
-from .rows import write_row
 from .runs import (
     cut_after,
     cut_before,
@@ -69,6 +66,10 @@ from .runs import (
 )
 from .splice import Splice
 from .tree import in_removed_run, next_paragraph, pull_next, remove, unfold_simple
+
+# The writers of format entries, table rows and clause moves (redline.write.formatting, .rows,
+# .moves) are imported by the write that has such a range: plain edits pay neither their
+# modules nor their planners' (issue 32).
 
 _R, _T, _RPR, _PPR, _P = w("r"), w("t"), w("rPr"), w("pPr"), w("p")
 _INS, _DEL, _DEL_TEXT = w("ins"), w("del"), w("delText")
@@ -250,6 +251,8 @@ class Writer:
             self._write_format(plan)
             return
         if plan.row is not None:  # a table row inserted or deleted (redline.write.rows)
+            from .rows import write_row
+
             return write_row(self, plan.edit_index, plan.row, plan.rationale)
         if plan.move is not None:
             self._move(plan)
@@ -336,6 +339,8 @@ class Writer:
     def _write_format(self, plan: Planned) -> None:
         """A format entry's range: :func:`~redline.write.formatting.write_format`, its
         rationale a comment around the runs changed (as a plain edit's), the text unchanged."""
+        from .formatting import write_format
+
         runs, paras = write_format(self.view, plan, self.new_id, self.options.author, self.stamp)
         self.result.touched_parts.update(p.part for p in paras)
         noted = not any(p.story in ("header", "footer") for p in paras)  # Word keeps no comments there
@@ -349,6 +354,8 @@ class Writer:
     def _move(self, plan: Planned) -> None:
         """A clause relocated (move_after / move_before): one tracked move, a comment holding
         the rationale on the moved-to text (:mod:`redline.write.moves`)."""
+        from .moves import comment_inside, write_move
+
         assert plan.move is not None
         revision = self._revision if self.options.track else None
         done = write_move(self.view, plan.edit_index, plan.move, revision, self.new_id, self._numbering)

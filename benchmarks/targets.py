@@ -1,0 +1,192 @@
+"""Issue 32's four targets alone, each against its reference measured in the same run (the full
+table, ``python -m benchmarks.run``, takes minutes; this is the loop to measure a change by):
+
+    python -m benchmarks.targets [--rounds N] [--big-rounds M] [--only apply10,apply300,inproc,write]
+                                 [--before DIR]  # DIR: a `git archive` of an older commit
+
+* ``apply10``: ``redline apply`` of 20 edits on the 10-page contract against python-docx open +
+  save, whole processes interleaved, medians of CPU time (row 9; target ≤ 1.8×);
+* ``apply300``: ``redline apply`` of the 300-page contract's 200 written edits against the floor
+  (inflate + parse + deflate ``document.xml``), processes interleaved, CPU medians (row 11;
+  target ≤ 1.5×);
+  with ``--before DIR`` both process rows also run the older checkout's ``redline apply``,
+  interleaved in the same rounds (its bytecode compiled too);
+* ``inproc``: the same in process, ``apply_reply`` against ``floor``, medians of wall time and
+  of CPU time (every thread), interleaved (row 11; target ≤ 2.0×);
+* ``write``: revisions + save per written edit on the 300-page contract (row 5; target
+  ≤ 150 µs/edit), wall and CPU medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from . import processes
+from .run import (
+    CACHE,
+    DATE,
+    Loaded,
+    contract,
+    dense_writes,
+    floor,
+    load_flatten,
+    loaded_for_write,
+    make_workload,
+    save,
+    write_revisions,
+    writes_reply,
+)
+
+BIG, SMALL = 300, 10
+
+
+def _interleaved_in_process(
+    fns: dict[str, Callable[[], object]], rounds: int
+) -> dict[str, tuple[float, float]]:
+    """Each function ``rounds`` times round-robin after one warm-up: (median wall, median CPU)."""
+    for fn in fns.values():
+        fn()
+    walls: dict[str, list[float]] = {k: [] for k in fns}
+    cpus: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            gc.collect()
+            w0, c0 = time.perf_counter(), time.process_time()
+            fn()
+            cpus[name].append(time.process_time() - c0)
+            walls[name].append(time.perf_counter() - w0)
+    return {k: (statistics.median(walls[k]), statistics.median(cpus[k])) for k in fns}
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.1f} ms"
+
+
+def _before_note(got: dict[str, processes.Timing], reference: str) -> str:
+    if "before" not in got:
+        return ""
+    b, r = got["before"], got[reference]
+    return f"; before {_ms(b.cpu)}, {b.cpu / r.cpu:.2f}×"
+
+
+def apply10(rounds: int, before: Path | None = None) -> None:
+    processes.compile_bytecode()
+    small = contract("msa", 1, SMALL)
+    doc = CACHE / f"msa-1-{SMALL}-20.docx"
+    folder = Path(tempfile.mkdtemp(prefix="redline-bench-"))
+    reply = folder / "reply.md"
+    reply.write_text(writes_reply(dense_writes(load_flatten(small), 20)), encoding="utf-8")
+    ours = processes.redline("apply", str(doc), str(reply), "-o", str(folder / "o.docx"), "--date", DATE,
+                             name="ours")  # fmt: skip
+    ref = processes.docx_save(doc, folder / "docx.docx")
+    commands = [ours, ref]
+    if before is not None:
+        b_args = ("apply", str(doc), str(reply), "-o", str(folder / "b.docx"), "--date", DATE)
+        commands.append(processes.redline(*b_args, root=before, name="before"))
+    got = processes.interleaved(commands, rounds)
+    o, r = got["ours"], got[ref.name]
+    print(f"apply10  ours {_ms(o.cpu)}  python-docx open+save {_ms(r.cpu)}  ratio {o.cpu / r.cpu:.2f}× "
+          f"(target ≤ 1.8×; CPU, {rounds} rounds; wall {o.wall / r.wall:.2f}×)"
+          + _before_note(got, ref.name))  # fmt: skip
+
+
+def _big() -> tuple[bytes, Path, list[tuple[str, str]]]:
+    big = contract("msa", 1, BIG)
+    view = load_flatten(big)
+    work = make_workload(view, 1000)
+    return big, CACHE / f"msa-1-{BIG}-20.docx", work.writes
+
+
+def apply300(rounds: int, before: Path | None = None) -> None:
+    processes.compile_bytecode()
+    _, path, writes = _big()
+    folder = Path(tempfile.mkdtemp(prefix="redline-bench-"))
+    reply = folder / "reply.md"
+    reply.write_text(writes_reply(writes), encoding="utf-8")
+    ours = processes.redline("apply", str(path), str(reply), "-o", str(folder / "o.docx"), "--date", DATE,
+                             name="ours")  # fmt: skip
+    ref = processes.floor(path, 3)
+    commands = [ref, ours]
+    if before is not None:
+        b_args = ("apply", str(path), str(reply), "-o", str(folder / "b.docx"), "--date", DATE)
+        commands.append(processes.redline(*b_args, root=before, name="before"))
+    got = processes.interleaved(commands, rounds)
+    o, f = got["ours"], got["floor"]
+    print(f"apply300 ours {_ms(o.cpu)}  floor {_ms(f.cpu)}  ratio {o.cpu / f.cpu:.2f}× "
+          f"(target ≤ 1.5×; CPU, {rounds} rounds; wall {o.wall / f.wall:.2f}×)"
+          + _before_note(got, "floor"))  # fmt: skip
+
+
+def inproc(rounds: int) -> None:
+    from redline.apply import ApplyOptions, apply_reply
+
+    big, _, writes = _big()
+    reply = writes_reply(writes)
+    opts = ApplyOptions(date=DATE)
+    fns: dict[str, Callable[[], object]] = {
+        "floor": lambda: floor(big),
+        "ours": lambda: apply_reply(big, reply, opts),
+    }
+    got = _interleaved_in_process(fns, rounds)
+    (ow, oc), (fw, fc) = got["ours"], got["floor"]
+    print(f"inproc   ours {_ms(ow)} (CPU {_ms(oc)})  floor {_ms(fw)} (CPU {_ms(fc)})  "
+          f"ratio {ow / fw:.2f}× wall, {oc / fc:.2f}× CPU (target ≤ 2.0×; {rounds} rounds)")  # fmt: skip
+
+
+def write(rounds: int) -> None:
+    big, _, writes = _big()
+    walls: dict[str, list[float]] = {"write": [], "save": []}
+    cpus: dict[str, list[float]] = {"write": [], "save": []}
+    n = 0
+    for i in range(rounds + 1):
+        ld: Loaded = loaded_for_write(big, writes)
+        n = len(ld.planned)
+        gc.collect()
+        w0, c0 = time.perf_counter(), time.process_time()
+        writer = write_revisions(ld)
+        w1, c1 = time.perf_counter(), time.process_time()
+        save(ld, writer)
+        w2, c2 = time.perf_counter(), time.process_time()
+        if i:
+            walls["write"].append(w1 - w0)
+            walls["save"].append(w2 - w1)
+            cpus["write"].append(c1 - c0)
+            cpus["save"].append(c2 - c1)
+        del ld, writer
+    mw, ms_ = statistics.median(walls["write"]), statistics.median(walls["save"])
+    cw, cs = statistics.median(cpus["write"]), statistics.median(cpus["save"])
+    print(f"write    {(mw + ms_) / n * 1e6:.0f} µs/edit wall (revisions {_ms(mw)}, save {_ms(ms_)}), "
+          f"{(cw + cs) / n * 1e6:.0f} µs/edit CPU (revisions {_ms(cw)}, save {_ms(cs)}); {n} edits "
+          f"(target ≤ 150 µs/edit; {rounds} rounds)")  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=15, help="rounds of the 10-page processes (15)")
+    parser.add_argument("--big-rounds", type=int, default=7, help="rounds on the 300-page contract (7)")
+    parser.add_argument("--only", default="apply10,apply300,inproc,write", help="comma-separated rows")
+    parser.add_argument("--before", type=Path, metavar="DIR", help="an older checkout, for the process rows")
+    args = parser.parse_args(argv)
+    rows = args.only.split(",")
+    before = args.before.resolve() if args.before is not None else None
+    if before is not None:
+        processes.compile_bytecode(before)
+    if "apply10" in rows:
+        apply10(args.rounds, before)
+    if "apply300" in rows:
+        apply300(args.big_rounds, before)
+    if "inproc" in rows:
+        inproc(args.big_rounds)
+    if "write" in rows:
+        write(args.big_rounds)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
