@@ -347,13 +347,7 @@ def test_property_properties_and_words() -> None:
         out = outcome.output
         assert out is not None
         changes = outcome.report.to_dict()["changes"]
-        bad = [c for c in changes if c["status"] != "written"]
-        # (left: a kept word's formatting in a run the text change beside it rewrote, said so)
-        assert all(c["kind"] == "format" and "rewritten" in c["reason"] for c in bad), changes
-        assert outcome.exit_code == (1 if bad else 0)
-        if bad:
-            assert [c for c, _ in run_props(out)] == [c for c, _ in run_props(new)]
-            return
+        assert outcome.exit_code == 0, changes
         assert body_reading(word_decide.accept_all(out)) == body_reading(new)
         assert body_reading(word_decide.reject_all(out)) == body_reading(old)
         assert run_props(out) == run_props(new)

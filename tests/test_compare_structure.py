@@ -445,11 +445,17 @@ def test_rows_are_marked_whole() -> None:
         assert all(p.find(f"{_PPR}/{_RPR}/{w('del')}") is not None for p in r.iter(w("p")))
 
 
-def test_paragraph_into_a_table_is_not_untouched() -> None:
-    old, new = pair("into_table")
+@pytest.mark.parametrize(("name", "kinds"), [("into_table", {"delete", "row_insert"}),
+                                             ("out_of_table", {"insert", "row_delete"})])  # fmt: skip
+def test_paragraph_into_a_table_is_not_untouched(name: str, kinds: set[str]) -> None:
+    """A paragraph NEW put into a new table (or took out of one): a deletion where it was and
+    an inserted row where it is (or the other way round), both sides flagged ``moved``, and
+    the paragraphs' totals count it moved."""
+    old, new = pair(name)
     report = compare(old, new, OPTIONS).report.to_dict()
-    kinds = [c["kind"] for c in report["changes"]]
-    assert "row_insert" in kinds and "delete" in kinds, report["changes"]
+    assert {c["kind"] for c in report["changes"]} == kinds, report["changes"]
+    assert all(c.get("moved") for c in report["changes"]), report["changes"]
+    assert report["totals"]["paragraphs"]["moved"] == 1
 
 
 def test_no_difference_is_old_itself() -> None:

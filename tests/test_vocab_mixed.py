@@ -50,7 +50,7 @@ def _batch(draw: st.DrawFn) -> tuple[bytes, DocumentView, list[dict[str, Any]]]:
     busy: set[int] = set()  # paragraphs an entry uses (and their neighbours): no overlap
     # a clause moved
     heads = [p for p in view.paragraphs if p.heads and p.story == "body" and p.node is not None]
-    if heads and draw(st.booleans()):
+    if len(heads) > 0 and draw(st.booleans()):
         src, dst = draw(st.sampled_from(heads)), draw(st.sampled_from(heads))
         assert src.node is not None
         anchor, target = view.paragraph_text(src)[:40], view.paragraph_text(dst)[:40]
@@ -63,12 +63,12 @@ def _batch(draw: st.DrawFn) -> tuple[bytes, DocumentView, list[dict[str, Any]]]:
                 busy |= {dst.node.last, dst.node.last + 1}
     # a row inserted or deleted
     rows = _rows(view)
-    if rows and draw(st.booleans()):
+    if len(rows) > 0 and draw(st.booleans()):
         tr, paras = rows[draw(st.integers(0, len(rows) - 1))]
-        anchor = _unique_anchor(view, paras)
-        if anchor is not None and not busy & {p.index for p in paras}:
+        cell = _unique_anchor(view, paras)
+        if cell is not None and not busy & {p.index for p in paras}:
             action = draw(st.sampled_from(["insert_row_after", "insert_row_before", "delete_row"]))
-            entry: dict[str, Any] = {"action": action, "anchor": anchor}
+            entry: dict[str, Any] = {"action": action, "anchor": cell}
             if action != "delete_row":
                 entry["cells"] = [f"New {k}" for k in range(sum(1 for c in tr if c.tag == _TC))]
             entries.append(entry)
@@ -102,7 +102,9 @@ def _decided(data: bytes, mode: str) -> bytes:
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(_batch())
-def test_our_reject_of_a_mixed_reply_gives_back_the_input(case: tuple[bytes, DocumentView, list[Any]]) -> None:
+def test_our_reject_of_a_mixed_reply_gives_back_the_input(
+    case: tuple[bytes, DocumentView, list[Any]],
+) -> None:
     data, view, entries = case
     out = apply_reply(data, json.dumps({"edits": entries}), ApplyOptions(author=AUTHOR, date=DATE))
     statuses = [r.status.value for r in out.report.edits]

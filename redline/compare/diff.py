@@ -54,10 +54,12 @@ from ..write.publish import Written, write_and_check
 from ..write.rows import mark_row_deleted, mark_row_inserted, row_copy
 from ..write.writer import Writer, diff_opcodes, word_diff
 from .formatting import (
+    REWRITTEN,
     FormatChange,
     Stretch,
     diff_kept_words,
     diff_paragraph,
+    format_kept,
     runs_differ,
     stretch_differs,
     unwritten,
@@ -534,6 +536,17 @@ def _plan(
     compared = _plan_structure(old, new, tables, same, context, report, plan)
     if plan.stretches is not None:
         plan.stretches.compared = compared
+    # a row whose paragraph NEW took out of a table (or put into one): moved, as its other side is
+    for rw in plan.rows:
+        if rw.row is not None:
+            texts = [[a_all[i] for i in rw.row.paras]]
+        elif rw.insert is not None:
+            texts = [[b_all[j] for j in rw.insert.row.paras]]
+        else:
+            texts = [[b_all[j] for j in row.paras] for row in rw.table.table.rows] if rw.table else []
+        for change, row_texts in zip(rw.changes, texts, strict=False):
+            if any(t in moved for t in row_texts):
+                change.moved = True
     _plan_kept_words(old, new, shared, compared, context, report, plan)
     return plan
 
@@ -726,6 +739,8 @@ def _write_structure(plan: _Plan, writer: Writer) -> None:
 
     writable = [fc for change, fc in plan.formats if change.status is ChangeStatus.WRITTEN]
     write_format(writable, revision, not_written)
+    if plan.stretches is not None:
+        _write_kept(plan, plan.stretches, writer)
     after_anchor: dict[etree._Element, etree._Element] = {}
     copies: dict[etree._Element, etree._Element] = {}  # NEW's table -> its copy in OLD
     for rw in plan.rows:
@@ -1047,6 +1062,25 @@ def _write_stretches(work: _Stretches, view: DocumentView, writer: Writer) -> No
             if sc.reason is not None:
                 change.status, change.reason = ChangeStatus.UNSUPPORTED, sc.reason
             work.changes.append((change, sc.new_paragraph))
+
+
+def _write_kept(plan: _Plan, work: _Stretches, writer: Writer) -> None:
+    """The kept words of changed paragraphs that :func:`write_format` could not place (the
+    writer rewrote their runs), formatted as NEW's; a change it gave up on is written after
+    all when its paragraph now reads as NEW's, every character formatted alike."""
+    by_new = {j: el for stretch in work.stretches for el, j in stretch.paragraphs}
+    failed: dict[int, list[Change]] = {}
+    for change, fc in plan.formats:
+        if fc.new_paragraph in by_new and change.reason == REWRITTEN and fc.kind == "format" and not fc.mark:
+            failed.setdefault(fc.new_paragraph, []).append(change)
+    revision = stamped(writer.new_id, writer.options.author, writer.stamp)
+    ctx = work.context
+    for j, changes in failed.items():
+        if format_kept(
+            by_new[j], work.new, work.new.paragraphs[j], writer.made, ctx.styles, ctx.lists, revision
+        ):
+            for change in changes:
+                change.status, change.reason = ChangeStatus.WRITTEN, None
 
 
 def _write_moves(

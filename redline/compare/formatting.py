@@ -50,8 +50,9 @@ from ..write.formatting import (
 from ..write.runs import isolate_child, isolate_text
 
 __all__ = [
-    "FormatChange", "Piece", "Stretch", "StretchChange", "diff_kept_words", "diff_paragraph",
-    "format_inserted", "runs_differ", "stretch_differs", "unwritten", "write_format", "write_stretch",
+    "REWRITTEN", "FormatChange", "Piece", "Stretch", "StretchChange", "diff_kept_words", "diff_paragraph",
+    "format_inserted", "format_kept", "runs_differ", "stretch_differs", "unwritten", "write_format",
+    "write_stretch",
 ]  # fmt: skip
 
 _R, _T, _RPR, _PPR = w("r"), w("t"), w("rPr"), w("pPr")
@@ -298,6 +299,9 @@ def _undefined(
     return None
 
 
+REWRITTEN = "the text's runs were rewritten by a text change next to it; its formatting is not written"
+
+
 def write_format(
     changes: list[FormatChange], revision: Revision, written: Callable[[FormatChange, str], None]
 ) -> None:
@@ -306,7 +310,7 @@ def write_format(
     reason)``); run pieces from the last to the first, so a split leaves earlier ones valid."""
     pieces = [(c, piece) for c in changes if c.reason is None for piece in c.pieces]
     failed: set[int] = set()
-    moved = "the text's runs were rewritten by a text change next to it; its formatting is not written"
+    moved = REWRITTEN
     checked: list[tuple[FormatChange, Piece]] = []
     for c, piece in pieces:
         node = piece.node
@@ -401,6 +405,8 @@ class Stretch:
     news: list[int]
     properties: bool = True  # NEW's paragraph or mark properties may differ (:func:`stretch_differs`)
     runs: bool = True  # inserted text may need NEW's formatting (:func:`runs_differ`)
+    # once written: the paragraphs that are one accepted paragraph each, with NEW's it is
+    paragraphs: list[tuple[etree._Element, int]] = field(default_factory=list)
 
 
 def _keys(p: Paragraph) -> tuple[object, object]:
@@ -502,6 +508,7 @@ def write_stretch(
         q = new.paragraphs[j]
         if stretch.runs and len(group) == 1:
             format_inserted(group[0], new, q, ours)
+            stretch.paragraphs.append((group[0], j))
         if not stretch.properties:
             continue
         for el in group:
@@ -562,25 +569,27 @@ def _paragraph_changes(
     return out
 
 
-def format_inserted(
-    el: etree._Element, new: DocumentView, q: Paragraph, ours: Callable[[etree._Element], bool]
-) -> None:
-    """The text the writer inserted into paragraph ``el`` (in ``w:ins`` wrappers ``ours`` says
-    it made) formatted as NEW's paragraph ``q`` formats those characters, untracked (part of the
-    insertion); nothing when ``el``'s accepted text is not ``q``'s."""
+_Todo = tuple[int, etree._Element, int, int, bool, etree._Element | None]
+
+
+def _differences(
+    el: etree._Element, new: DocumentView, q: Paragraph, take: Callable[[etree._Element, int], bool]
+) -> list[_Todo] | None:
+    """Where paragraph ``el``'s accepted text is formatted otherwise than NEW's ``q``: each
+    (offset, node, [lo, hi) of it, a text node?, NEW's ``w:rPr``) of the runs ``take(run,
+    flags)`` picks; None when ``el``'s accepted text is not ``q``'s."""
     story = read_nested(el)
     if "".join(story.pieces) != new.paragraph_text(q):
-        return
+        return None
     b = _chars(new, q)
     starts = [s for s, *_ in b]
-    todo: list[tuple[int, etree._Element, int, int, bool, etree._Element | None]] = []
+    todo: list[_Todo] = []
     for k, node in enumerate(story.nodes):
         kind = story.kinds[k]
         run = node.getparent()
         if kind not in (SpanKind.TEXT, SpanKind.CHAR) or run is None or run.tag != _R:
             continue
-        holder = run.getparent()
-        if holder is None or holder.tag != _INS or not ours(holder):
+        if not take(run, story.flags[k]):
             continue
         s = story.offsets[k]
         e = s + len(story.pieces[k])
@@ -592,7 +601,22 @@ def format_inserted(
             if x < y and theirs is not None and properties_key(theirs.find(_RPR)) != mine:
                 todo.append((x, node, x - s, y - s, kind == SpanKind.TEXT, theirs.find(_RPR)))
             n += 1
-    for _x, node, lo, hi, text, rpr in sorted(todo, key=lambda t: t[0], reverse=True):
+    return todo
+
+
+def _ours(run: etree._Element, ours: Callable[[etree._Element], bool]) -> bool:
+    holder = run.getparent()
+    return holder is not None and holder.tag == _INS and ours(holder)
+
+
+def format_inserted(
+    el: etree._Element, new: DocumentView, q: Paragraph, ours: Callable[[etree._Element], bool]
+) -> None:
+    """The text the writer inserted into paragraph ``el`` (in ``w:ins`` wrappers ``ours`` says
+    it made) formatted as NEW's paragraph ``q`` formats those characters, untracked (part of the
+    insertion); nothing when ``el``'s accepted text is not ``q``'s."""
+    todo = _differences(el, new, q, lambda run, flags: _ours(run, ours))
+    for _x, node, lo, hi, text, rpr in sorted(todo or (), key=lambda t: t[0], reverse=True):
         run = isolate_text(node, lo, hi) if text else isolate_child(node)
         made = base_children(rpr)
         old_rpr = run.find(_RPR)
@@ -602,3 +626,35 @@ def format_inserted(
             holder_rpr = etree.Element(_RPR)
             holder_rpr.extend(made)
             run.insert(0, holder_rpr)
+
+
+def format_kept(
+    el: etree._Element,
+    new: DocumentView,
+    q: Paragraph,
+    ours: Callable[[etree._Element], bool],
+    styles: frozenset[str],
+    lists: frozenset[str],
+    revision: Revision,
+) -> bool:
+    """The text paragraph ``el`` kept of OLD formatted as NEW's paragraph ``q`` formats it, one
+    tracked ``w:rPrChange`` a run piece -- what :func:`write_format` could not place once the
+    writer had rewritten the runs (a kept word in the run of a changed one); not text in a
+    field's result or another author's move, nor a run with a pending change.  Then: does
+    ``el`` read as ``q``, every character formatted alike?"""
+
+    def take(run: etree._Element, flags: int) -> bool:
+        rpr = run.find(_RPR)
+        return not (
+            _ours(run, ours) or flags & _FLAGGED or (rpr is not None and rpr.find(_RPR_CHANGE) is not None)
+        )
+
+    todo = _differences(el, new, q, take)
+    if todo is None:
+        return False
+    for _x, node, lo, hi, text, rpr in sorted(todo, key=lambda t: t[0], reverse=True):
+        if _undefined(rpr, styles, lists) is not None:
+            continue
+        run = isolate_text(node, lo, hi) if text else isolate_child(node)
+        set_run_properties(run, rpr, revision)
+    return _differences(el, new, q, lambda run, flags: True) == []
