@@ -353,3 +353,51 @@ def test_property_properties_and_words() -> None:
         assert run_props(out) == run_props(new)
 
     check()
+
+
+def _with_pending_rpr_change(data: bytes) -> bytes:
+    """``data`` with another author's pending w:rPrChange (italic made) on the first run."""
+    root = etree.fromstring(document_xml(data))
+    run = next(root.iter(w("r")))
+    rpr = run.find(w("rPr"))
+    if rpr is None:
+        rpr = etree.Element(w("rPr"))
+        run.insert(0, rpr)
+    etree.SubElement(rpr, w("i"))
+    change = etree.SubElement(rpr, w("rPrChange"))
+    change.set(w("id"), "901")
+    change.set(w("author"), "Them")
+    change.set(w("date"), "2026-11-01T00:00:00Z")
+    etree.SubElement(change, w("rPr"))
+    xml = etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            dst.writestr(info, xml if info.filename == "word/document.xml" else src.read(info.filename))
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("text_too", [False, True])
+def test_another_authors_pending_run_format_change_is_unsupported(text_too: bool) -> None:
+    """NEW bolds text whose run carries another author's pending formatting change (DOCX
+    cannot nest one in another), with or without a text change beside it: unsupported with
+    the hint to decide it first, their record left as it is."""
+    o, n = base(), base()
+    d = n.paragraphs[0]
+    d.runs[0].bold = True
+    d.runs[0].italic = True
+    if text_too:
+        d.runs[0].text = d.text.replace("five", "seven")
+    old, new = _with_pending_rpr_change(save(o)), save(n)
+    outcome = compare(old, new, OPTIONS)
+    report = outcome.report.to_dict()
+    assert outcome.exit_code == 1
+    bad = [c for c in report["changes"] if c["status"] != "written"]
+    assert bad and all(c["kind"] == "format" for c in bad), report["changes"]
+    assert any("decide that first" in c["reason"] for c in bad) or text_too, bad
+    out = outcome.output
+    assert out is not None
+    records = list(etree.fromstring(document_xml(out)).iter(w("rPrChange")))
+    # (their record only; a run the text change split keeps a copy on each piece, as the
+    # writer's split does for every edit)
+    assert records and {(r.get(w("author")), r.get(w("id"))) for r in records} == {("Them", "901")}
