@@ -235,7 +235,8 @@ def compare(
 
 _UNWRITTEN = (
     "NEW formats this text otherwise and compare did not write it so (new text takes its "
-    "neighbours' formatting, a new paragraph its neighbour's properties)"
+    "neighbours' formatting, a new paragraph its neighbour's properties, where compare cannot pair "
+    "the paragraphs it wrote with NEW's one for one)"
 )
 
 
