@@ -541,8 +541,8 @@ def test_libreoffice_accept_is_new_reject_is_old(tmp_path: Path) -> None:
 
 def _corpus_variants(data: bytes) -> list[tuple[str, bytes]]:
     """NEW versions of a corpus document made with lxml: one plain run's first word bolded;
-    a body paragraph given another paragraph style OLD defines; a plain table row deleted and
-    another duplicated."""
+    a body paragraph given another paragraph style OLD defines (and, in another version, its
+    first run's last word changed too); a plain table row deleted and another duplicated."""
     xml = document_xml(data)
     out: list[tuple[str, bytes]] = []
     with zipfile.ZipFile(io.BytesIO(data)) as z:
@@ -638,9 +638,24 @@ def _corpus_variants(data: bytes) -> list[tuple[str, bytes]]:
                 return True
         return False
 
+    def restyle_and_reword(root: etree._Element) -> bool:
+        """A paragraph given another style and its first run's last word changed (issue 29: the
+        properties of a paragraph whose text changed too)."""
+        runs = plain_runs(root)
+        if not runs or not restyle(root):
+            return False
+        t = runs[0].find(_T)
+        assert t is not None
+        words = (t.text or "").rstrip().rsplit(" ", 1)
+        if len(words) < 2:
+            return False
+        t.text = words[0] + " amended" + (t.text or "")[len((t.text or "").rstrip()) :]
+        return True
+
     variant("bold", bold)
     variant("style", restyle)
     variant("rows", rows)
+    variant("style_and_words", restyle_and_reword)
     return out
 
 
