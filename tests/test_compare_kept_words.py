@@ -6,8 +6,9 @@ formatting changed.  Judged by LibreOffice over UNO (``tests/libreoffice_props.p
 of OUT reads as NEW and reject-all as OLD, per portion; by an lxml reading following Word's
 rules (``tests/word_decide.py``: every change rejected gives OLD's characters with OLD's run
 properties); by our reader (every change accepted gives NEW's); and by a hypothesis property
-over random formatting and word changes: whatever the report counts as written holds, and what
-cannot be written is ``unsupported`` (exit 1), never counted as written.
+over random formatting and word changes: every one is written (exit 0) and holds -- a kept word
+in a run the text change beside it rewrote included (written once the writer is done,
+:func:`redline.compare.formatting.format_kept`).
 """
 
 from __future__ import annotations
@@ -171,13 +172,7 @@ def test_property_random_formatting_and_words() -> None:
         out = outcome.output
         assert out is not None
         changes = outcome.report.to_dict()["changes"]
-        if outcome.exit_code == 0:
-            check_written(old, new, out)
-        else:  # only formatting may be left unwritten, and it is said
-            assert outcome.exit_code == 1
-            bad = [c for c in changes if c["status"] != "written"]
-            assert bad and all(c["kind"] in ("format", "paragraph_format") for c in bad), bad
-            assert [c for c, _ in run_props(out)] == [c for c, _ in run_props(new)]
-            assert [c for c, _ in run_props(word_decide.reject_all(out))] == [c for c, _ in run_props(old)]
+        assert outcome.exit_code == 0, changes  # (a kept word in a run the writer rewrote: issue 29)
+        check_written(old, new, out)
 
     check()

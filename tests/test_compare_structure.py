@@ -445,11 +445,17 @@ def test_rows_are_marked_whole() -> None:
         assert all(p.find(f"{_PPR}/{_RPR}/{w('del')}") is not None for p in r.iter(w("p")))
 
 
-def test_paragraph_into_a_table_is_not_untouched() -> None:
-    old, new = pair("into_table")
+@pytest.mark.parametrize(("name", "kinds"), [("into_table", {"delete", "row_insert"}),
+                                             ("out_of_table", {"insert", "row_delete"})])  # fmt: skip
+def test_paragraph_into_a_table_is_not_untouched(name: str, kinds: set[str]) -> None:
+    """A paragraph NEW put into a new table (or took out of one): a deletion where it was and
+    an inserted row where it is (or the other way round), both sides flagged ``moved``, and
+    the paragraphs' totals count it moved."""
+    old, new = pair(name)
     report = compare(old, new, OPTIONS).report.to_dict()
-    kinds = [c["kind"] for c in report["changes"]]
-    assert "row_insert" in kinds and "delete" in kinds, report["changes"]
+    assert {c["kind"] for c in report["changes"]} == kinds, report["changes"]
+    assert all(c.get("moved") for c in report["changes"]), report["changes"]
+    assert report["totals"]["paragraphs"]["moved"] == 1
 
 
 def test_no_difference_is_old_itself() -> None:
@@ -535,8 +541,8 @@ def test_libreoffice_accept_is_new_reject_is_old(tmp_path: Path) -> None:
 
 def _corpus_variants(data: bytes) -> list[tuple[str, bytes]]:
     """NEW versions of a corpus document made with lxml: one plain run's first word bolded;
-    a body paragraph given another paragraph style OLD defines; a plain table row deleted and
-    another duplicated."""
+    a body paragraph given another paragraph style OLD defines (and, in another version, its
+    first run's last word changed too); a plain table row deleted and another duplicated."""
     xml = document_xml(data)
     out: list[tuple[str, bytes]] = []
     with zipfile.ZipFile(io.BytesIO(data)) as z:
@@ -632,9 +638,24 @@ def _corpus_variants(data: bytes) -> list[tuple[str, bytes]]:
                 return True
         return False
 
+    def restyle_and_reword(root: etree._Element) -> bool:
+        """A paragraph given another style and its first run's last word changed (issue 29: the
+        properties of a paragraph whose text changed too)."""
+        runs = plain_runs(root)
+        if not runs or not restyle(root):
+            return False
+        t = runs[0].find(_T)
+        assert t is not None
+        words = (t.text or "").rstrip().rsplit(" ", 1)
+        if len(words) < 2:
+            return False
+        t.text = words[0] + " amended" + (t.text or "")[len((t.text or "").rstrip()) :]
+        return True
+
     variant("bold", bold)
     variant("style", restyle)
     variant("rows", rows)
+    variant("style_and_words", restyle_and_reword)
     return out
 
 

@@ -643,3 +643,30 @@ def test_a_hyperlinks_text_and_a_section_break_paragraph() -> None:
     assert ppr is not None
     assert [etree.QName(c).localname for c in ppr] == ["pStyle", "sectPr", "pPrChange"]
     assert [etree.QName(c).localname for c in ppr[-1][0]] == []  # the old pPr: no sectPr in it
+
+
+def test_python_docx_opens_the_output_and_reads_the_new_state() -> None:
+    """python-docx (Word's reader for Python; it reads the current state, no rPrChange API)
+    opens the output and reads every run key and the style as the entries asked."""
+    import docx as python_docx
+
+    report, out = apply(
+        SAMPLE,
+        F("Premises", bold=True),
+        F("the Tenant", italic=True, underline="double"),
+        F("plain", strike=True, caps=True),
+        F("italic", italic=False, small_caps=True),
+        F("struck", strike=False, highlight="green"),
+        F("Last paragraph", style="Heading 1"),
+    )
+    assert statuses(report) == ["applied"] * 6 and out is not None
+    d = python_docx.Document(io.BytesIO(out))
+    runs = {r.text: r for p in d.paragraphs for r in p.runs}
+    assert runs["Premises"].bold is True
+    assert runs["the Tenant"].italic is True and str(runs["the Tenant"].underline) == "DOUBLE (3)"
+    assert runs["plain"].font.strike is True and runs["plain"].font.all_caps is True
+    # (switched off where nothing beneath switches it on: the element goes, python-docx reads None)
+    assert not runs["italic"].italic and runs["italic"].font.small_caps is True
+    assert not runs["struck"].font.strike and str(runs["struck"].font.highlight_color) == "BRIGHT_GREEN (4)"
+    styles_now = [p.style.name if p.style is not None else None for p in d.paragraphs]
+    assert styles_now[-1] == "Heading 1" and styles_now[3] == "Heading 1"

@@ -48,11 +48,24 @@ from ..read.load import load_view
 from ..read.roles import RANGE_MARKUP
 from ..read.sections import place
 from ..read.view import DocumentView, Paragraph, SpanFlag
+from ..write.formatting import stamped
 from ..write.options import WriteOptions, WriteResult
 from ..write.publish import Written, write_and_check
 from ..write.rows import mark_row_deleted, mark_row_inserted, row_copy
 from ..write.writer import Writer, diff_opcodes, word_diff
-from .formatting import FormatChange, diff_kept_words, diff_paragraph, unwritten, write_format
+from .formatting import (
+    REWRITTEN,
+    FormatChange,
+    Stretch,
+    diff_kept_words,
+    diff_paragraph,
+    format_kept,
+    runs_differ,
+    stretch_differs,
+    unwritten,
+    write_format,
+    write_stretch,
+)
 from .moves import Move, MoveWriter, find_moves, mark_deleted, movable
 from .tables import InsertedTable, Row, RowInsert, TableDiff, diff_tables
 
@@ -222,7 +235,8 @@ def compare(
 
 _UNWRITTEN = (
     "NEW formats this text otherwise and compare did not write it so (new text takes its "
-    "neighbours' formatting, a new paragraph its neighbour's properties)"
+    "neighbours' formatting, a new paragraph its neighbour's properties, where compare cannot pair "
+    "the paragraphs it wrote with NEW's one for one)"
 )
 
 
@@ -230,6 +244,8 @@ def _report_unwritten(report: CompareReport, plan: _Plan, written: DocumentView,
     """Formatting the output (every change accepted) still does not share with NEW: reported
     ``unsupported`` (its ``paragraph`` / ``where`` / offsets are NEW's), never counted written."""
     skip = {fc.new_paragraph for change, fc in plan.formats if change.status is not ChangeStatus.WRITTEN}
+    if plan.stretches is not None:
+        skip |= {j for c, j in plan.stretches.changes if c.status is not ChangeStatus.WRITTEN}
     for kind, j, start, end, names in unwritten(written, new, skip):
         para = new.paragraphs[j]
         text = new.text[start:end]
@@ -288,11 +304,27 @@ class _Plan:
     formats: list[tuple[Change, FormatChange]] = field(default_factory=list)
     rows: list[_RowWrite] = field(default_factory=list)
     parts: set[str] = field(default_factory=set)  # the parts formats and rows change
+    stretches: _Stretches | None = None  # changed paragraphs whose properties NEW changed too
 
     @property
     def structural(self) -> bool:
         """Rows or tables are written, or left out: the output's text is not NEW's to check."""
         return bool(self.rows) or any(c.status is not ChangeStatus.WRITTEN for c, _ in self.formats)
+
+
+@dataclass
+class _Stretches:
+    """Changed paragraphs whose paragraph or mark properties NEW may have changed as well,
+    written once the writer is done (:func:`redline.compare.formatting.write_stretch`), into
+    ``report``; ``compared``: OLD paragraphs whose properties were compared whole."""
+
+    stretches: list[Stretch]
+    old: DocumentView
+    new: DocumentView
+    context: _Context
+    report: CompareReport
+    compared: set[int] = field(default_factory=set)
+    changes: list[tuple[Change, int]] = field(default_factory=list)  # each with NEW's paragraph
 
 
 _STYLE_IDS = etree.XPath("/w:styles/w:style/@w:styleId", namespaces={"w": W_NS})
@@ -484,11 +516,38 @@ def _plan(
     strip = _stripping(markers)
     shared: list[_Shared] = []
     lent = _Lent(keep_b, {k: len(t) for k, t in prefix.items()}, [len(t) for t in b_plain], shared)
+    stretches: list[Stretch] = []
     for hunk in _merge(hunks):
         for i1, i2, j1, j2 in (s for h in _by_container(old, keep_a, hunk) for s in _bounded(h)):
             _plan_stretch(old, keep_a, a, b, (i1, i2, j1, j2), moved, report, planned, strip, lent)
+            stretch = Stretch([keep_a[i] for i in range(i1, i2 + 1)], [keep_b[j] for j in range(j1, j2 + 1)])
+            if stretch.olds and stretch.news:
+                stretch.properties = stretch_differs(old, new, stretch)
+                stretch.runs = runs_differ(old, new, stretch)
+                if stretch.properties or stretch.runs:
+                    stretches.append(stretch)
     plan = _Plan(planned, moves, markers)
+    if stretches:
+        plan.stretches = _Stretches(stretches, old, new, context, report)
+        for stretch in stretches:  # the splice must know: the properties of each may change
+            for i in stretch.olds if stretch.properties else ():
+                para = old.paragraphs[i]
+                planned.append(Planned(-1, para.start, para.start, "", exact=True))
+                plan.parts.add(para.part)
     compared = _plan_structure(old, new, tables, same, context, report, plan)
+    if plan.stretches is not None:
+        plan.stretches.compared = compared
+    # a row whose paragraph NEW took out of a table (or put into one): moved, as its other side is
+    for rw in plan.rows:
+        if rw.row is not None:
+            texts = [[a_all[i] for i in rw.row.paras]]
+        elif rw.insert is not None:
+            texts = [[b_all[j] for j in rw.insert.row.paras]]
+        else:
+            texts = [[b_all[j] for j in row.paras] for row in rw.table.table.rows] if rw.table else []
+        for change, row_texts in zip(rw.changes, texts, strict=False):
+            if any(t in moved for t in row_texts):
+                change.moved = True
     _plan_kept_words(old, new, shared, compared, context, report, plan)
     return plan
 
@@ -681,6 +740,8 @@ def _write_structure(plan: _Plan, writer: Writer) -> None:
 
     writable = [fc for change, fc in plan.formats if change.status is ChangeStatus.WRITTEN]
     write_format(writable, revision, not_written)
+    if plan.stretches is not None:
+        _write_kept(plan, plan.stretches, writer)
     after_anchor: dict[etree._Element, etree._Element] = {}
     copies: dict[etree._Element, etree._Element] = {}  # NEW's table -> its copy in OLD
     for rw in plan.rows:
@@ -954,6 +1015,9 @@ def _write(package: Package, view: DocumentView, plan: _Plan, options: CompareOp
 
     def moves(writer: Writer, result: WriteResult) -> set[str]:
         parts: set[str] = set()
+        if plan.stretches is not None:  # before the moves put paragraphs among them
+            _write_stretches(plan.stretches, view, writer)
+            parts |= plan.parts
         if plan.moves:
             failed = _write_moves(view, plan, sources, writer.new_id, writer.stamp, writer.options.author)
             if failed:
@@ -971,8 +1035,53 @@ def _write(package: Package, view: DocumentView, plan: _Plan, options: CompareOp
     return write_and_check(
         package, view, plan.planned, options.write_options(), limits=options.limits, labels=False,
         # (no step: the writer counts the tags it adds)
-        step=moves if plan.moves or plan.formats or plan.rows else None,
+        step=moves if plan.moves or plan.formats or plan.rows or plan.stretches else None,
     )  # fmt: skip
+
+
+def _write_stretches(work: _Stretches, view: DocumentView, writer: Writer) -> None:
+    """NEW's paragraph and mark properties on the paragraphs the writer made of each changed
+    stretch, reported as format changes (written, or unsupported and why)."""
+    originals = {p.element for p in view.paragraphs}
+    revision = stamped(writer.new_id, writer.options.author, writer.stamp)
+    ctx = work.context
+    report = work.report
+    for stretch in work.stretches:
+        made = write_stretch(
+            view, work.new, stretch, originals, work.compared, ctx.styles, ctx.lists, revision, writer.made,
+            ctx.default_style,
+        )  # fmt: skip
+        for sc in made:
+            para, q = view.paragraphs[sc.paragraph], work.new.paragraphs[sc.new_paragraph]
+            mark = sc.kind == "format"
+            start = para.end if mark else para.start
+            change = _change(
+                report, view, sc.kind, sc.paragraph, old="" if mark else view.paragraph_text(para),
+                new="" if mark else work.new.paragraph_text(q), start=start, end=para.end,
+                properties=sc.properties,
+            )  # fmt: skip
+            if sc.reason is not None:
+                change.status, change.reason = ChangeStatus.UNSUPPORTED, sc.reason
+            work.changes.append((change, sc.new_paragraph))
+
+
+def _write_kept(plan: _Plan, work: _Stretches, writer: Writer) -> None:
+    """The kept words of changed paragraphs that :func:`write_format` could not place (the
+    writer rewrote their runs), formatted as NEW's; a change it gave up on is written after
+    all when its paragraph now reads as NEW's, every character formatted alike."""
+    by_new = {j: el for stretch in work.stretches for el, j in stretch.paragraphs}
+    failed: dict[int, list[Change]] = {}
+    for change, fc in plan.formats:
+        if fc.new_paragraph in by_new and change.reason == REWRITTEN and fc.kind == "format" and not fc.mark:
+            failed.setdefault(fc.new_paragraph, []).append(change)
+    revision = stamped(writer.new_id, writer.options.author, writer.stamp)
+    ctx = work.context
+    for j, changes in failed.items():
+        if format_kept(
+            by_new[j], work.new, work.new.paragraphs[j], writer.made, ctx.styles, ctx.lists, revision
+        ):
+            for change in changes:
+                change.status, change.reason = ChangeStatus.WRITTEN, None
 
 
 def _write_moves(

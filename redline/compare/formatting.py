@@ -9,6 +9,14 @@ properties whole.  The paragraph mark's run properties are compared the same way
 paragraph's own properties (CT_PPrBase: style, numbering, alignment, spacing ...): a
 difference is a ``w:pPrChange``.
 
+A paragraph whose text changed as well (one stretch of the word diff) is handled once the
+writer is done (:func:`write_stretch`): the paragraphs the writer made of the stretch are
+grouped into the accepted paragraphs their marks end, one for one with NEW's, and each takes
+its NEW paragraph's paragraph and mark properties as tracked changes; text the writer inserted
+takes NEW's formatting (:func:`format_inserted`: part of the insertion, no record).  What still
+differs once written (:func:`unwritten`, the output read with every change accepted) is
+reported ``unsupported``.
+
 Not written, reported ``unsupported``: text whose run carries another author's pending
 formatting change (DOCX cannot nest one in another), text in a field's result or another
 author's tracked move, a paragraph whose section properties changed, and a style or list NEW
@@ -17,6 +25,7 @@ uses that OLD does not define.
 
 from __future__ import annotations
 
+import bisect
 import copy
 import dataclasses
 import itertools
@@ -28,9 +37,11 @@ from lxml import etree
 from ..opc.namespaces import w
 from ..read.view import DocumentView, Paragraph, SpanFlag, SpanKind
 from ..read.view import Piece as ViewPiece
+from ..read.walk import read_nested
 from ..write.formatting import (
     NOT_BASE,
     Revision,
+    base_children,
     properties_key,
     set_mark_properties,
     set_paragraph_properties,
@@ -38,11 +49,16 @@ from ..write.formatting import (
 )
 from ..write.runs import isolate_child, isolate_text
 
-__all__ = ["FormatChange", "Piece", "diff_kept_words", "diff_paragraph", "unwritten", "write_format"]
+__all__ = [
+    "REWRITTEN", "FormatChange", "Piece", "Stretch", "StretchChange", "diff_kept_words", "diff_paragraph",
+    "format_inserted", "format_kept", "runs_differ", "stretch_differs", "unwritten", "write_format",
+    "write_stretch",
+]  # fmt: skip
 
 _R, _T, _RPR, _PPR = w("r"), w("t"), w("rPr"), w("pPr")
 _RPR_CHANGE, _PPR_CHANGE, _SECT_PR, _DEL = w("rPrChange"), w("pPrChange"), w("sectPr"), w("del")
-_VAL, _PSTYLE = w("val"), w("pStyle")
+_INS = w("ins")
+_VAL, _PSTYLE, _P = w("val"), w("pStyle"), w("p")
 _FLAGGED = SpanFlag.FIELD_RESULT | SpanFlag.MOVE_TO
 
 
@@ -283,6 +299,9 @@ def _undefined(
     return None
 
 
+REWRITTEN = "the text's runs were rewritten by a text change next to it; its formatting is not written"
+
+
 def write_format(
     changes: list[FormatChange], revision: Revision, written: Callable[[FormatChange, str], None]
 ) -> None:
@@ -291,7 +310,7 @@ def write_format(
     reason)``); run pieces from the last to the first, so a split leaves earlier ones valid."""
     pieces = [(c, piece) for c in changes if c.reason is None for piece in c.pieces]
     failed: set[int] = set()
-    moved = "the text's runs were rewritten by a text change next to it; its formatting is not written"
+    moved = REWRITTEN
     checked: list[tuple[FormatChange, Piece]] = []
     for c, piece in pieces:
         node = piece.node
@@ -331,8 +350,9 @@ def unwritten(
 ) -> list[tuple[str, int, int, int, list[str]]]:
     """What still differs in formatting between the output read with every change accepted
     (``written``, the same text as ``new``) and NEW -- formatting compare did not write (text it
-    inserted takes its neighbours' formatting, a paragraph its neighbour's properties): each
-    (kind, NEW's paragraph, start, end, properties), ``skip``: NEW paragraphs already reported."""
+    inserted beside text whose formatting it could not tell, an accepted paragraph joined from
+    several): each (kind, NEW's paragraph, start, end, properties; a paragraph mark's run
+    properties: kind "format" at the paragraph's end), ``skip``: NEW paragraphs already reported."""
     out: list[tuple[str, int, int, int, list[str]]] = []
     if [(p.start, p.end) for p in written.paragraphs] != [(q.start, q.end) for q in new.paragraphs]:
         return out  # (paragraphs that do not correspond one to one: nothing to compare by)
@@ -363,6 +383,278 @@ def unwritten(
             else:
                 out.append(("format", q.index, q.start + lo, q.start + hi, names))
         ppr_a, ppr_b = p.element.find(_PPR), q.element.find(_PPR)
+        mark_a = ppr_a.find(_RPR) if ppr_a is not None else None
+        mark_b = ppr_b.find(_RPR) if ppr_b is not None else None
+        if properties_key(mark_a) != properties_key(mark_b):
+            out.append(("format", q.index, q.end, q.end, _names(mark_a, mark_b)))
         if properties_key(ppr_a) != properties_key(ppr_b):
             out.append(("paragraph_format", q.index, q.start, q.end, _names(ppr_a, ppr_b)))
     return out
+
+
+# -- paragraphs whose text changed -----------------------------------------------------------
+
+
+@dataclass
+class Stretch:
+    """OLD's paragraphs ``olds`` whose text the writer rewrites into NEW's ``news`` (one word
+    diff's stretch, in one container): after the writer, the accepted paragraphs its marks end
+    are NEW's, one for one, and take NEW's paragraph and mark properties (:func:`write_stretch`)."""
+
+    olds: list[int]
+    news: list[int]
+    properties: bool = True  # NEW's paragraph or mark properties may differ (:func:`stretch_differs`)
+    runs: bool = True  # inserted text may need NEW's formatting (:func:`runs_differ`)
+    # once written: the paragraphs that are one accepted paragraph each, with NEW's it is
+    paragraphs: list[tuple[etree._Element, int]] = field(default_factory=list)
+
+
+def _keys(p: Paragraph) -> tuple[object, object]:
+    ppr = p.element.find(_PPR)
+    return properties_key(ppr), properties_key(ppr.find(_RPR) if ppr is not None else None)
+
+
+def stretch_differs(old: DocumentView, new: DocumentView, stretch: Stretch) -> bool:
+    """Could NEW's paragraph or mark properties in ``stretch`` differ from what the writer
+    gives them (OLD's, a new paragraph its neighbour's)?"""
+    a = [_keys(old.paragraphs[i]) for i in stretch.olds]
+    b = [_keys(new.paragraphs[j]) for j in stretch.news]
+    return a != b and (len(a) == len(b) or not set(b) <= set(a))
+
+
+@dataclass
+class StretchChange:
+    """One property difference :func:`write_stretch` met (``paragraph``: the OLD view paragraph
+    whose mark ends the accepted paragraph, or that a new one was broken off; ``new_paragraph``:
+    NEW's): written (``reason`` None) as a tracked change, or not, and why."""
+
+    kind: str  # "paragraph_format" | "format" (the mark's run properties)
+    paragraph: int
+    new_paragraph: int
+    properties: list[str]
+    reason: str | None = None
+
+
+def _chain(el: etree._Element, originals: set[etree._Element]) -> list[etree._Element]:
+    """``el`` and the paragraphs the writer broke off it (new siblings right after it, the last
+    holding ``el``'s own mark: the writer's break gives the first part a new, inserted mark)."""
+    out = [el]
+    nxt = el.getnext()
+    while nxt is not None and nxt.tag == _P and nxt not in originals:
+        out.append(nxt)
+        nxt = nxt.getnext()
+    return out
+
+
+def _deleted_mark(p: etree._Element) -> bool:
+    ppr = p.find(_PPR)
+    rpr = ppr.find(_RPR) if ppr is not None else None
+    return rpr is not None and any(c.tag in (_DEL, w("moveFrom")) for c in rpr)
+
+
+def runs_differ(old: DocumentView, new: DocumentView, stretch: Stretch) -> bool:
+    """Could text the writer inserts in ``stretch`` need formatting other than its neighbours'
+    (NEW's runs not all formatted as OLD's one formatting)?"""
+
+    def keys(view: DocumentView, indices: list[int]) -> set[object]:
+        return {properties_key(r.find(_RPR)) for i in indices for r in view.paragraphs[i].element.iter(_R)}
+
+    a, b = keys(old, stretch.olds), keys(new, stretch.news)
+    return len(a) > 1 or len(b) > 1 or a != b
+
+
+def write_stretch(
+    old: DocumentView,
+    new: DocumentView,
+    stretch: Stretch,
+    originals: set[etree._Element],
+    compared: set[int],
+    styles: frozenset[str],
+    lists: frozenset[str],
+    revision: Revision,
+    ours: Callable[[etree._Element], bool],
+    default_style: str | None = None,
+) -> list[StretchChange]:
+    """NEW's paragraph and mark properties on the paragraphs the writer made of ``stretch``
+    (``originals``: OLD's paragraph elements, before the writer), each accepted paragraph's
+    from the NEW paragraph it is, as a ``w:pPrChange`` / mark ``w:rPrChange`` on every
+    paragraph it is made of: its mark OLD's or inserted, and those whose marks a join deletes
+    -- Word's accept keeps the properties of the mark that ends a joined paragraph,
+    LibreOffice's those of the first, and rejecting an inserted mark joins its paragraph to
+    the next (LibreOffice again keeping the first's): recorded on each, every reader's accept
+    gives NEW's and every reject OLD's.  Text the writer inserted takes NEW's
+    formatting (:func:`format_inserted`; not in a joined paragraph).  A stretch whose accepted
+    paragraphs do not come out one for one with NEW's is left as it is: what then still
+    differs is found once written (:func:`unwritten`).  ``compared``: OLD
+    paragraphs :func:`diff_paragraph` wrote already (their own element is left out)."""
+    origin: dict[etree._Element, int] = {}  # each element -> the OLD paragraph it was broken off
+    elements: list[etree._Element] = []
+    for i in stretch.olds:
+        el = old.paragraphs[i].element
+        chain = _chain(el, originals)
+        origin.update(dict.fromkeys(chain, i))
+        elements.extend(chain)
+    groups: list[list[etree._Element]] = []
+    current: list[etree._Element] = []
+    for el in elements:
+        current.append(el)
+        if not _deleted_mark(el):
+            groups.append(current)
+            current = []
+    if current or len(groups) != len(stretch.news):
+        return []
+    out: list[StretchChange] = []
+    for group, j in zip(groups, stretch.news, strict=True):
+        q = new.paragraphs[j]
+        if stretch.runs and len(group) == 1:
+            format_inserted(group[0], new, q, ours)
+            stretch.paragraphs.append((group[0], j))
+        if not stretch.properties:
+            continue
+        for el in group:
+            i = origin[el]
+            if i in compared and el is old.paragraphs[i].element:
+                continue  # (diff_paragraph compared it whole)
+            out.extend(_paragraph_changes(el, q, i, styles, lists, revision, default_style))
+    return out
+
+
+def _paragraph_changes(
+    el: etree._Element,
+    q: Paragraph,
+    i: int,
+    styles: frozenset[str],
+    lists: frozenset[str],
+    revision: Revision,
+    default_style: str | None,
+) -> list[StretchChange]:
+    """NEW paragraph ``q``'s mark and paragraph properties on ``el``, tracked (a mark's
+    ``w:rPrChange``, a ``w:pPrChange``); ``i``: the OLD paragraph it is or was broken off."""
+    out: list[StretchChange] = []
+    j = q.index
+    ppr_a, ppr_b = el.find(_PPR), q.element.find(_PPR)
+    mark_a = ppr_a.find(_RPR) if ppr_a is not None else None
+    mark_b = ppr_b.find(_RPR) if ppr_b is not None else None
+    if properties_key(mark_a) != properties_key(mark_b):
+        change = StretchChange("format", i, j, _names(mark_a, mark_b))
+        if mark_a is not None and mark_a.find(_RPR_CHANGE) is not None:
+            change.reason = (
+                "its paragraph mark carries another author's pending formatting change: decide that first"
+            )
+        else:
+            change.reason = _undefined(mark_b, styles, lists)
+        if change.reason is None:
+            set_mark_properties(el, mark_b, revision)
+        out.append(change)
+    if properties_key(ppr_a) != properties_key(ppr_b):
+        change = StretchChange("paragraph_format", i, j, _names(ppr_a, ppr_b))
+        if ppr_a is not None and ppr_a.find(_PPR_CHANGE) is not None:
+            change.reason = (
+                "the paragraph carries another author's pending property change: decide that first"
+            )
+        else:
+            change.reason = _undefined(ppr_b, styles, lists, mark=False)
+        if change.reason is None:
+            old_style = None
+            if (
+                default_style
+                and ppr_b is not None
+                and ppr_b.find(_PSTYLE) is not None
+                and (ppr_a is None or ppr_a.find(_PSTYLE) is None)
+            ):
+                old_style = etree.Element(_PPR)
+                etree.SubElement(old_style, _PSTYLE).set(_VAL, default_style)
+            set_paragraph_properties(el, ppr_b, revision, old_style)
+        out.append(change)
+    return out
+
+
+_Todo = tuple[int, etree._Element, int, int, bool, etree._Element | None]
+
+
+def _differences(
+    el: etree._Element, new: DocumentView, q: Paragraph, take: Callable[[etree._Element, int], bool]
+) -> list[_Todo] | None:
+    """Where paragraph ``el``'s accepted text is formatted otherwise than NEW's ``q``: each
+    (offset, node, [lo, hi) of it, a text node?, NEW's ``w:rPr``) of the runs ``take(run,
+    flags)`` picks; None when ``el``'s accepted text is not ``q``'s."""
+    story = read_nested(el)
+    if "".join(story.pieces) != new.paragraph_text(q):
+        return None
+    b = _chars(new, q)
+    starts = [s for s, *_ in b]
+    todo: list[_Todo] = []
+    for k, node in enumerate(story.nodes):
+        kind = story.kinds[k]
+        run = node.getparent()
+        if kind not in (SpanKind.TEXT, SpanKind.CHAR) or run is None or run.tag != _R:
+            continue
+        if not take(run, story.flags[k]):
+            continue
+        s = story.offsets[k]
+        e = s + len(story.pieces[k])
+        mine = properties_key(run.find(_RPR))
+        n = max(0, bisect.bisect_right(starts, s) - 1)
+        while n < len(b) and b[n][0] < e:
+            x, y = max(s, b[n][0]), min(e, b[n][1])
+            theirs = b[n][2]
+            if x < y and theirs is not None and properties_key(theirs.find(_RPR)) != mine:
+                todo.append((x, node, x - s, y - s, kind == SpanKind.TEXT, theirs.find(_RPR)))
+            n += 1
+    return todo
+
+
+def _ours(run: etree._Element, ours: Callable[[etree._Element], bool]) -> bool:
+    holder = run.getparent()
+    return holder is not None and holder.tag == _INS and ours(holder)
+
+
+def format_inserted(
+    el: etree._Element, new: DocumentView, q: Paragraph, ours: Callable[[etree._Element], bool]
+) -> None:
+    """The text the writer inserted into paragraph ``el`` (in ``w:ins`` wrappers ``ours`` says
+    it made) formatted as NEW's paragraph ``q`` formats those characters, untracked (part of the
+    insertion); nothing when ``el``'s accepted text is not ``q``'s."""
+    todo = _differences(el, new, q, lambda run, flags: _ours(run, ours))
+    for _x, node, lo, hi, text, rpr in sorted(todo or (), key=lambda t: t[0], reverse=True):
+        run = isolate_text(node, lo, hi) if text else isolate_child(node)
+        made = base_children(rpr)
+        old_rpr = run.find(_RPR)
+        if old_rpr is not None:
+            run.remove(old_rpr)
+        if made:
+            holder_rpr = etree.Element(_RPR)
+            holder_rpr.extend(made)
+            run.insert(0, holder_rpr)
+
+
+def format_kept(
+    el: etree._Element,
+    new: DocumentView,
+    q: Paragraph,
+    ours: Callable[[etree._Element], bool],
+    styles: frozenset[str],
+    lists: frozenset[str],
+    revision: Revision,
+) -> bool:
+    """The text paragraph ``el`` kept of OLD formatted as NEW's paragraph ``q`` formats it, one
+    tracked ``w:rPrChange`` a run piece -- what :func:`write_format` could not place once the
+    writer had rewritten the runs (a kept word in the run of a changed one); not text in a
+    field's result or another author's move, nor a run with a pending change.  Then: does
+    ``el`` read as ``q``, every character formatted alike?"""
+
+    def take(run: etree._Element, flags: int) -> bool:
+        rpr = run.find(_RPR)
+        return not (
+            _ours(run, ours) or flags & _FLAGGED or (rpr is not None and rpr.find(_RPR_CHANGE) is not None)
+        )
+
+    todo = _differences(el, new, q, take)
+    if todo is None:
+        return False
+    for _x, node, lo, hi, text, rpr in sorted(todo, key=lambda t: t[0], reverse=True):
+        if _undefined(rpr, styles, lists) is not None:
+            continue
+        run = isolate_text(node, lo, hi) if text else isolate_child(node)
+        set_run_properties(run, rpr, revision)
+    return _differences(el, new, q, lambda run, flags: True) == []

@@ -175,6 +175,10 @@ class Writer:
     def new_id(self) -> str:
         return self._ids()
 
+    def made(self, el: etree._Element) -> bool:
+        """Is ``el`` a revision wrapper (``w:ins`` / ``w:del``, a mark's too) this writer made?"""
+        return el in self._ours
+
     def write(self, planned: Iterable[Planned], also: Iterable[tuple[int, int]] = ()) -> WriteResult:
         """Write ``planned``; ``also``: view ranges something else changes in the same trees
         afterwards (decisions, comment threads), for the splice to serialise too."""
