@@ -56,6 +56,7 @@ class PlannedChange:
     outcome: str
     ids: list[str] = field(default_factory=list)
     paragraph: int = -1  # SENT's view paragraph
+    around: tuple[str, str] = ("", "")  # a deletion's words before and after it (its place)
 
 
 @dataclass
@@ -291,7 +292,7 @@ def build_round(
             else:
                 marker = f"Our new clause alpha{n} bravo{n} charlie{n}."
                 edits.append({"action": "insert_after", "anchor": anchor, "text": marker})
-            planned.append(PlannedChange(kind, marker, "pending"))
+            planned.append(PlannedChange(kind, marker, "pending", around=(x, y)))
         elif len(their_edits) < theirs:
             their_edits.append({"anchor": anchor, "replacement": f"{x} their{n} {y}"})
         elif len(their_edits) == theirs:
@@ -320,10 +321,15 @@ def build_round(
             for r in ours:
                 if r.kind.value == "delete":
                     at.setdefault(r.start, []).append(r)
+            # (the same word may be deleted in two places: the words around it tell them apart)
+            left, right = c.around
             found = next(
-                (g for g in at.values() if "".join(x.text for x in g).strip() == c.marker),
+                (
+                    g for s, g in at.items() if "".join(r.text for r in g).strip() == c.marker
+                    and f"{left} {right}" in sview.text[max(0, s - len(left) - 2) : s + len(right) + 2]
+                ),
                 [],
-            )
+            )  # fmt: skip
         else:
             ins = [r for r in ours if r.kind.value == "insert" and c.marker in r.text]
             assert len(ins) == 1, (c.marker, ins)
@@ -335,7 +341,9 @@ def build_round(
         assert found, c.marker
         c.ids = [r.id for r in found]
         c.paragraph = found[0].paragraph or 0
-    assert sum(len(c.ids) for c in planned) == len(ours), "every revision of ours is a planned change's"
+    assert sorted(i for c in planned for i in c.ids) == sorted(r.id for r in ours), (
+        "every revision of ours is one planned change's"
+    )
     choice = list(outcomes) if outcomes is not None else [rng.choice(OUTCOMES) for _ in planned]
     decisions: list[dict[str, object]] = []
     later: list[dict[str, object]] = []
