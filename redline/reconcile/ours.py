@@ -11,6 +11,11 @@ change is ``pending`` -- unless another author's revision lies inside it (their 
 insertion, their insertion amid it: ``modified``, ``tracked``), or its text differs (they typed
 into it without tracking: ``modified``, not tracked, found by the comparison below).
 
+A change whose text is still tracked but whose new paragraph's mark is not (a re-save may write
+that mark untracked; its paragraph is still there, or the comparison below says otherwise) is
+``pending`` too, with a note.  Any other change partly tracked, partly decided is ``modified``
+(tracked).
+
 **Decided** (no revision of it left in RETURNED): SENT's text with our change accepted and with
 it rejected are both set against RETURNED's text with *their* new revisions rejected (what they
 changed outside tracking is all that can differ):
@@ -77,6 +82,7 @@ class Change:
     entry: OurChange
     returned: list[Revision] = field(default_factory=list)  # its revisions found in RETURNED
     found: int = 0  # how many of ``revisions`` were found there
+    lost: list[Revision] = field(default_factory=list)  # ``revisions`` not found there
 
     @property
     def text_change(self) -> bool:
@@ -194,6 +200,12 @@ def decide(
                 entry.note = "changed inside by " + ", ".join(
                     sorted({f"{r.author or 'an unnamed author'}'s {r.kind.value}" for r in nested})
                 )
+            continue
+        if c.returned and all(r.kind is RevisionKind.PARAGRAPH_INSERT for r in c.lost):
+            # its text still tracked, only a new paragraph's mark is not (a re-save may write
+            # that mark untracked): pending; a mark they took out shows in the comparison
+            entry.outcome = OurOutcome.PENDING
+            entry.note = "its new paragraph's mark is no longer tracked in RETURNED"
             continue
         if c.returned:  # some of it decided, some still tracked
             entry.outcome, entry.tracked = OurOutcome.MODIFIED, True

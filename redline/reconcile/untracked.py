@@ -48,6 +48,10 @@ def _in_field(view: DocumentView, reading: Reading, start: int, end: int) -> boo
     return at > 0 and flagged(at - 1) and flagged(at)
 
 
+def _blank(text: str) -> bool:
+    return not text.strip()
+
+
 def _touch(s: int, e: int, d: Difference) -> bool:
     return touches(s, e, d.a_start, d.a_end) if e > s else d.a_start <= s <= d.a_end
 
@@ -76,6 +80,8 @@ def find_untracked(
         a_field = _in_field(sent, expected, d.a_start, d.a_end)
         b_field = _in_field(returned, plain, d.b_start, d.b_end)
         if (a_field or d.a_end == d.a_start) and (b_field or d.b_end == d.b_start) and (a_field or b_field):
+            continue
+        if _blank(expected.text[d.a_start : d.a_end]) and _blank(plain.text[d.b_start : d.b_end]):
             continue
         owner = next((k for k, (_, s, e) in enumerate(spans) if _touch(s, e, d)), None)
         if owner is not None:
