@@ -269,3 +269,15 @@ def test_the_command_writes_report_and_memo_and_says_by_its_exit_code(tmp_path: 
     assert refused.returncode == 3 and "refused" in refused.stderr
     assert _run(str(sent), str(returned), "--report", str(sent)).returncode == 3  # never over an input
     assert sent.read_bytes() == rnd.sent and returned.read_bytes() == rnd.returned
+
+
+def test_the_memo_goes_in_document_order() -> None:
+    """Clauses by where their first paragraph is, whatever kind of entry they hold first."""
+    d = reconcile(_sent(), _sent()).to_dict()
+    d["ours"] = [{**d["ours"][0], "paragraph": 60, "label": "9.8", "section": "9.8 Late"}]
+    d["theirs"]["comments"] = [{"author": "Them", "text": "Early.", "paragraph": 3, "label": "1.1",
+                                "section": "1.1 Early", "reply_to_ours": False}]  # fmt: skip
+    d["untracked"] = [{"kind": "text", "paragraph": 30, "label": "5.1", "section": "5.1 Middle",
+                       "before": "a", "after": "b"}]  # fmt: skip
+    heads = [line for line in render_memo(d).splitlines() if line.startswith("## ")]
+    assert heads == ["## 1.1 Early", "## 5.1 Middle", "## 9.8 Late"]
