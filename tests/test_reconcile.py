@@ -22,12 +22,14 @@ from hypothesis import strategies as st
 
 from redline.apply import ApplyOptions, apply_reply
 from redline.opc.package import Package
-from redline.read.annotations import read_annotations
+from redline.read.annotations import Revision, read_annotations
 from redline.read.load import load_view
+from redline.read.roles import RevisionKind
 from redline.read.view import DocumentView
 from redline.reconcile.align import differences
 from redline.reconcile.engine import ReconcileOptions, default_author, reconcile
 from redline.reconcile.memo import render_memo
+from redline.reconcile.pairing import pair_revisions
 from redline.reconcile.readings import read_rejected
 from testing.contractgen import Kind, generate_contract
 from testing.rounds import OUTCOMES, Round, build_round, plant_bold, renumber_revisions
@@ -281,3 +283,23 @@ def test_the_memo_goes_in_document_order() -> None:
                        "before": "a", "after": "b"}]  # fmt: skip
     heads = [line for line in render_memo(d).splitlines() if line.startswith("## ")]
     assert heads == ["## 1.1 Early", "## 5.1 Middle", "## 9.8 Late"]
+
+
+def _deletion(rid: str, text: str, at: int, author: str = "Us") -> Revision:
+    return Revision(rid, RevisionKind.DELETE, author, None, text, 0, "word/document.xml", at, at)
+
+
+def test_renumbered_revisions_of_one_text_pair_with_the_nearest() -> None:
+    """Found on the 300-page benchmark pair: a long contract repeats itself, and "least "
+    deleted in two clauses, one rejected (gone) and one left open (renumbered), paired the open
+    one's revision with the rejected one -- by text, the first in order."""
+    clause = "The Supplier shall use at reasonable efforts. "  # (the view: deleted text is not in it)
+    sent_text = clause * 200
+    at_a, at_b = sent_text.index("reasonable"), sent_text.index("reasonable", 5000)
+    sent = [_deletion("1", "least ", at_a), _deletion("2", "least ", at_b)]
+    returned_text = sent_text[:at_a] + "least " + sent_text[at_a:]  # (the first rejected: back)
+    returned = [_deletion("5002", "least ", at_b + len("least "))]
+    pairs = pair_revisions(sent, returned, sent_text, returned_text)
+    assert pairs.to_returned == {1: [0]} and pairs.how == {1: "text"}
+    far = [_deletion("9", "least ", at_b + 3000)]  # (a deletion of that text far away: not it)
+    assert pair_revisions(sent, far, sent_text, sent_text).to_returned == {}

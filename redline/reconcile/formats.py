@@ -28,7 +28,8 @@ from .report import Untracked
 
 __all__ = ["VISIBLE", "StyleProps", "find_format_changes"]
 
-_R, _RPR, _VAL = w("r"), w("rPr"), w("val")
+_R, _RPR, _PPR, _VAL = w("r"), w("rPr"), w("pPr"), w("val")
+_T, _PSTYLE, _RSTYLE = w("t"), w("pStyle"), w("rStyle")
 VISIBLE = ("b", "i", "u", "strike", "dstrike", "caps", "smallCaps", "highlight", "vertAlign", "vanish")
 _TOGGLES = frozenset(("b", "i", "strike", "dstrike", "caps", "smallCaps", "vanish"))
 _OFF = frozenset(("0", "false", "off", "none"))
@@ -65,6 +66,7 @@ class StyleProps:
         self.defaults: dict[str, str] = {}
         self.default_paragraph: str | None = None
         self._chains: dict[tuple[str, str], dict[str, str]] = {}
+        self._props: dict[tuple[str | None, str | None, tuple[tuple[str, str], ...]], Props] = {}
         working = view.working
         if working is None:
             return
@@ -103,24 +105,41 @@ class StyleProps:
             self._chains[key] = out
         return self._chains[key]
 
-    def of(self, run: etree._Element | None, paragraph: etree._Element | None) -> Props:
+    def paragraph_style(self, paragraph: etree._Element | None) -> str | None:
+        if paragraph is None:
+            return None
+        ppr = paragraph.find(_PPR)
+        ps = ppr.find(_PSTYLE) if ppr is not None else None
+        return (ps.get(_VAL) if ps is not None else None) or self.default_paragraph
+
+    def of(self, run: etree._Element | None, pstyle: str | None) -> Props:
+        """The visible properties of ``run`` in a paragraph of style ``pstyle``."""
         rpr = run.find(_RPR) if run is not None else None
-        out = dict(self.defaults)
-        if paragraph is not None:
-            ppr = paragraph.find(w("pPr"))
-            ps = ppr.find(w("pStyle")) if ppr is not None else None
-            sid = ps.get(_VAL) if ps is not None else None
-            out.update(self.chain("paragraph", sid or self.default_paragraph))
-        rs = rpr.find(w("rStyle")) if rpr is not None else None
-        if rs is not None:
-            out.update(self.chain("character", rs.get(_VAL)))
-        out.update(_stated(rpr))
-        return tuple((name, out[name]) for name in VISIBLE if out.get(name))
+        rs = rpr.find(_RSTYLE) if rpr is not None else None
+        rstyle = rs.get(_VAL) if rs is not None else None
+        stated = _stated(rpr)
+        key = (pstyle, rstyle, tuple(stated.items()))
+        found = self._props.get(key)
+        if found is None:
+            out = dict(self.defaults)
+            out.update(self.chain("paragraph", pstyle))
+            if rstyle is not None:
+                out.update(self.chain("character", rstyle))
+            out.update(stated)
+            found = self._props[key] = tuple((name, out[name]) for name in VISIBLE if out.get(name))
+        return found
+
+    def signature(self, paragraph: etree._Element) -> tuple[tuple[Props, str], ...]:
+        """Each run's properties and text, in order: two paragraphs with the same signature
+        look the same (the quick test before comparing them character by character)."""
+        pstyle = self.paragraph_style(paragraph)
+        runs = paragraph.iter(_R)
+        return tuple((self.of(r, pstyle), "".join(t.text or "" for t in r.iterchildren(_T))) for r in runs)
 
 
 def _characters(view: DocumentView, p: Paragraph, styles: StyleProps) -> list[tuple[int, int, Props]]:
     out: list[tuple[int, int, Props]] = []
-    paragraph = p.element
+    pstyle = styles.paragraph_style(p.element)
     for piece in view.pieces(p.start, p.end):
         if piece.kind == SpanKind.MARK:
             continue
@@ -128,7 +147,7 @@ def _characters(view: DocumentView, p: Paragraph, styles: StyleProps) -> list[tu
         run = parent if parent is not None and parent.tag == _R else None
         length = piece.end - piece.start if piece.kind != SpanKind.CHAR else 1
         at = piece.view_start - p.start
-        out.append((at, at + length, styles.of(run, paragraph)))
+        out.append((at, at + length, styles.of(run, pstyle)))
     return out
 
 
@@ -164,6 +183,8 @@ def find_format_changes(
         q = returned.paragraph_at(min(r0, max(len(returned.text) - 1, 0)))
         text = sent.paragraph_text(p)
         if q.start != r0 or q.index in touched_returned or returned.paragraph_text(q) != text:
+            continue
+        if sent_styles.signature(p.element) == returned_styles.signature(q.element):
             continue
         a_chars, b_chars = _characters(sent, p, sent_styles), _characters(returned, q, returned_styles)
         cuts = sorted({0, len(text), *(c[0] for c in a_chars), *(c[0] for c in b_chars)})

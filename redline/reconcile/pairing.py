@@ -3,15 +3,16 @@
 By id first: a revision of RETURNED with the same ``w:id`` (as Word reads ids), the same author,
 kind and text, standing near where it stood, is the same revision.  What is left -- the other
 side's tool renumbered the ids (Word renumbers on save, LibreOffice from 0), so an id may now
-name *another* revision of ours of the same kind -- is paired by author, kind and text, in
-document order: the longest common subsequence of the two lists of ``(author, kind, text)``
-(a text shorter than a few words -- a paragraph mark, a word -- with the view text just before
-it, so one new paragraph's mark is not taken for another's)
-(:func:`redline.text.worddiff.diff_opcodes`), so a revision is never paired with one that comes
-before another already paired.  Then by id again, whatever the text, near where it stood: a
-revision another author changed inside reads differently, and may be split in pieces that
-keep its id.  Comments pair the same way, by id, then by author and text -- in order, then in
-any order (LibreOffice writes a reply before the comment it answers).
+name *another* revision of ours of the same kind -- is paired by author, kind and text (a text
+shorter than a few words -- a paragraph mark, a word -- with the view text just before it), with
+the one of that text standing nearest where it stood, within a few hundred characters (RETURNED's
+offsets carried into SENT's text past the differences between them): a long contract repeats
+its words, and the text alone cannot tell two deletions of "least" apart.  Then by id again,
+whatever the text, near where it stood: a revision another author changed inside reads
+differently, and may be split in pieces that keep its id.  Comments pair by id, then by author
+and text: the longest common subsequence of the two lists
+(:func:`redline.text.worddiff.diff_opcodes`), then in any order (LibreOffice writes a reply
+before the comment it answers).
 
 Last, **by place**: a revision of RETURNED still unpaired whose author and kind are those of a
 revision of SENT, and that stands inside it (RETURNED's offset carried into SENT's text past
@@ -85,13 +86,7 @@ def pair_revisions(
     by_id_pass(True)
     left_s = [i for i in range(len(sent)) if i not in pairs.to_returned]
     left_r = [j for j in range(len(returned)) if j not in taken]
-    _by_text(
-        [_key(sent[i], sent_text) for i in left_s],
-        [_key(returned[j], returned_text) for j in left_r],
-        left_s,
-        left_r,
-        pairs,
-    )
+    _by_text_near(sent, returned, sent_text, returned_text, left_s, left_r, back, pairs)
     taken = pairs.returned
     by_id_pass(False)
     _by_place(sent, returned, back, pairs)
@@ -119,6 +114,44 @@ def _merged(sent: list[Revision], returned: list[Revision], back: list[Differenc
                 pairs.to_returned[i] = [j]
                 pairs.how[i] = "place"
                 break
+
+
+_TEXT_NEAR = 400  # characters: how far from where it stood a revision is paired by its text
+
+
+def _by_text_near(
+    sent: list[Revision],
+    returned: list[Revision],
+    sent_text: str,
+    returned_text: str,
+    left_s: list[int],
+    left_r: list[int],
+    back: list[Difference],
+    pairs: Pairs,
+) -> None:
+    """Each unpaired revision of SENT, in order, with the unpaired one of RETURNED of its
+    author, kind and text (:func:`_key`) standing nearest where it stood (RETURNED's offsets
+    carried into SENT's text), within :data:`_TEXT_NEAR` characters: a long contract repeats
+    its words ("at least" deleted in two clauses), so the text alone cannot say which is which,
+    and one of them may be gone (decided)."""
+    by_key: dict[tuple[str, str, str], list[tuple[int, int]]] = {}
+    for j in left_r:
+        r = returned[j]
+        by_key.setdefault(_key(r, returned_text), []).append((j, shift(back, r.start)))
+    taken: set[int] = set()
+    for i in left_s:
+        s = sent[i]
+        best: tuple[int, int] | None = None
+        for j, at in by_key.get(_key(s, sent_text), ()):
+            if j in taken:
+                continue
+            distance = abs(at - s.start)
+            if distance <= _TEXT_NEAR and (best is None or distance < best[0]):
+                best = (distance, j)
+        if best is not None:
+            taken.add(best[1])
+            pairs.to_returned[i] = [best[1]]
+            pairs.how[i] = "text"
 
 
 _NEAR = 40  # characters: how far from where it stood a revision of the same id may be found
