@@ -23,9 +23,11 @@ LibreOffice adds of itself -- which reconcile reports, as it must for text that 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -93,11 +95,21 @@ def _resave(files: dict[str, bytes], soffice: str) -> dict[str, bytes]:
         for name, data in files.items():
             (src / name).write_bytes(data)
         env = {**os.environ, "HOME": str(work), "SAL_USE_VCLPLUGIN": "svp"}
-        subprocess.run(
-            [soffice, f"-env:UserInstallation={(work / 'profile').as_uri()}", "--headless", "--norestore",
-             "--convert-to", "docx:MS Word 2007 XML", "--outdir", str(out), *(str(src / n) for n in files)],
-            env=env, capture_output=True, timeout=120 + 30 * len(files), check=False, start_new_session=True,
-        )  # fmt: skip
+        command = [
+            soffice, f"-env:UserInstallation={(work / 'profile').as_uri()}", "--headless", "--norestore",
+            "--convert-to", "docx:MS Word 2007 XML", "--outdir", str(out), *(str(src / n) for n in files),
+        ]  # fmt: skip
+        proc = subprocess.Popen(
+            command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
+        try:
+            proc.wait(timeout=120 + 30 * len(files))
+        except subprocess.TimeoutExpired:
+            pass
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)  # (its group: whatever LibreOffice left running)
+            proc.wait()
         return {n: (out / n).read_bytes() for n in files if (out / n).is_file()}
     finally:
         shutil.rmtree(work, ignore_errors=True)
