@@ -30,7 +30,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -146,3 +146,24 @@ def test_a_returned_resaved_by_libreoffice_is_reported_as_constructed(
     rnd, _, returned_again = resaved[name]
     assert returned_again is not None, "LibreOffice did not re-save it"
     check_round(rnd, reconcile(rnd.sent, returned_again).to_dict())
+
+
+def test_text_in_a_header_no_section_shows_is_no_change() -> None:
+    """cp-csa-with-sla: its ``first`` headers stand in sections without a title page -- no
+    reader sees them, and LibreOffice drops them on a re-save.  A word changed there is not an
+    untracked change; the same in the header every page shows is."""
+    from redline.opc.package import Package
+    from redline.reconcile.shown import unshown_parts
+    from testing.rounds import rewrite_part
+
+    doc = _doc("cp-csa-with-sla.docx")
+    assert {"word/header2.xml", "word/header4.xml"} <= unshown_parts(Package.from_bytes(doc))
+
+    def replace(old: bytes, new: bytes) -> Callable[[bytes], bytes]:
+        return lambda xml: xml.replace(old, new)
+
+    hidden = rewrite_part(doc, "word/header2.xml", replace(b"Standard Terms", b"Planted Terms"))
+    assert hidden != doc and reconcile(doc, hidden).to_dict()["untracked"] == []
+    shown = rewrite_part(doc, "word/header1.xml", replace(b"ORDER FORM", b"PLANTED FORM"))
+    found = reconcile(doc, shown).to_dict()["untracked"]
+    assert [(u["before"], u["after"]) for u in found] == [("ORDER", "PLANTED")]

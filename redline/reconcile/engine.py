@@ -35,6 +35,7 @@ from .ours import Change, decide, group_ours
 from .pairing import pair_comments, pair_revisions
 from .readings import read_rejected
 from .report import ReconcileReport, ReportWarning, Untracked
+from .shown import unshown_parts
 from .untracked import find_untracked
 
 __all__ = ["ReconcileOptions", "default_author", "reconcile"]
@@ -204,7 +205,8 @@ def _reconcile(report: ReconcileReport, a: Loaded, b: Loaded, options: Reconcile
     plain = read_rejected(returned, theirs)
     rejected = decide(changes, sent, returned, ret_ann, theirs, plain)
     expected = read_rejected(sent, [r for c in rejected for r in c.revisions])
-    untracked, _ = find_untracked(changes, sent, expected, returned, plain)
+    unshown = (unshown_parts(a[0]), unshown_parts(ret_package))
+    untracked, _ = find_untracked(changes, sent, expected, returned, plain, unshown)
     untracked.extend(find_format_changes(changes, sent, expected, returned, plain, theirs))
     untracked.sort(key=lambda u: (u.start, u.end))
     report.untracked = untracked
