@@ -13,6 +13,7 @@ import json
 import random
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -303,3 +304,30 @@ def test_renumbered_revisions_of_one_text_pair_with_the_nearest() -> None:
     assert pairs.to_returned == {1: [0]} and pairs.how == {1: "text"}
     far = [_deletion("9", "least ", at_b + 3000)]  # (a deletion of that text far away: not it)
     assert pair_revisions(sent, far, sent_text, sent_text).to_returned == {}
+
+
+def test_whitespace_alone_is_layout_not_an_untracked_change() -> None:
+    """A re-save rewrites spacing (a space doubled, an empty paragraph added): no change of the
+    text; a word changed beside it still is."""
+    from lxml import etree
+
+    from testing.rounds import W, rewrite_part
+
+    sent = _sent(4)
+
+    def spaced(word: bool) -> Callable[[bytes], bytes]:
+        def change(xml: bytes) -> bytes:
+            root = etree.fromstring(xml)
+            body = root.find(f"{{{W}}}body")
+            assert body is not None
+            first = next(t for t in body.iter(f"{{{W}}}t") if " the " in (t.text or ""))
+            first.text = (first.text or "").replace(" the ", "  the " if not word else "  thy ", 1)
+            body.insert(0, etree.Element(f"{{{W}}}p"))  # (an empty paragraph)
+            return etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
+
+        return change
+
+    d = reconcile(sent, rewrite_part(sent, "word/document.xml", spaced(False))).to_dict()
+    assert d["untracked"] == [] and {c["outcome"] for c in d["ours"]} == {"pending"}
+    d = reconcile(sent, rewrite_part(sent, "word/document.xml", spaced(True))).to_dict()
+    assert [u["after"].strip() for u in d["untracked"]] == ["thy"]
