@@ -131,9 +131,10 @@ def plant_untracked(
 
     def change(xml: bytes) -> bytes:
         root = etree.fromstring(xml)
-        candidates: list[tuple[etree._Element, re.Match[str]]] = []
+        # (a paragraph by its position: id() of an lxml proxy is not the element's identity)
+        candidates: list[tuple[int, etree._Element, re.Match[str]]] = []
         used_paragraphs: set[int] = set()
-        for p in root.iter(f"{_W}p"):
+        for k, p in enumerate(root.iter(f"{_W}p")):
             if any(a.tag == f"{_W}tbl" for a in p.iterancestors()):
                 continue
             text = "".join(t.text or "" for t in p.iter(f"{_W}t", f"{_W}delText"))
@@ -148,15 +149,14 @@ def plant_untracked(
                     continue
                 for m in _WORD.finditer(t.text or ""):
                     if m.start() > 0 and m.end() < len(t.text or ""):
-                        candidates.append((t, m))
+                        candidates.append((k, t, m))
         rng.shuffle(candidates)
-        for t, m in candidates:
+        for k, t, m in candidates:
             if len(planted) >= count:
                 break
-            p = next(a for a in t.iterancestors() if a.tag == f"{_W}p")
-            if id(p) in used_paragraphs:
+            if k in used_paragraphs:
                 continue
-            used_paragraphs.add(id(p))
+            used_paragraphs.add(k)
             new = f"planted{len(planted)}"
             text = t.text or ""
             t.text = text[: m.start()] + new + text[m.end() :]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -142,6 +143,19 @@ def test_the_same_word_deleted_twice_is_two_changes() -> None:
     assert len({c.marker for c in deletions}) < len(deletions)  # (the case: one word, twice)
     assert len({tuple(c.ids) for c in deletions}) == len(deletions)
     check_round(rnd, _report(rnd))
+
+
+def test_planted_changes_go_to_different_paragraphs() -> None:
+    """Found by the property test (seed 1577): two words planted in one ``w:t`` (the paragraphs
+    told apart by ``id()`` of lxml proxies, which is no identity), the second at a stale offset
+    ("shallplanted2n"); planted by paragraph position, each lands in a paragraph of its own."""
+    outcomes = ["accepted", "rejected", "pending", "modified_tracked", "modified_untracked", "pending"]
+    doc = generate_contract(KINDS[1577 % 3], seed=1577 % 50)
+    rnd = build_round(doc, random.Random(1577), outcomes=outcomes, untracked=3)
+    d = _report(rnd)
+    assert len({u["paragraph"] for u in d["untracked"]}) == len(rnd.untracked) == 3
+    assert all(re.fullmatch(r"planted\d", u["after"]) for u in d["untracked"])
+    check_round(rnd, d)
 
 
 def _sent(seed: int = 1) -> bytes:
