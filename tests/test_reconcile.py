@@ -158,6 +158,20 @@ def test_planted_changes_go_to_different_paragraphs() -> None:
     check_round(rnd, d)
 
 
+def test_a_word_changed_next_to_an_accepted_deletion_is_untracked_not_a_modification() -> None:
+    """Found by the property test (seed 5231): "senior executives", our deletion of
+    "executives" accepted and "senior" then changed untracked -- an untracked change beside
+    our deletion, which is still accepted (it read "modified", with nothing before or after)."""
+    outcomes = ["rejected", "modified_tracked"] * 3
+    doc = generate_contract(KINDS[5231 % 3], seed=5231 % 50)
+    rnd = build_round(doc, random.Random(5231), outcomes=outcomes, untracked=3)
+    d = _report(rnd)
+    deletion = next(c for c in d["ours"] if c["kind"] == "delete" and c["deleted"].strip() == "executives")
+    assert deletion["outcome"] == "accepted"
+    assert ("senior", "planted1") in rnd.untracked  # (the case: the word before it)
+    check_round(rnd, d)
+
+
 def _sent(seed: int = 1) -> bytes:
     return build_round(generate_contract("lease", seed=seed), random.Random(seed), untracked=0).sent
 

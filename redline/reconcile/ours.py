@@ -29,8 +29,11 @@ changed outside tracking is all that can differ):
    the final comparison, :mod:`redline.reconcile.untracked`).
 
 A difference touches a change when their ranges overlap; an insertion of text (a zero-width
-difference) touches a change it falls strictly inside, and any difference at or around the
-place of a deletion (zero-width in the text it is compared in) touches it.
+difference) touches a change it falls strictly inside.  The place of a deletion (zero-width in
+the text it is compared in, with the spaces beside it) is touched by text put in at it or by a
+difference that runs across it -- not by a word changed next to it (an untracked edit of the
+word before an accepted deletion is that edit, not a change of the deletion: property test,
+seed 5231).
 
 A change of formatting (``w:rPrChange``), decided, is ``accepted`` when RETURNED's run at its
 text has SENT's properties, ``rejected`` when it has the old ones, ``modified`` else.
@@ -169,8 +172,11 @@ def widen(text: str, start: int, end: int) -> tuple[int, int]:
 def _untouched(diffs: list[Difference], text: str, gs: int, ge: int) -> bool:
     point = gs == ge
     gs, ge = widen(text, gs, ge)
-    if point:  # the place of a deletion: any difference at or around it
-        return not any(d.a_start <= ge and d.a_end >= gs for d in diffs)
+    if point:  # the place of a deletion: text put in at it, or a difference across it
+        return not any(
+            (gs <= d.a_start <= ge) if d.a_start == d.a_end else (d.a_start < gs and d.a_end > ge)
+            for d in diffs
+        )
     return not any(touches(gs, ge, d.a_start, d.a_end) for d in diffs)
 
 
