@@ -56,6 +56,7 @@ class PlannedChange:
     outcome: str
     ids: list[str] = field(default_factory=list)
     paragraph: int = -1  # SENT's view paragraph
+    around: tuple[str, str] = ("", "")  # a deletion's words before and after it (its place)
 
 
 @dataclass
@@ -130,9 +131,10 @@ def plant_untracked(
 
     def change(xml: bytes) -> bytes:
         root = etree.fromstring(xml)
-        candidates: list[tuple[etree._Element, re.Match[str]]] = []
+        # (a paragraph by its position: id() of an lxml proxy is not the element's identity)
+        candidates: list[tuple[int, etree._Element, re.Match[str]]] = []
         used_paragraphs: set[int] = set()
-        for p in root.iter(f"{_W}p"):
+        for k, p in enumerate(root.iter(f"{_W}p")):
             if any(a.tag == f"{_W}tbl" for a in p.iterancestors()):
                 continue
             text = "".join(t.text or "" for t in p.iter(f"{_W}t", f"{_W}delText"))
@@ -147,15 +149,14 @@ def plant_untracked(
                     continue
                 for m in _WORD.finditer(t.text or ""):
                     if m.start() > 0 and m.end() < len(t.text or ""):
-                        candidates.append((t, m))
+                        candidates.append((k, t, m))
         rng.shuffle(candidates)
-        for t, m in candidates:
+        for k, t, m in candidates:
             if len(planted) >= count:
                 break
-            p = next(a for a in t.iterancestors() if a.tag == f"{_W}p")
-            if id(p) in used_paragraphs:
+            if k in used_paragraphs:
                 continue
-            used_paragraphs.add(id(p))
+            used_paragraphs.add(k)
             new = f"planted{len(planted)}"
             text = t.text or ""
             t.text = text[: m.start()] + new + text[m.end() :]
@@ -291,7 +292,7 @@ def build_round(
             else:
                 marker = f"Our new clause alpha{n} bravo{n} charlie{n}."
                 edits.append({"action": "insert_after", "anchor": anchor, "text": marker})
-            planned.append(PlannedChange(kind, marker, "pending"))
+            planned.append(PlannedChange(kind, marker, "pending", around=(x, y)))
         elif len(their_edits) < theirs:
             their_edits.append({"anchor": anchor, "replacement": f"{x} their{n} {y}"})
         elif len(their_edits) == theirs:
@@ -320,10 +321,15 @@ def build_round(
             for r in ours:
                 if r.kind.value == "delete":
                     at.setdefault(r.start, []).append(r)
+            # (the same word may be deleted in two places: the words around it tell them apart)
+            left, right = c.around
             found = next(
-                (g for g in at.values() if "".join(x.text for x in g).strip() == c.marker),
+                (
+                    g for s, g in at.items() if "".join(r.text for r in g).strip() == c.marker
+                    and f"{left} {right}" in sview.text[max(0, s - len(left) - 2) : s + len(right) + 2]
+                ),
                 [],
-            )
+            )  # fmt: skip
         else:
             ins = [r for r in ours if r.kind.value == "insert" and c.marker in r.text]
             assert len(ins) == 1, (c.marker, ins)
@@ -335,7 +341,9 @@ def build_round(
         assert found, c.marker
         c.ids = [r.id for r in found]
         c.paragraph = found[0].paragraph or 0
-    assert sum(len(c.ids) for c in planned) == len(ours), "every revision of ours is a planned change's"
+    assert sorted(i for c in planned for i in c.ids) == sorted(r.id for r in ours), (
+        "every revision of ours is one planned change's"
+    )
     choice = list(outcomes) if outcomes is not None else [rng.choice(OUTCOMES) for _ in planned]
     decisions: list[dict[str, object]] = []
     later: list[dict[str, object]] = []

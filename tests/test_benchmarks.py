@@ -73,3 +73,16 @@ def test_quick_benchmark_prints_every_row(tmp_path: Path) -> None:
         assert verdict in ("PASS", "MISS", "—"), matching[0]
     assert len(lines) == len(ROWS)
     assert "rows," in proc.stdout
+
+
+@pytest.mark.slow
+def test_the_reconcile_benchmark_prints_its_row() -> None:
+    """``python -m benchmarks.bench_reconcile --quick`` (issue 34): reconcile against compare."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks.bench_reconcile", "--quick"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    row = r"34\. reconcile vs compare, 3-page pair: [\d.]+x \(target <= 1\.0x\) (PASS|MISS)"
+    assert re.search(row, proc.stdout)
+    assert "untracked found 5" in proc.stdout

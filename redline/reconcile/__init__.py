@@ -7,6 +7,7 @@
 * :mod:`~redline.reconcile.ours` -- our changes and their outcomes
 * :mod:`~redline.reconcile.untracked` -- what they changed without tracking
 * :mod:`~redline.reconcile.formats` -- formatting they changed without tracking
+* :mod:`~redline.reconcile.shown` -- the headers and footers a document never shows
 * :mod:`~redline.reconcile.converted` -- a RETURNED in another format, and what its format loses
 * :mod:`~redline.reconcile.report` -- the report's shape; :mod:`~redline.reconcile.memo` -- the memo
 """

@@ -25,6 +25,7 @@ from typing import Any
 from shared_schema import Code, OurOutcome, Refusal
 
 from ..collector import paused
+from ..opc.namespaces import REL_COMMENTS_EXTENDED
 from ..opc.package import Limits, Package, PackageError
 from ..read.annotations import Annotations, DocComment, Revision, read_annotations
 from ..read.load import load_view
@@ -34,6 +35,7 @@ from .ours import Change, decide, group_ours
 from .pairing import pair_comments, pair_revisions
 from .readings import read_rejected
 from .report import ReconcileReport, ReportWarning, Untracked
+from .shown import unshown_parts
 from .untracked import find_untracked
 
 __all__ = ["ReconcileOptions", "default_author", "reconcile"]
@@ -154,6 +156,23 @@ def _discount(report: ReconcileReport, base: ReconcileReport) -> None:
     report.their_revisions = theirs
 
 
+def _threads(report: ReconcileReport, package: Package, returned: Annotations) -> None:
+    """A RETURNED with comments of theirs but no record of threads at all (no comment with a
+    parent, no ``commentsExtended`` part): the tool that wrote it keeps none -- LibreOffice's
+    ``.docx`` export, and its way through ``.doc``, ``.rtf`` and ``.odt`` (measured) -- so a
+    reply of theirs reads as a comment of its own.  Said, not guessed: which one answers ours
+    cannot be told from where it stands (a new comment may stand there too)."""
+    if not report.their_comments or any(c.parent is not None for c in returned.comments):
+        return
+    if package.related(package.main_part, REL_COMMENTS_EXTENDED):
+        return
+    report.warnings.append(ReportWarning(Code.LOSSY_CONVERSION.value, (
+        f"{report.returned} keeps no comment threads (the tool that wrote it records none): its "
+        f"{len(report.their_comments)} comments of theirs are listed as comments of their own, "
+        "though any may be a reply to one of ours"
+    )))  # fmt: skip
+
+
 def _short(text: str | None, limit: int = 60) -> str:
     t = " ".join((text or "").split())
     return repr(t if len(t) <= limit else t[: limit - 1] + "\u2026")
@@ -165,7 +184,7 @@ def _named(refusal: Refusal, name: str) -> Refusal:
 
 def _reconcile(report: ReconcileReport, a: Loaded, b: Loaded, options: ReconcileOptions) -> None:
     _, sent, sent_ann = a
-    _, returned, ret_ann = b
+    ret_package, returned, ret_ann = b
     report.sent_revision, report.returned_revision = sent.revision, returned.revision
     author = options.author or default_author(sent_ann)
     report.author = author
@@ -174,6 +193,7 @@ def _reconcile(report: ReconcileReport, a: Loaded, b: Loaded, options: Reconcile
     index = {id(r): i for i, r in enumerate(sent_ann.revisions)}
     for c in changes:
         c.found = sum(1 for r in c.revisions if index[id(r)] in pairs.to_returned)
+        c.lost = [r for r in c.revisions if index[id(r)] not in pairs.to_returned]
         c.returned = [
             ret_ann.revisions[j] for r in c.revisions for j in pairs.to_returned.get(index[id(r)], ())
         ]
@@ -185,13 +205,15 @@ def _reconcile(report: ReconcileReport, a: Loaded, b: Loaded, options: Reconcile
     plain = read_rejected(returned, theirs)
     rejected = decide(changes, sent, returned, ret_ann, theirs, plain)
     expected = read_rejected(sent, [r for c in rejected for r in c.revisions])
-    untracked, _ = find_untracked(changes, sent, expected, returned, plain)
+    unshown = (unshown_parts(a[0]), unshown_parts(ret_package))
+    untracked, _ = find_untracked(changes, sent, expected, returned, plain, unshown)
     untracked.extend(find_format_changes(changes, sent, expected, returned, plain, theirs))
     untracked.sort(key=lambda u: (u.start, u.end))
     report.untracked = untracked
     report.ours = [c.entry for c in changes]
     report.their_revisions = [_their_revision(returned, r, changes) for r in theirs]
     report.their_comments = _their_comments(sent_ann.comments, ret_ann.comments, returned)
+    _threads(report, ret_package, ret_ann)
 
 
 def _place(view: DocumentView, paragraph: int | None) -> dict[str, Any]:

@@ -7,7 +7,9 @@ capitals, highlighting, superscript/subscript and hidden text, each as the run s
 directly (a toggle absent reads as off).  A stretch of characters whose properties differ the
 same way is one :class:`~redline.reconcile.report.Untracked` entry of kind ``format``, with
 the property names.  What a re-save rewrites without changing how the text looks -- fonts
-stated, languages, ``w:rsid*``, run splits, the order of properties -- is not compared.
+stated, languages, ``w:rsid*``, run splits, the order of properties, a style's properties
+written on the runs themselves (each run is read as its styles and its own properties make it:
+:class:`StyleProps`) -- is not compared, nor is the look of whitespace alone.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import itertools
 
 from lxml import etree
 
-from ..opc.namespaces import w
+from ..opc.namespaces import REL_STYLES, w
 from ..read.annotations import Revision
 from ..read.view import DocumentView, Paragraph, SpanKind
 from .align import differences, shift
@@ -24,9 +26,10 @@ from .ours import Change
 from .readings import Reading
 from .report import Untracked
 
-__all__ = ["VISIBLE", "find_format_changes"]
+__all__ = ["VISIBLE", "StyleProps", "find_format_changes"]
 
-_R, _RPR, _VAL = w("r"), w("rPr"), w("val")
+_R, _RPR, _PPR, _VAL = w("r"), w("rPr"), w("pPr"), w("val")
+_T, _PSTYLE, _RSTYLE = w("t"), w("pStyle"), w("rStyle")
 VISIBLE = ("b", "i", "u", "strike", "dstrike", "caps", "smallCaps", "highlight", "vertAlign", "vanish")
 _TOGGLES = frozenset(("b", "i", "strike", "dstrike", "caps", "smallCaps", "vanish"))
 _OFF = frozenset(("0", "false", "off", "none"))
@@ -34,33 +37,117 @@ _OFF = frozenset(("0", "false", "off", "none"))
 Props = tuple[tuple[str, str], ...]
 
 
-def _props(run: etree._Element | None) -> Props:
-    rpr = run.find(_RPR) if run is not None else None
-    out: list[tuple[str, str]] = []
+def _stated(rpr: etree._Element | None) -> dict[str, str]:
+    """The visible properties ``rpr`` states, each as its value (``""``: stated off)."""
+    out: dict[str, str] = {}
+    if rpr is None:
+        return out
     for name in VISIBLE:
-        el = rpr.find(w(name)) if rpr is not None else None
+        el = rpr.find(w(name))
         if el is None:
             continue
         val = (el.get(_VAL) or ("single" if name == "u" else "on")).strip()
         if name in _TOGGLES:
-            if val.lower() in _OFF:
-                continue
-            val = "on"
+            val = "" if val.lower() in _OFF else "on"
         elif val.lower() in ("none", "baseline"):
-            continue
-        out.append((name, val))
-    return tuple(out)
+            val = ""
+        out[name] = val
+    return out
 
 
-def _characters(view: DocumentView, p: Paragraph) -> list[tuple[int, int, Props]]:
+class StyleProps:
+    """The visible run properties a document's styles give (``word/styles.xml``): the
+    document defaults, then the paragraph's style, then the run's character style, each
+    through its ``basedOn`` chain, the nearest statement winning -- so a re-save that writes
+    a style's properties on the runs themselves (LibreOffice does) reads the same."""
+
+    def __init__(self, view: DocumentView) -> None:
+        self.styles: dict[tuple[str, str], tuple[str | None, dict[str, str]]] = {}
+        self.defaults: dict[str, str] = {}
+        self.default_paragraph: str | None = None
+        self._chains: dict[tuple[str, str], dict[str, str]] = {}
+        self._props: dict[tuple[str | None, str | None, tuple[tuple[str, str], ...]], Props] = {}
+        working = view.working
+        if working is None:
+            return
+        package = working.package
+        found = package.related(package.main_part, REL_STYLES)
+        root = package.xml(found[0]) if found else None
+        if root is None:
+            return
+        self.defaults = _stated(root.find(f"{w('docDefaults')}/{w('rPrDefault')}/{_RPR}"))
+        for st in root.iter(w("style")):
+            sid, kind = st.get(w("styleId")), st.get(w("type"), "paragraph")
+            if not sid:
+                continue
+            based = st.find(w("basedOn"))
+            self.styles.setdefault((kind, sid), (based.get(_VAL) if based is not None else None,
+                                                 _stated(st.find(_RPR))))  # fmt: skip
+            if kind == "paragraph" and st.get(w("default")) in ("1", "true", "on"):
+                self.default_paragraph = self.default_paragraph or sid
+
+    def chain(self, kind: str, sid: str | None) -> dict[str, str]:
+        if sid is None:
+            return {}
+        key = (kind, sid)
+        if key not in self._chains:
+            order: list[dict[str, str]] = []
+            seen: set[str] = set()
+            at: str | None = sid
+            while at is not None and at not in seen and (kind, at) in self.styles:
+                seen.add(at)
+                based, stated = self.styles[(kind, at)]
+                order.append(stated)
+                at = based
+            out: dict[str, str] = {}
+            for stated in reversed(order):
+                out.update(stated)
+            self._chains[key] = out
+        return self._chains[key]
+
+    def paragraph_style(self, paragraph: etree._Element | None) -> str | None:
+        if paragraph is None:
+            return None
+        ppr = paragraph.find(_PPR)
+        ps = ppr.find(_PSTYLE) if ppr is not None else None
+        return (ps.get(_VAL) if ps is not None else None) or self.default_paragraph
+
+    def of(self, run: etree._Element | None, pstyle: str | None) -> Props:
+        """The visible properties of ``run`` in a paragraph of style ``pstyle``."""
+        rpr = run.find(_RPR) if run is not None else None
+        rs = rpr.find(_RSTYLE) if rpr is not None else None
+        rstyle = rs.get(_VAL) if rs is not None else None
+        stated = _stated(rpr)
+        key = (pstyle, rstyle, tuple(stated.items()))
+        found = self._props.get(key)
+        if found is None:
+            out = dict(self.defaults)
+            out.update(self.chain("paragraph", pstyle))
+            if rstyle is not None:
+                out.update(self.chain("character", rstyle))
+            out.update(stated)
+            found = self._props[key] = tuple((name, out[name]) for name in VISIBLE if out.get(name))
+        return found
+
+    def signature(self, paragraph: etree._Element) -> tuple[tuple[Props, str], ...]:
+        """Each run's properties and text, in order: two paragraphs with the same signature
+        look the same (the quick test before comparing them character by character)."""
+        pstyle = self.paragraph_style(paragraph)
+        runs = paragraph.iter(_R)
+        return tuple((self.of(r, pstyle), "".join(t.text or "" for t in r.iterchildren(_T))) for r in runs)
+
+
+def _characters(view: DocumentView, p: Paragraph, styles: StyleProps) -> list[tuple[int, int, Props]]:
     out: list[tuple[int, int, Props]] = []
+    pstyle = styles.paragraph_style(p.element)
     for piece in view.pieces(p.start, p.end):
         if piece.kind == SpanKind.MARK:
             continue
         parent = piece.node.getparent()
         run = parent if parent is not None and parent.tag == _R else None
         length = piece.end - piece.start if piece.kind != SpanKind.CHAR else 1
-        out.append((piece.view_start - p.start, piece.view_start - p.start + length, _props(run)))
+        at = piece.view_start - p.start
+        out.append((at, at + length, styles.of(run, pstyle)))
     return out
 
 
@@ -83,6 +170,7 @@ def find_format_changes(
     touched_returned = {r.paragraph for r in theirs}
     touched_sent = {r.paragraph for c in changes for r in c.revisions}
     diffs = differences(expected.text, plain.text)
+    sent_styles, returned_styles = StyleProps(sent), StyleProps(returned)
     out: list[Untracked] = []
     for p in sent.paragraphs:
         if p.index in touched_sent or p.end <= p.start:
@@ -96,7 +184,9 @@ def find_format_changes(
         text = sent.paragraph_text(p)
         if q.start != r0 or q.index in touched_returned or returned.paragraph_text(q) != text:
             continue
-        a_chars, b_chars = _characters(sent, p), _characters(returned, q)
+        if sent_styles.signature(p.element) == returned_styles.signature(q.element):
+            continue
+        a_chars, b_chars = _characters(sent, p, sent_styles), _characters(returned, q, returned_styles)
         cuts = sorted({0, len(text), *(c[0] for c in a_chars), *(c[0] for c in b_chars)})
         run: tuple[int, int, list[str]] | None = None
         found: list[tuple[int, int, list[str]]] = []
@@ -114,6 +204,8 @@ def find_format_changes(
         if run is not None:
             found.append(run)
         for lo, hi, names in found:
+            if not text[lo:hi].strip():
+                continue  # (the look of spaces, tabs and marks is not seen)
             out.append(
                 Untracked(
                     paragraph=q.index, label=q.label, section=q.section, before=text[lo:hi],

@@ -1,6 +1,8 @@
 """The memo of a round: Markdown a lawyer pastes into an email (``redline reconcile --memo``).
 
-By clause, in document order: for each clause (its label and heading, else "General") what they
+By clause, in document order (a clause goes where its first paragraph is: SENT's paragraph for
+a change of ours, RETURNED's for the rest -- the two differ by the paragraphs decided between
+them, a few at most): for each clause (its label and heading, else "General") what they
 accepted, rejected, changed (tracked or not), left open, what they changed without tracking,
 their new tracked changes and their comments; a first paragraph counts it all, and warns
 first when a conversion lost something.  Quotes are shortened to a readable length; nothing in
@@ -72,35 +74,41 @@ def render_memo(report: dict[str, Any]) -> str:
                                                          " outside our changes."))
     )  # fmt: skip
     lines.append("")
-    order: list[str] = []
+    first: dict[str, float] = {}  # a clause's first paragraph: where it goes in the memo
     by: dict[str, list[tuple[int, str]]] = {}
 
-    def add(label: str | None, section: str | None, rank: int, line: str) -> None:
+    def add(label: str | None, section: str | None, rank: int, line: str, at: int | None = None) -> None:
         key = _clause(label, section)
-        if key not in by:
-            by[key] = []
-            order.append(key)
-        by[key].append((rank, line))
+        by.setdefault(key, []).append((rank, line))
+        where = float("inf") if at is None else float(at)
+        first[key] = min(first.get(key, where), where)
 
     for c in report["ours"]:
-        add(c.get("label"), c.get("section"), 0, _ours_line(c))
+        add(c.get("label"), c.get("section"), 0, _ours_line(c), c.get("paragraph"))
     for u in report["untracked"]:
         if u.get("kind") == "format":
             names = ", ".join(u.get("properties") or [])
             line = f"- **Untracked** formatting of {_quote(u['before'])} ({names})"
         else:
             line = f"- **Untracked:** {_quote(u['before'])} \u2192 {_quote(u['after'])}"
-        add(u.get("label"), u.get("section"), 1, line)
+        add(u.get("label"), u.get("section"), 1, line, u.get("paragraph"))
     for r in report["theirs"]["revisions"]:
         who = r.get("author") or "They"
         kind = str(r.get("kind", "change")).replace("_", " ")
         inside = " (inside our change)" if r.get("in_ours") else ""
-        add(r.get("label"), r.get("section"), 2, f"- {who}: tracked {kind} {_quote(r.get('text'))}{inside}")
+        line = f"- {who}: tracked {kind} {_quote(r.get('text'))}{inside}"
+        add(r.get("label"), r.get("section"), 2, line, r.get("paragraph"))
     for c in report["theirs"]["comments"]:
         who = c.get("author") or "They"
         reply = " (reply to our comment)" if c.get("reply_to_ours") else ""
-        add(c.get("label"), c.get("section"), 3, f"- {who} commented{reply}: {_quote(c.get('text'))}")
-    for key in order:
+        add(
+            c.get("label"),
+            c.get("section"),
+            3,
+            f"- {who} commented{reply}: {_quote(c.get('text'))}",
+            c.get("paragraph"),
+        )
+    for key in sorted(by, key=lambda k: first[k]):  # (stable: ties keep the order first seen)
         lines.append(f"## {key}")
         lines.append("")
         lines.extend(line for _, line in sorted(by[key], key=lambda x: x[0]))

@@ -11,6 +11,11 @@ change is ``pending`` -- unless another author's revision lies inside it (their 
 insertion, their insertion amid it: ``modified``, ``tracked``), or its text differs (they typed
 into it without tracking: ``modified``, not tracked, found by the comparison below).
 
+A change whose text is still tracked but whose new paragraph's mark is not (a re-save may write
+that mark untracked; its paragraph is still there, or the comparison below says otherwise) is
+``pending`` too, with a note.  Any other change partly tracked, partly decided is ``modified``
+(tracked).
+
 **Decided** (no revision of it left in RETURNED): SENT's text with our change accepted and with
 it rejected are both set against RETURNED's text with *their* new revisions rejected (what they
 changed outside tracking is all that can differ):
@@ -24,8 +29,11 @@ changed outside tracking is all that can differ):
    the final comparison, :mod:`redline.reconcile.untracked`).
 
 A difference touches a change when their ranges overlap; an insertion of text (a zero-width
-difference) touches a change it falls strictly inside, and any difference at or around the
-place of a deletion (zero-width in the text it is compared in) touches it.
+difference) touches a change it falls strictly inside.  The place of a deletion (zero-width in
+the text it is compared in, with the spaces beside it) is touched by text put in at it or by a
+difference that runs across it -- not by a word changed next to it (an untracked edit of the
+word before an accepted deletion is that edit, not a change of the deletion: property test,
+seed 5231).
 
 A change of formatting (``w:rPrChange``), decided, is ``accepted`` when RETURNED's run at its
 text has SENT's properties, ``rejected`` when it has the old ones, ``modified`` else.
@@ -77,6 +85,7 @@ class Change:
     entry: OurChange
     returned: list[Revision] = field(default_factory=list)  # its revisions found in RETURNED
     found: int = 0  # how many of ``revisions`` were found there
+    lost: list[Revision] = field(default_factory=list)  # ``revisions`` not found there
 
     @property
     def text_change(self) -> bool:
@@ -163,8 +172,11 @@ def widen(text: str, start: int, end: int) -> tuple[int, int]:
 def _untouched(diffs: list[Difference], text: str, gs: int, ge: int) -> bool:
     point = gs == ge
     gs, ge = widen(text, gs, ge)
-    if point:  # the place of a deletion: any difference at or around it
-        return not any(d.a_start <= ge and d.a_end >= gs for d in diffs)
+    if point:  # the place of a deletion: text put in at it, or a difference across it
+        return not any(
+            (gs <= d.a_start <= ge) if d.a_start == d.a_end else (d.a_start < gs and d.a_end > ge)
+            for d in diffs
+        )
     return not any(touches(gs, ge, d.a_start, d.a_end) for d in diffs)
 
 
@@ -194,6 +206,12 @@ def decide(
                 entry.note = "changed inside by " + ", ".join(
                     sorted({f"{r.author or 'an unnamed author'}'s {r.kind.value}" for r in nested})
                 )
+            continue
+        if c.returned and all(r.kind is RevisionKind.PARAGRAPH_INSERT for r in c.lost):
+            # its text still tracked, only a new paragraph's mark is not (a re-save may write
+            # that mark untracked): pending; a mark they took out shows in the comparison
+            entry.outcome = OurOutcome.PENDING
+            entry.note = "its new paragraph's mark is no longer tracked in RETURNED"
             continue
         if c.returned:  # some of it decided, some still tracked
             entry.outcome, entry.tracked = OurOutcome.MODIFIED, True

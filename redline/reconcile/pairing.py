@@ -1,21 +1,26 @@
 """SENT's revisions and comments found again in RETURNED.
 
-By id first: a revision of RETURNED with the same ``w:id`` (as Word reads ids), the same author
-and the same kind is the same revision.  What is left -- the other side's tool renumbered the
-ids (Word renumbers on save, LibreOffice from 1) -- is paired by author, kind and text, in
-document order: the longest common subsequence of the two lists of ``(author, kind, text)``
-(a text shorter than a few words -- a paragraph mark, a word -- with the view text just before
-it, so one new paragraph's mark is not taken for another's)
-(:func:`redline.text.worddiff.diff_opcodes`), so a revision is never paired with one that comes
-before another already paired.  An insertion's text is compared only for the revisions that
-have not been changed inside (another author's change nested in it changes what it reads),
-which is why the id comes first.  Comments pair the same way, by id, then by author and text.
+By id first: a revision of RETURNED with the same ``w:id`` (as Word reads ids), the same author,
+kind and text, standing near where it stood, is the same revision.  What is left -- the other
+side's tool renumbered the ids (Word renumbers on save, LibreOffice from 0), so an id may now
+name *another* revision of ours of the same kind -- is paired by author, kind and text (a text
+shorter than a few words -- a paragraph mark, a word -- with the view text just before it), with
+the one of that text standing nearest where it stood, within a few hundred characters (RETURNED's
+offsets carried into SENT's text past the differences between them): a long contract repeats
+its words, and the text alone cannot tell two deletions of "least" apart.  Then by id again,
+whatever the text, near where it stood: a revision another author changed inside reads
+differently, and may be split in pieces that keep its id.  Comments pair by id, then by author
+and text: the longest common subsequence of the two lists
+(:func:`redline.text.worddiff.diff_opcodes`), then in any order (LibreOffice writes a reply
+before the comment it answers).
 
 Last, **by place**: a revision of RETURNED still unpaired whose author and kind are those of a
 revision of SENT, and that stands inside it (RETURNED's offset carried into SENT's text past
 the differences before it), is a piece of it -- another author's change written into ours
 splits our ``w:ins`` in two, and the new piece may get a new id; an untracked edit inside a
-renumbered insertion changes the text the second pass compares (``how``: ``"place"``).
+renumbered insertion changes the text the second pass compares (``how``: ``"place"``).  And a
+revision of SENT a re-save merged into its neighbour (touching revisions of one author, kind and
+date become one) is paired with the revision that now holds its text at its place.
 """
 
 from __future__ import annotations
@@ -60,29 +65,93 @@ def pair_revisions(
     for j, r in enumerate(returned):
         by_id.setdefault((id_key(r.id), r.author or "", r.kind.value), []).append(j)
     taken: set[int] = set()
-    for i, s in enumerate(sent):
-        # every piece (a revision another author's change was written into is split in two), and
-        # only near where it stood (a tool that numbers its new revisions from the lowest free id
-        # may give one of them the id of a change of ours that was decided)
-        found = [
-            j for j in by_id.get((id_key(s.id), s.author or "", s.kind.value), ())
-            if j not in taken and _near(s, returned[j], back)
-        ]  # fmt: skip
-        if found:
-            pairs.to_returned[i] = found
-            pairs.how[i] = "id"
-            taken.update(found)
+
+    def by_id_pass(same_text: bool) -> None:
+        for i, s in enumerate(sent):
+            if i in pairs.to_returned:
+                continue
+            # every piece (a revision another author's change was written into is split in two),
+            # and only near where it stood (a tool that numbers its new revisions from the lowest
+            # free id may give one of them the id of a change of ours that was decided)
+            found = [
+                j for j in by_id.get((id_key(s.id), s.author or "", s.kind.value), ())
+                if j not in taken and _near(s, returned[j], back)
+                and (not same_text or returned[j].text == s.text)
+            ]  # fmt: skip
+            if found:
+                pairs.to_returned[i] = found
+                pairs.how[i] = "id"
+                taken.update(found)
+
+    by_id_pass(True)
     left_s = [i for i in range(len(sent)) if i not in pairs.to_returned]
     left_r = [j for j in range(len(returned)) if j not in taken]
-    _by_text(
-        [_key(sent[i], sent_text) for i in left_s],
-        [_key(returned[j], returned_text) for j in left_r],
-        left_s,
-        left_r,
-        pairs,
-    )
+    _by_text_near(sent, returned, sent_text, returned_text, left_s, left_r, back, pairs)
+    taken = pairs.returned
+    by_id_pass(False)
     _by_place(sent, returned, back, pairs)
+    _merged(sent, returned, back, pairs)
     return pairs
+
+
+_MERGING = frozenset(("insert", "delete", "move_from", "move_to"))
+
+
+def _merged(sent: list[Revision], returned: list[Revision], back: list[Difference], pairs: Pairs) -> None:
+    """SENT's revisions still unpaired that one revision of RETURNED holds with a neighbour: a
+    re-save merges touching revisions of one author, kind and date (LibreOffice writes SENT's
+    ``w:del`` of "quis" and of " " as one ``w:del`` of "quis ")."""
+    left = [i for i in range(len(sent)) if i not in pairs.to_returned and sent[i].kind.value in _MERGING]
+    if not left:
+        return
+    for i in left:
+        s = sent[i]
+        for j, r in enumerate(returned):
+            if (r.author or "") != (s.author or "") or r.kind is not s.kind or s.text not in r.text:
+                continue
+            at, end = shift(back, r.start), shift(back, r.end)
+            if (s.end == s.start and at == s.start) or (s.end > s.start and at <= s.start and s.end <= end):
+                pairs.to_returned[i] = [j]
+                pairs.how[i] = "place"
+                break
+
+
+_TEXT_NEAR = 400  # characters: how far from where it stood a revision is paired by its text
+
+
+def _by_text_near(
+    sent: list[Revision],
+    returned: list[Revision],
+    sent_text: str,
+    returned_text: str,
+    left_s: list[int],
+    left_r: list[int],
+    back: list[Difference],
+    pairs: Pairs,
+) -> None:
+    """Each unpaired revision of SENT, in order, with the unpaired one of RETURNED of its
+    author, kind and text (:func:`_key`) standing nearest where it stood (RETURNED's offsets
+    carried into SENT's text), within :data:`_TEXT_NEAR` characters: a long contract repeats
+    its words ("at least" deleted in two clauses), so the text alone cannot say which is which,
+    and one of them may be gone (decided)."""
+    by_key: dict[tuple[str, str, str], list[tuple[int, int]]] = {}
+    for j in left_r:
+        r = returned[j]
+        by_key.setdefault(_key(r, returned_text), []).append((j, shift(back, r.start)))
+    taken: set[int] = set()
+    for i in left_s:
+        s = sent[i]
+        best: tuple[int, int] | None = None
+        for j, at in by_key.get(_key(s, sent_text), ()):
+            if j in taken:
+                continue
+            distance = abs(at - s.start)
+            if distance <= _TEXT_NEAR and (best is None or distance < best[0]):
+                best = (distance, j)
+        if best is not None:
+            taken.add(best[1])
+            pairs.to_returned[i] = [best[1]]
+            pairs.how[i] = "text"
 
 
 _NEAR = 40  # characters: how far from where it stood a revision of the same id may be found
@@ -90,9 +159,7 @@ _NEAR = 40  # characters: how far from where it stood a revision of the same id 
 
 def _near(s: Revision, r: Revision, back: list[Difference]) -> bool:
     """Does RETURNED's ``r`` stand near SENT's ``s`` (RETURNED's offsets carried into SENT's
-    text past the differences before them)?"""
-    if not back:
-        return True
+    text past the differences before them; none: the same offsets)?"""
     at, end = shift(back, r.start), shift(back, r.end)
     return at <= s.end + _NEAR and end >= s.start - _NEAR
 
@@ -136,6 +203,16 @@ def pair_comments(sent: list[DocComment], returned: list[DocComment]) -> Pairs:
     key_s = [(sent[i].author or "", "comment", sent[i].text) for i in left_s]
     key_r = [(returned[j].author or "", "comment", returned[j].text) for j in left_r]
     _by_text(key_s, key_r, left_s, left_r, pairs)
+    # then in any order: a re-save may write a reply before the comment it answers
+    free: dict[tuple[str, str], list[int]] = {}
+    taken = pairs.returned
+    for j, c in enumerate(returned):
+        if j not in taken:
+            free.setdefault((c.author or "", c.text), []).append(j)
+    for i, c in enumerate(sent):
+        if i not in pairs.to_returned and free.get((c.author or "", c.text)):
+            pairs.to_returned[i] = [free[(c.author or "", c.text)].pop(0)]
+            pairs.how[i] = "text"
     return pairs
 
 

@@ -10,6 +10,13 @@ A deletion placed inside an insertion that is itself rejected goes with it (Word
 element removes the changes it holds); at one place, text put back comes before a mark put
 back (a paragraph's content, then its mark: the order Word keeps them in).
 
+A paragraph mark inserted on the **last paragraph of its container** (the body's, a table
+cell's, a text box's, or one before a table: no paragraph follows it to join) stays when
+rejected: its content goes, the paragraph stays, empty -- as Word, LibreOffice and our own
+decisions (:func:`redline.write.tree.join_into_next`) leave it.  Cutting that mark would read
+one paragraph fewer than any tool's rejection leaves, and a rejected new last clause would read
+as changed.
+
 Revisions that change no text (formatting, rows' and cells' records, numbering) change nothing
 here: a row's text is marked by its runs' and marks' own revisions.
 
@@ -27,6 +34,7 @@ from dataclasses import dataclass, field
 from ..read.annotations import Revision
 from ..read.roles import RevisionKind
 from ..read.view import DocumentView
+from ..write.tree import next_paragraph
 
 __all__ = ["TEXT_KINDS", "Reading", "read_rejected"]
 
@@ -93,6 +101,18 @@ class Reading:
         return end - start
 
 
+def _joins_next(view: DocumentView, rev: Revision) -> bool:
+    """Does rejecting ``rev``'s inserted mark join its paragraph to a next one (a paragraph
+    follows it in its container)?  A view without trees (verify-only): taken to."""
+    if rev.paragraph is None or not 0 <= rev.paragraph < len(view.paragraphs):
+        return True
+    try:
+        element = view.paragraphs[rev.paragraph].element
+    except TypeError:
+        return True
+    return next_paragraph(element) is not None
+
+
 def read_rejected(view: DocumentView, reject: Iterable[Revision]) -> Reading:
     """``view``'s text with the revisions ``reject`` rejected (the others stay accepted)."""
     text = view.text
@@ -102,7 +122,7 @@ def read_rejected(view: DocumentView, reject: Iterable[Revision]) -> Reading:
         if rev.kind in _PRESENT and rev.end > rev.start:
             cuts.append((rev.start, rev.end, rev))
         elif rev.kind is RevisionKind.PARAGRAPH_INSERT:
-            if rev.start < len(text) and text[rev.start] == "\n":
+            if rev.start < len(text) and text[rev.start] == "\n" and _joins_next(view, rev):
                 cuts.append((rev.start, rev.start + 1, rev))
         elif rev.kind in _GONE and rev.text:
             backs.append((rev.start, 0, order, rev))

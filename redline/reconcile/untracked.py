@@ -16,7 +16,8 @@ What is **not** a change of the text, and so never reported:
 * a field's result (``PAGE``, ``NUMPAGES``, a date, a cross-reference's number, a table of
   contents): computed text a re-save or a print updates.  A difference that lies wholly in
   field results on both sides (or, one side empty, on the other) is left out;
-* formatting, unless it is a visible property of the characters (:mod:`redline.reconcile.formats`).
+* formatting, unless it is a visible property of the characters (:mod:`redline.reconcile.formats`);
+* text in a header or footer no section shows (:mod:`redline.reconcile.shown`), on both sides.
 """
 
 from __future__ import annotations
@@ -48,8 +49,22 @@ def _in_field(view: DocumentView, reading: Reading, start: int, end: int) -> boo
     return at > 0 and flagged(at - 1) and flagged(at)
 
 
+def _blank(text: str) -> bool:
+    return not text.strip()
+
+
 def _touch(s: int, e: int, d: Difference) -> bool:
     return touches(s, e, d.a_start, d.a_end) if e > s else d.a_start <= s <= d.a_end
+
+
+def _unshown(view: DocumentView, reading: Reading, start: int, end: int, parts: frozenset[str]) -> bool:
+    """Does reading ``[start, end)`` lie in parts no section shows (empty: True)?"""
+    if end <= start:
+        return True
+    if not parts or not view.paragraphs:
+        return False
+    last = max(len(view.text) - 1, 0)
+    return all(view.paragraph_at(min(reading.source(x), last)).part in parts for x in (start, end - 1))
 
 
 def find_untracked(
@@ -58,6 +73,7 @@ def find_untracked(
     expected: Reading,
     returned: DocumentView,
     plain: Reading,
+    unshown: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
 ) -> tuple[list[Untracked], list[Difference]]:
     """The untracked differences (and the pairs of ranges they come from), each modification of
     one of our changes set on its entry."""
@@ -77,6 +93,13 @@ def find_untracked(
         b_field = _in_field(returned, plain, d.b_start, d.b_end)
         if (a_field or d.a_end == d.a_start) and (b_field or d.b_end == d.b_start) and (a_field or b_field):
             continue
+        if _blank(expected.text[d.a_start : d.a_end]) and _blank(plain.text[d.b_start : d.b_end]):
+            continue
+        if (unshown[0] or unshown[1]) and (
+            _unshown(sent, expected, d.a_start, d.a_end, unshown[0])
+            and _unshown(returned, plain, d.b_start, d.b_end, unshown[1])
+        ):
+            continue  # (text in headers and footers no section shows)
         owner = next((k for k, (_, s, e) in enumerate(spans) if _touch(s, e, d)), None)
         if owner is not None:
             owned.setdefault(owner, []).append(d)

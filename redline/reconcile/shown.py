@@ -1,0 +1,57 @@
+"""The headers and footers a document never shows, whose text is no change of it.
+
+A section shows its ``default`` header and footer; its ``first`` ones only when it has a title
+page (``w:titlePg``); its ``even`` ones only when the settings say even and odd pages differ
+(``w:evenAndOddHeaders``) -- ECMA-376 Part 1, §17.10; a section without a reference of a type
+inherits the previous section's.  A header or footer part that no section
+shows is text no reader sees, and LibreOffice drops it on a re-save (measured: the Common Paper
+documents' ``first`` headers, in sections without a title page), so what differs wholly in
+such a part is not an untracked change (:mod:`redline.reconcile.untracked`).
+"""
+
+from __future__ import annotations
+
+from lxml import etree
+
+from ..opc.namespaces import R_NS, REL_BASE, W_NS, w
+from ..opc.package import Package
+
+__all__ = ["unshown_parts"]
+
+_OFF = frozenset(("0", "false", "off"))
+
+
+def _on(el: etree._Element | None) -> bool:
+    if el is None:
+        return False
+    val = el.get(w("val"))
+    return val is None or val.lower() not in _OFF
+
+
+def unshown_parts(package: Package) -> frozenset[str]:
+    """The header and footer parts the body's sections reference but never show."""
+    main = package.main_part
+    root = package.xml(main)
+    body = root.find(w("body"))
+    if body is None:
+        return frozenset()
+    settings = package.related(main, REL_BASE + "settings")
+    even = bool(settings) and _on(package.xml(settings[0]).find(w("evenAndOddHeaders")))
+    rels = {rel.id: rel.target for rel in package.rels(main) if not rel.external}
+    shown: set[str] = set()
+    referenced: set[str] = set()
+    current: dict[tuple[str, str], str] = {}  # (tag, type) -> part: a section inherits the last
+    sections = body.xpath("w:sectPr | w:p/w:pPr/w:sectPr", namespaces={"w": W_NS})
+    for sect in sections if isinstance(sections, list) else []:
+        if not isinstance(sect, etree._Element):
+            continue
+        for ref in sect.iterchildren(w("headerReference"), w("footerReference")):
+            target = rels.get(ref.get(f"{{{R_NS}}}id") or "")
+            if target is not None:
+                referenced.add(target)
+                current[(ref.tag, ref.get(w("type")) or "default")] = target
+        title = _on(sect.find(w("titlePg")))
+        for (_, kind), target in current.items():
+            if kind == "default" or (kind == "first" and title) or (kind == "even" and even):
+                shown.add(target)
+    return frozenset(referenced - shown)
