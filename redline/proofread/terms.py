@@ -22,6 +22,7 @@ brackets, with a month, a day or the name of a statute in it, or containing a de
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections import defaultdict
@@ -310,6 +311,7 @@ class _Check:
                     self.first_folded[words[0].casefold()].add(len(words))
         self.first_low = {w for w in self.first if not w[:1].isupper()}
         self.first_any = set(self.first) | set(self.first_upper)  # where a use may begin
+        self.capital_starts = _capital_starts(self.first_any)
         self.longest = max(
             (n for lengths in (*self.first.values(), *self.first_folded.values()) for n in lengths), default=1
         )
@@ -328,8 +330,22 @@ class _Check:
     # -- the pass -----------------------------------------------------------------------------
     def run(self) -> list[Finding]:
         view = self.view
+        text = view.text
+        # where a capitalised word begins a term, and the runs of capitalised words: each one
+        # scan of the whole text (its paragraphs, each after a line feed, which no word or run
+        # crosses and which reads as no character to the lookbehinds), dealt out to the
+        # paragraphs in order
+        starts = (
+            [m.start() for m in self.capital_starts.finditer(text)] if self.capital_starts is not None else []
+        )
+        runs = list(_RUN.finditer(text))
+        run_starts = [m.start() for m in runs]
+        i = j = 0
         for para in view.paragraphs:
-            self._paragraph(para)
+            a, b = i, j
+            i = bisect.bisect_left(starts, para.end, i)
+            j = bisect.bisect_left(run_starts, para.end, j)
+            self._paragraph(para, [x - para.start for x in starts[a:i]] if i > a else [], runs[b:j])
         # the words of every paragraph are the words of the view's text (its paragraphs, each
         # followed by a line feed, which no word crosses), gathered by the pass
         self.vocabulary = {w for w in self._words if w.islower()}
@@ -343,7 +359,10 @@ class _Check:
         out += self._lowercase()
         return out
 
-    def _paragraph(self, para: Paragraph) -> None:
+    def _paragraph(self, para: Paragraph, at: list[int], runs: list[re.Match[str]]) -> None:
+        """One paragraph: ``at``, where a capitalised word that begins a term stands (offsets
+        in the paragraph); ``runs``, its runs of capitalised words (:data:`_RUN`, in the view's
+        text)."""
         view = self.view
         ptext = view.text[para.start : para.end]
         words = _WORD.findall(ptext)
@@ -363,7 +382,6 @@ class _Check:
         # case that begins a term's lower-case form -- looked for as the paragraph's distinct
         # words, then found where they stand (no per-word work in a paragraph that has none)
         distinct = set(words)
-        at = _starts(ptext, self.first_any & distinct, capital=True)
         low_words = self.first_low & distinct
         if folding:
             unseen = distinct - self._folds_seen  # each word of the document casefolded once
@@ -410,8 +428,8 @@ class _Check:
                     done = spans[step - 1][1]
         if not checked:
             return
-        for run in _RUN.finditer(ptext):
-            s, e = run.span()
+        for run in runs:
+            s, e = run.start() - para.start, run.end() - para.start
             phrase = run.group(0)
             if title_like:
                 self.known.add(key_of(phrase).casefold())
@@ -755,6 +773,27 @@ def _singular(phrase: str) -> str:
 def _sentence_case(term: str) -> bool:
     """A term of several words whose one capital is its first letter ("Accessory dwelling unit")."""
     return " " in term and term[:1].isupper() and not any(c.isupper() for c in term[1:])
+
+
+def _capital_starts(firsts: set[str]) -> re.Pattern[str] | None:
+    """A pattern that finds, in one scan, every word a scan with :data:`_CAPITAL_WORD` finds
+    that is one of ``firsts``: the words grouped by their capital (a branch of literals, which
+    the regex engine skips to), each the whole word (no letter or digit, apostrophe or hyphen
+    before, as :func:`_begins` has it; no more of a word after)."""
+    by_first: dict[str, list[str]] = defaultdict(list)
+    for word in firsts:
+        if _CAPITAL_WORD.fullmatch(word):
+            by_first[word[0]].append(word[1:])
+    if not by_first:
+        return None
+    branches = (
+        re.escape(capital)
+        + r"(?<![^\W_].)(?<![\u2019'\-].)(?:"
+        + "|".join(re.escape(rest) for rest in sorted(tails, key=lambda r: (-len(r), r)))
+        + ")"
+        for capital, tails in sorted(by_first.items())
+    )
+    return re.compile("(?:" + "|".join(branches) + r")(?![^\W_]|[\u2019'\-][^\W_])")
 
 
 def _starts(ptext: str, found: set[str], capital: bool) -> list[int]:

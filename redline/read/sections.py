@@ -166,8 +166,13 @@ _WORD_AT_START = re.compile(r"(§§?|[^\W\d_][\w-]*\.?)\s*", re.UNICODE)
 
 def _key_text(text: str) -> str:
     """Case, spacing, quote style, dash style and a trailing dot do not matter in a name."""
-    text = unicodedata.normalize("NFKC", text)
-    text = " ".join(normalize(text).split()).casefold()
+    if text.isascii() and "\x00" not in text:
+        # (most names: NFKC leaves ASCII as it is, and the normalisation changes only its
+        # whitespace, which the split does as well; casefolding ASCII is lowering it)
+        text = " ".join(text.split()).lower()
+    else:
+        text = unicodedata.normalize("NFKC", text)
+        text = " ".join(normalize(text).split()).casefold()
     return text.strip(" \"'").rstrip(".:;,").strip(" \"'")
 
 
