@@ -869,10 +869,10 @@ def _at_sentence_start(ptext: str, start: int) -> bool:
 
 def _determined(ptext: str, start: int) -> bool:
     """Whether the word before ``start`` is a determiner, a number or a possessive."""
-    m = _BEFORE.search(ptext, max(0, start - 40), start)
-    if m is None:
+    found = _word_before(ptext, start)
+    if found is None:
         return False
-    prev, gap = m.group(1), m.group(2).strip()
+    prev, gap = found[0], found[1].strip()
     if not gap and (prev.casefold() in _DETERMINERS or prev.endswith(("\u2019s", "'s"))):
         return True
     if gap in ("\u2019", "'") and prev.endswith("s"):
@@ -881,6 +881,23 @@ def _determined(ptext: str, start: int) -> bool:
 
 
 _BEFORE: Final = re.compile(r"([^\W_]+(?:[\u2019'][^\W_]+)*)([^\w\n]{0,3})\Z")
+_GAP_CHAR: Final = re.compile(r"[^\w\n]")
+_WORD_BACKWARDS: Final = re.compile(r"[^\W_]+(?:[\u2019'][^\W_]+)*")  # (the same read either way)
+
+
+def _word_before(ptext: str, start: int) -> tuple[str, str] | None:
+    """The word before ``start`` and what stands between (up to 3 characters of no word and no
+    line feed), within the 40 characters before it: what ``_BEFORE.search(ptext, start - 40,
+    start)`` finds -- read backwards from ``start`` instead of tried at every one of the 40."""
+    floor = max(0, start - 40)
+    end = start  # where the word ends: the gap is every character after it
+    while end > floor and start - end < 3 and _GAP_CHAR.match(ptext, end - 1):
+        end -= 1
+    if end == floor or not _WORD_CHAR.match(ptext, end - 1):
+        return None
+    word = _WORD_BACKWARDS.match(ptext[floor:end][::-1])
+    assert word is not None  # (a word character ends it)
+    return word.group(0)[::-1], ptext[end:start]
 
 
 def _in_vocabulary(word: str, vocabulary: set[str]) -> bool:
