@@ -721,16 +721,3 @@ def test_typed_clauses_nest_under_a_typed_or_styled_article() -> None:
     assert [h.cite for h in article.children] == ["1", "2"]
     assert check(view, "invoices monthly", section="Article 2, 2").status == EditStatus.VERIFIED
     assert check(view, "two years from signing", section="Article 3, clause 1").status == EditStatus.VERIFIED
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.text(alphabet=st.characters(max_codepoint=127)) | st.text())
-def test_a_names_key_is_the_same_on_its_ascii_fast_path(text: str) -> None:
-    """The ASCII shortcut of a name's key gives what NFKC, the normalisation and casefolding give."""
-    import unicodedata
-
-    from redline.read.sections import _key_text
-    from redline.text.normalize import normalize
-
-    full = " ".join(normalize(unicodedata.normalize("NFKC", text)).split()).casefold()
-    assert _key_text(text) == full.strip(" \"'").rstrip(".:;,").strip(" \"'")

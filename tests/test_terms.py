@@ -7,8 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from redline.apply import ApplyOptions, apply_reply
 from redline.proofread.definitions import Definition, Form, definitions
@@ -539,16 +537,3 @@ def test_planted_defects_in_generated_contracts(kind: str, seed: int) -> None:
     planted = plant_every_defect(generate_contract(kind, seed=seed))  # type: ignore[arg-type]
     print(kind, seed, planted)
     assert planted["duplicate"] >= 1 and planted["rename"] >= 1 and planted["delete"] >= 1, planted
-
-
-@settings(max_examples=400, deadline=None)
-@given(
-    st.lists(st.sampled_from(list("ab’'- _\n.(),1é\u00a0A")), max_size=60).map("".join), st.integers(0, 60)
-)
-def test_the_word_before_is_what_a_search_of_the_forty_characters_before_finds(text: str, start: int) -> None:
-    """Reading the word before a phrase backwards gives what the window's regex search gives."""
-    from redline.proofread.terms import _BEFORE, _word_before
-
-    start = min(start, len(text))
-    m = _BEFORE.search(text, max(0, start - 40), start)
-    assert _word_before(text, start) == (None if m is None else (m.group(1), m.group(2)))
