@@ -721,3 +721,16 @@ def test_typed_clauses_nest_under_a_typed_or_styled_article() -> None:
     assert [h.cite for h in article.children] == ["1", "2"]
     assert check(view, "invoices monthly", section="Article 2, 2").status == EditStatus.VERIFIED
     assert check(view, "two years from signing", section="Article 3, clause 1").status == EditStatus.VERIFIED
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127)) | st.text())
+def test_a_names_key_is_its_nfkc_normalised_casefolded_text_on_ascii_too(name: str) -> None:
+    """A name's key (the ASCII shortcut included) is NFKC, the tolerant normalisation, single
+    spaces and casefolding, its outer quotes and a trailing dot left off."""
+    import unicodedata
+
+    from redline.text.normalize import normalize
+
+    full = " ".join(normalize(unicodedata.normalize("NFKC", name)).split()).casefold()
+    assert parse_reference(name).text == full.strip(" \"'").rstrip(".:;,").strip(" \"'")
