@@ -9,8 +9,11 @@ nothing but added text between them.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,6 +22,7 @@ from lxml import etree
 
 from redline.apply import ApplyOptions, apply_reply
 from redline.compare import CompareOptions, compare
+from redline_cli.redline import main
 from testing.docbuild import P, Raw, docx
 from tests import word_decide
 from tests.test_their_redlines import annotated, in_xml, python_docx_opens
@@ -117,6 +121,21 @@ def test_a_replacement_inside_their_formatted_run_gives_every_piece_its_own_id(
     every_way(out)
 
 
+def test_the_views_json_lists_each_piece_once_with_its_own_id(tmp_path: Path) -> None:
+    out = apply(theirs(), {"action": "replace", "anchor": "pay the", "replacement": "remit the"})
+    doc = tmp_path / "out.docx"
+    doc.write_bytes(out)
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown):
+        assert main(["view", str(doc), "--json"]) == 0
+    listed = json.loads(shown.getvalue())["revisions"]
+    ids = [r["id"] for r in listed]
+    assert len(ids) == len(set(ids)), ids
+    pieces = [r for r in listed if r["author"] == "Them"]
+    assert [r["kind"] for r in pieces] == ["format"] * 3 and pieces[0]["id"] == "50"
+    assert "".join(r["text"] for r in pieces) == "shall pay the rent monthly"
+
+
 def test_deciding_the_original_id_decides_its_piece_and_the_author_decides_all() -> None:
     out = apply(theirs(), {"action": "replace", "anchor": "pay the", "replacement": "remit the"})
     one = apply_reply(out, json.dumps([{"action": "reject", "revision_id": "50"}]), READER)
@@ -151,6 +170,18 @@ def test_a_format_entry_on_their_pending_formatting_is_refused_not_split() -> No
         OPTIONS,
     )
     assert out.report.edits[0].status.value == "unsupported"
+
+
+def test_deleting_a_simple_field_whose_result_they_formatted() -> None:
+    """The field is unfolded into runs (a deletion holds runs): each copy of its result's
+    properties, their w:rPrChange with it, takes an id of its own."""
+    field = (
+        f'<w:fldSimple w:instr=" PAGE "><w:r><w:rPr><w:b/><w:rPrChange w:id="80" {THEM}><w:rPr/>'
+        "</w:rPrChange></w:rPr><w:t>12</w:t></w:r></w:fldSimple>"
+    )
+    data = docx(P("See ", Raw(field), " for details, as agreed."), P("Next."))
+    out = apply(data, {"action": "replace", "anchor": "See 12 for", "replacement": "See"})
+    every_way(out)
 
 
 def test_compare_writing_inside_their_formatted_run() -> None:

@@ -318,7 +318,7 @@ class Writer:
         code: list[etree._Element] = []  # a field typed over (or deleted whole) goes
         for el in plan.fields:
             # a simple field as the complex field it stands for: a deletion holds runs
-            for run in unfold_simple(el) if el.tag == _FLD_SIMPLE else [el]:
+            for run in unfold_simple(el, self.new_id) if el.tag == _FLD_SIMPLE else [el]:
                 self._delete_field_run(run)
                 code.append(run)
         if code and self.options.track:  # the typed text after the field, as Word puts it
