@@ -17,7 +17,8 @@ Two steps, like the edits':
   another one is decided on its own, as Word decides it (issue 30): what a decision removes
   takes the changes inside it along (its notes name them), and a later entry on one of those
   is applied with a note; a move's second side, decided the same way, is no conflict.  One
-  id on a paragraph's content and its own mark is one change (:func:`_one_change`).
+  id on a paragraph's content and its own mark is one change, and so is one id on the pieces
+  of a run's formatting change a tool split, its id copied (:func:`_one_change`).
 * :func:`redline.write.decisions.write_decisions` (after the writer) carries the plan out on the
   working copy's trees; :func:`place_of` tells it (and the check, for the splice) where a
   revision record stands.
@@ -747,7 +748,8 @@ def _one_change(found: list[Revision]) -> bool:
     mark (adeu writes a deleted paragraph so) -- the same author and date, all insertions or
     all deletions, in one part, and either each piece of content in a paragraph whose own
     mark is one of them, or nothing else between them in the text they insert (or delete): no
-    text or paragraph mark of another change or of the kept text."""
+    text or paragraph mark of another change or of the kept text.  Formatting changes alone:
+    :func:`_one_format_change`."""
     first = found[0]
     kinds = {r.kind for r in found}
     if kinds == {RevisionKind.FORMAT}:
