@@ -193,6 +193,21 @@ def test_compare_writing_inside_their_formatted_run() -> None:
     assert all(n == 1 for n in count.values()), count
 
 
+def test_compare_moving_a_paragraph_that_holds_their_formatting() -> None:
+    """A moved paragraph's copy (the destination) and the source's pieces: one id a record."""
+    a = "The Landlord shall keep the structure of the building in good repair at all times."
+    b = "The Tenant shall insure the premises against fire and other usual risks with an insurer."
+    c = "Either party may end this lease by giving the other not less than six months notice."
+    tail = " in advance of each quarter day without deduction."
+    old = docx(P("The Tenant ", Raw(formatted()), tail), P(a), P(b), P(c))
+    new = docx(P(a), P(b), P(c), P("The Tenant shall pay the rent quarterly" + tail))
+    outcome = compare(old, new, CompareOptions(author="Us", date="2026-12-01T00:00:00Z"))
+    assert outcome.output is not None
+    assert any(c["kind"] == "move" for c in outcome.report.to_dict()["changes"])
+    count = ids_in(outcome.output)
+    assert count["50"] == 1 and all(n == 1 for n in count.values()), count
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, len(TEXT) - 1), st.integers(1, 8), st.sampled_from(["X", "", "new words", "a\nb"]))
 def test_property_any_replacement_inside_their_run_leaves_ids_unique(lo: int, size: int, new: str) -> None:
