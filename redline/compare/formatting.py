@@ -334,7 +334,12 @@ def write_format(
     )
     for _c, piece in order:
         node = piece.node
-        run = isolate_text(node, piece.lo, piece.hi) if piece.text is not None else isolate_child(node)
+        ids = _ids_of(revision)
+        run = (
+            isolate_text(node, piece.lo, piece.hi, ids)
+            if piece.text is not None
+            else isolate_child(node, ids)
+        )
         set_run_properties(run, piece.new, revision)
     for c in changes:
         if c.reason is not None or c.element is None:
@@ -604,6 +609,12 @@ def _differences(
     return todo
 
 
+def _ids_of(revision: Revision) -> Callable[[], str]:
+    """New ids from ``revision``'s allocator, for a revision record a run split copies
+    (:func:`redline.write.runs.fresh_ids`)."""
+    return lambda: revision(_RPR_CHANGE).get(w("id")) or ""
+
+
 def _ours(run: etree._Element, ours: Callable[[etree._Element], bool]) -> bool:
     holder = run.getparent()
     return holder is not None and holder.tag == _INS and ours(holder)
@@ -655,6 +666,7 @@ def format_kept(
     for _x, node, lo, hi, text, rpr in sorted(todo, key=lambda t: t[0], reverse=True):
         if _undefined(rpr, styles, lists) is not None:
             continue
-        run = isolate_text(node, lo, hi) if text else isolate_child(node)
+        ids = _ids_of(revision)
+        run = isolate_text(node, lo, hi, ids) if text else isolate_child(node, ids)
         set_run_properties(run, rpr, revision)
     return _differences(el, new, q, lambda run, flags: True) == []

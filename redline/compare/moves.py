@@ -25,7 +25,7 @@ anything else NEW moved is written as a deletion and an insertion, as before.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from lxml import etree
@@ -35,6 +35,7 @@ from ..opc.namespaces import XML_SPACE, w
 from ..read.roles import RANGE_MARKUP
 from ..read.view import DocumentView, Paragraph
 from ..text.worddiff import word_diff
+from ..write.runs import fresh_ids
 
 __all__ = ["MIN_NEAR_WORDS", "MIN_WORDS", "NEAR", "Move", "MovePair", "MoveWriter", "find_moves", "movable"]
 
@@ -209,6 +210,16 @@ class MoveWriter:
                 self._names.add(name)
                 return name
 
+    def _new_id(self) -> str:
+        return next(self._ids)
+
+    def _copy(self, el: etree._Element) -> etree._Element:
+        """A copy of ``el`` whose revision records (another author's pending changes) take ids
+        of their own (:func:`redline.write.runs.fresh_ids`)."""
+        out = copy.deepcopy(el)
+        fresh_ids(out, self._new_id)
+        return out
+
     def _revision(self, tag: str) -> etree._Element:
         el = etree.Element(tag)
         el.set(_ID, next(self._ids))
@@ -236,11 +247,11 @@ class MoveWriter:
                 if key not in _PARA_IDS:
                     p.set(key, value)
             ppr = src.find(_PPR)
-            p.append(copy.deepcopy(ppr) if ppr is not None else etree.Element(_PPR))
+            p.append(self._copy(ppr) if ppr is not None else etree.Element(_PPR))
             _mark_rpr(p).insert(0, self._revision(_MOVE_TO))
             if n == 0:
                 p.append(start)
-            pieces = _pieces(src, ops)
+            pieces = _pieces(src, ops, self._new_id)
             inserts = sorted((s, text) for kind, s, _e, text in ops if text)
             k = 0
             group: etree._Element | None = None
@@ -256,7 +267,7 @@ class MoveWriter:
                 if group is None:
                     group = self._revision(_MOVE_TO)
                     p.append(group)
-                group.append(copy.deepcopy(run))
+                group.append(self._copy(run))
             for _, text in inserts[k:]:
                 p.append(self._inserted(text, last_run))
             made.append(p)
@@ -268,7 +279,7 @@ class MoveWriter:
         run = etree.SubElement(wrapper, _R)
         rpr = fmt.find(_RPR) if fmt is not None else None
         if rpr is not None:
-            run.append(copy.deepcopy(rpr))
+            run.append(self._copy(rpr))
         for k, part in enumerate(text.split("\t")):
             if k:
                 etree.SubElement(run, _TAB)
@@ -285,7 +296,7 @@ class MoveWriter:
         start, end = self._range("moveFrom", name)
         for n, (p, ops) in enumerate(paras):
             by_run: dict[etree._Element, list[tuple[etree._Element, bool]]] = {}
-            for origin, run, _s, _e, dropped in _pieces(p, ops):
+            for origin, run, _s, _e, dropped in _pieces(p, ops, self._new_id):
                 by_run.setdefault(origin, []).append((run, dropped))
             group: etree._Element | None = None
             group_dropped = False
@@ -308,10 +319,12 @@ class MoveWriter:
 
 
 def _pieces(
-    p: etree._Element, ops: list[tuple[str, int, int, str]]
+    p: etree._Element, ops: list[tuple[str, int, int, str]], ids: Callable[[], str]
 ) -> list[tuple[etree._Element, etree._Element, int, int, bool]]:
     """The runs of ``p`` (a movable paragraph) cut at the inner diff's boundaries, as new run
-    elements (``p`` is not changed), each with its offsets and whether NEW dropped it."""
+    elements (``p`` is not changed), each with its offsets and whether NEW dropped it; a run's
+    first piece keeps the ids of the revision records its properties hold, the others take
+    new ones from ``ids``."""
     cuts = sorted({x for _, s, e, _ in ops for x in (s, e)})
     dropped = [(s, e) for _, s, e, _ in ops if e > s]
     out: list[tuple[etree._Element, etree._Element, int, int, bool]] = []
@@ -332,7 +345,10 @@ def _pieces(
                     for key, value in run.attrib.items():
                         current.set(key, value)
                     if rpr is not None:
-                        current.append(copy.deepcopy(rpr))
+                        copied = copy.deepcopy(rpr)
+                        if out and out[-1][0] is run:
+                            fresh_ids(copied, ids)
+                        current.append(copied)
                     is_dropped = any(s <= pos < e for s, e in dropped)
                     out.append((run, current, pos, pos, is_dropped))
                 if not text:

@@ -17,7 +17,8 @@ Two steps, like the edits':
   another one is decided on its own, as Word decides it (issue 30): what a decision removes
   takes the changes inside it along (its notes name them), and a later entry on one of those
   is applied with a note; a move's second side, decided the same way, is no conflict.  One
-  id on a paragraph's content and its own mark is one change (:func:`_one_change`).
+  id on a paragraph's content and its own mark is one change, and so is one id on the pieces
+  of a run's formatting change a tool split, its id copied (:func:`_one_change`).
 * :func:`redline.write.decisions.write_decisions` (after the writer) carries the plan out on the
   working copy's trees; :func:`place_of` tells it (and the check, for the splice) where a
   revision record stands.
@@ -447,9 +448,14 @@ def _targets(
         if len(found) > 1 and rid not in seen:
             seen[rid] = _one_change(found)  # (once per id: it walks the part)
         if len(found) > 1 and seen[rid]:
+            what = (
+                "pieces of one run's formatting change, the same old properties"
+                if found[0].kind is RevisionKind.FORMAT
+                else "a paragraph's content and its mark"
+            )
             result.notes.append(
-                f"r{rid} is one change written as {len(found)} elements (a paragraph's content and "
-                "its mark, one id, author and date, one after the other): decided together"
+                f"r{rid} is one change written as {len(found)} elements ({what}, one id, author "
+                "and date, one after the other): decided together"
             )
             return found
         if len(found) > 1:
@@ -742,9 +748,12 @@ def _one_change(found: list[Revision]) -> bool:
     mark (adeu writes a deleted paragraph so) -- the same author and date, all insertions or
     all deletions, in one part, and either each piece of content in a paragraph whose own
     mark is one of them, or nothing else between them in the text they insert (or delete): no
-    text or paragraph mark of another change or of the kept text."""
+    text or paragraph mark of another change or of the kept text.  Formatting changes alone:
+    :func:`_one_format_change`."""
     first = found[0]
     kinds = {r.kind for r in found}
+    if kinds == {RevisionKind.FORMAT}:
+        return _one_format_change(found)
     if not (kinds <= set(_INSERTED) or kinds <= set(_DELETED)):
         return False
     if any(r.author != first.author or r.date != first.date or r.part != first.part for r in found):
@@ -788,6 +797,53 @@ def _one_change(found: list[Revision]) -> bool:
                 node = node.getparent()
             if not skip:
                 seen.append(mine)
+    at = [k for k, mine in enumerate(seen) if mine]
+    return bool(at) and at[-1] - at[0] + 1 == len(at)
+
+
+_ADDED = (w("ins"), w("moveTo"))
+
+
+def _old_properties(el: etree._Element) -> bytes:
+    old = el.find(_RPR)
+    return etree.tostring(old) if old is not None else b""
+
+
+def _one_format_change(found: list[Revision]) -> bool:
+    """Whether the ``w:rPrChange`` records one id names are one formatting change: the pieces
+    of one run that a tool split and whose properties it copied, id and all (our writer did
+    before it gave each copy an id of its own) -- the same author and date, in one part, the
+    same old properties, and nothing between them in the text but text added later (inside
+    an insertion or a move's destination, any author's): no kept or deleted text, no
+    paragraph mark, that is not formatted by one of them."""
+    first = found[0]
+    elements = [r.element for r in found]
+    if any(el is None or el.tag != w("rPrChange") or place_of(el) not in ("run", "mark") for el in elements):
+        return False
+    if any(r.author != first.author or r.date != first.date or r.part != first.part for r in found):
+        return False
+    assert first.element is not None
+    if len({_old_properties(el) for el in elements if el is not None}) != 1:
+        return False
+    holders = {el.getparent() for el in elements if el is not None}  # their w:rPr
+    seen: list[bool] = []
+    root = whole_root(first.element)
+    for _event, el in etree.iterwalk(root, events=("end",)):
+        tag = el.tag
+        if tag == _P:
+            ppr = el.find(_PPR)
+            rpr = ppr.find(_RPR) if ppr is not None else None
+            if rpr is not None and rpr in holders:
+                seen.append(True)
+            elif rpr is None or not any(c.tag in _ADDED for c in rpr):  # (an inserted mark: added)
+                seen.append(False)
+        elif tag in _TOKENS:
+            run = el.getparent()
+            rpr = run.find(_RPR) if run is not None else None
+            if rpr is not None and rpr in holders:
+                seen.append(True)
+            elif next(el.iterancestors(*_ADDED), None) is None:
+                seen.append(False)
     at = [k for k, mine in enumerate(seen) if mine]
     return bool(at) and at[-1] - at[0] + 1 == len(at)
 

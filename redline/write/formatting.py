@@ -369,9 +369,9 @@ def write_format(
             if not todo:
                 continue
             if piece.kind is SpanKind.CHAR:
-                run = isolate_child(piece.node)
+                run = isolate_child(piece.node, new_id)
             else:
-                run = isolate_text(piece.node, piece.start, piece.end)
+                run = isolate_text(piece.node, piece.start, piece.end, new_id)
             record_run_format(run, todo, styles.inherited(rpr_of(run), where), revision)
             changed.append(run)
         changed.reverse()

@@ -10,6 +10,7 @@ properties follow ECMA-376 Part 1, §17.3.2; a mark's run properties, §17.3.1.2
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 
 from lxml import etree
 
@@ -17,7 +18,7 @@ from ..opc.namespaces import W_NS, XML_SPACE, w
 from ..read.view import Piece, SpanKind
 
 __all__ = [
-    "cut_after", "cut_before", "depth", "first_content_index", "isolate_child", "isolate_text",
+    "cut_after", "cut_before", "depth", "first_content_index", "fresh_ids", "isolate_child", "isolate_text",
     "mark_deleted", "mark_rpr", "ppr_of", "preserve", "preserve_text", "run_content", "run_properties",
     "run_rpr", "set_ilvl", "shallow_copy", "split_run_after", "split_run_before", "split_text",
 ]  # fmt: skip
@@ -31,6 +32,22 @@ _BEFORE_NUM_PR = frozenset(
     w(n) for n in ("pStyle", "keepNext", "keepLines", "pageBreakBefore", "framePr", "widowControl")
 )
 _NOT_COPIED = frozenset((_RPR_CHANGE, _INS, _DEL, _MOVE_FROM, _MOVE_TO))  # revision records in a w:rPr
+# Revision records a copy of run or paragraph properties can hold (§17.13.5): each its own w:id
+_RECORDS = (*_NOT_COPIED, _PPR_CHANGE, w("numberingChange"))
+_ID = w("id")
+
+Ids = Callable[[], str]
+"""Where a copied revision record's new ``w:id`` comes from (the writer's allocator)."""
+
+
+def fresh_ids(el: etree._Element, ids: Ids) -> None:
+    """Give every revision record in ``el`` (a copy of properties) an id of its own from
+    ``ids``: Word gives each record its own id (ECMA-376 Part 1, §17.13.1), and one id on
+    two records makes the change undecidable by id.  Author, date and old properties stay,
+    so the copy is still the same author's pending change (decided with it by author)."""
+    for rec in el.iter(*_RECORDS):
+        if rec.get(_ID) is not None:
+            rec.set(_ID, ids())
 
 
 def shallow_copy(el: etree._Element, skip: tuple[str, ...] = ()) -> etree._Element:
@@ -46,9 +63,12 @@ def run_content(run: etree._Element) -> list[etree._Element]:
     return [c for c in run if c.tag != _RPR]
 
 
-def split_run_before(child: etree._Element) -> etree._Element:
+def split_run_before(child: etree._Element, ids: Ids | None = None) -> etree._Element:
     """``child`` and what follows it in its run move to a new run just after; return the run
-    that now starts with ``child`` (the same run when nothing precedes it)."""
+    that now starts with ``child`` (the same run when nothing precedes it).  The new run's
+    properties are a copy; a revision record among them (another author's ``w:rPrChange``)
+    takes a new id from ``ids`` (:func:`fresh_ids`; without ``ids`` it keeps the old one), the
+    first piece keeping the record's own id."""
     run = child.getparent()
     assert run is not None
     siblings = run_content(run)
@@ -58,17 +78,20 @@ def split_run_before(child: etree._Element) -> etree._Element:
     new = shallow_copy(run)
     rpr = run_rpr(run)
     if rpr is not None:
-        new.append(copy.deepcopy(rpr))
+        copied = copy.deepcopy(rpr)
+        if ids is not None:
+            fresh_ids(copied, ids)
+        new.append(copied)
     new.extend(siblings[i:])
     run.addnext(new)
     return new
 
 
-def split_run_after(child: etree._Element) -> None:
+def split_run_after(child: etree._Element, ids: Ids | None = None) -> None:
     """Whatever follows ``child`` in its run moves to a new run just after."""
     nxt = child.getnext()  # (w:rPr comes first in a run, so this is content)
     if nxt is not None:
-        split_run_before(nxt)
+        split_run_before(nxt, ids)
 
 
 def split_text(t: etree._Element, k: int) -> etree._Element:
@@ -83,40 +106,40 @@ def split_text(t: etree._Element, k: int) -> etree._Element:
     return rest
 
 
-def isolate_child(child: etree._Element) -> etree._Element:
+def isolate_child(child: etree._Element, ids: Ids | None = None) -> etree._Element:
     """Give a one-character element (w:tab, w:br, ...) a run of its own; return that run."""
-    split_run_after(child)
-    return split_run_before(child)
+    split_run_after(child, ids)
+    return split_run_before(child, ids)
 
 
-def isolate_text(t: etree._Element, lo: int, hi: int) -> etree._Element:
+def isolate_text(t: etree._Element, lo: int, hi: int, ids: Ids | None = None) -> etree._Element:
     """Give ``t.text[lo:hi]`` a run of its own and return it; ``t`` keeps ``t.text[:lo]``."""
     if hi < len(t.text or ""):
-        split_run_before(split_text(t, hi))
+        split_run_before(split_text(t, hi), ids)
     else:
-        split_run_after(t)
+        split_run_after(t, ids)
     if lo > 0:
-        return split_run_before(split_text(t, lo))
-    return split_run_before(t)
+        return split_run_before(split_text(t, lo), ids)
+    return split_run_before(t, ids)
 
 
-def cut_after(piece: Piece) -> etree._Element:
+def cut_after(piece: Piece, ids: Ids | None = None) -> etree._Element:
     """End a run just after ``piece``; return that run (what precedes it stays with it)."""
     node = piece.node
     if piece.kind == SpanKind.TEXT and piece.end < len(node.text or ""):
-        split_run_before(split_text(node, piece.end))
+        split_run_before(split_text(node, piece.end), ids)
     else:
-        split_run_after(node)
+        split_run_after(node, ids)
     run = node.getparent()
     assert run is not None
     return run
 
 
-def cut_before(piece: Piece) -> etree._Element:
+def cut_before(piece: Piece, ids: Ids | None = None) -> etree._Element:
     """Start a run just at ``piece``; return that run (what follows it stays with it)."""
     if piece.kind == SpanKind.TEXT and piece.start > 0:
-        return split_run_before(split_text(piece.node, piece.start))
-    return split_run_before(piece.node)
+        return split_run_before(split_text(piece.node, piece.start), ids)
+    return split_run_before(piece.node, ids)
 
 
 def preserve(t: etree._Element) -> None:

@@ -34,6 +34,7 @@ from lxml import etree
 from ..opc.namespaces import w
 from ..read.roles import RANGE_MARKUP
 from ..read.walk import ancestor as ancestor  # re-exported: the one ancestor lookup
+from .runs import fresh_ids
 
 __all__ = [
     "ancestor", "detached", "in_removed_run", "join_into_next", "next_paragraph", "pull_next", "remove",
@@ -162,11 +163,13 @@ def _is_block(el: etree._Element) -> bool:
     return el.tag in (w("tbl"), w("sdt"), w("customXml"), _SECT_PR, w("altChunk"))
 
 
-def unfold_simple(fld: etree._Element) -> list[etree._Element]:
+def unfold_simple(fld: etree._Element, ids: Callable[[], str] | None = None) -> list[etree._Element]:
     """Rewrite ``w:fldSimple`` ``fld`` in place as the complex field it stands for (§17.16.19:
     the same field): a begin run, an instruction run, a separate run, its result, an end run,
-    each field-character run with the first result run's properties; returns the code runs
-    made, in order.  A tracked deletion can hold runs, not a simple field."""
+    each field-character run with the first result run's properties (a revision record
+    among them, another author's ``w:rPrChange``, with a new id from ``ids`` on each copy);
+    returns the code runs made, in order.  A tracked deletion can hold runs, not a simple
+    field."""
     parent = fld.getparent()
     assert parent is not None
     fmt = next((r.find(w("rPr")) for r in fld.iter(w("r")) if r.find(w("rPr")) is not None), None)
@@ -174,7 +177,10 @@ def unfold_simple(fld: etree._Element) -> list[etree._Element]:
     def run(child: etree._Element) -> etree._Element:
         r = etree.Element(w("r"))
         if fmt is not None:
-            r.append(copy.deepcopy(fmt))
+            copied = copy.deepcopy(fmt)
+            if ids is not None:
+                fresh_ids(copied, ids)
+            r.append(copied)
         r.append(child)
         return r
 

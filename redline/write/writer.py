@@ -54,6 +54,7 @@ from .runs import (
     cut_before,
     depth,
     first_content_index,
+    fresh_ids,
     isolate_child,
     isolate_text,
     mark_deleted,
@@ -77,6 +78,7 @@ _MOVE_FROM, _MOVE_TO = w("moveFrom"), w("moveTo")
 _TAB, _BR = w("tab"), w("br")
 _SECT_PR, _PPR_CHANGE, _RPR_CHANGE = w("sectPr"), w("pPrChange"), w("rPrChange")
 _SDT_CONTENT = w("sdtContent")
+_NUM_REVISIONS = (f"{w('numPr')}/{_INS}", f"{w('numPr')}/{w('numberingChange')}")
 _FLD_SIMPLE = w("fldSimple")
 _ID, _AUTHOR, _DATE = w("id"), w("author"), w("date")
 _W14 = "http://schemas.microsoft.com/office/word/2010/wordml"
@@ -316,7 +318,7 @@ class Writer:
         code: list[etree._Element] = []  # a field typed over (or deleted whole) goes
         for el in plan.fields:
             # a simple field as the complex field it stands for: a deletion holds runs
-            for run in unfold_simple(el) if el.tag == _FLD_SIMPLE else [el]:
+            for run in unfold_simple(el, self.new_id) if el.tag == _FLD_SIMPLE else [el]:
                 self._delete_field_run(run)
                 code.append(run)
         if code and self.options.track:  # the typed text after the field, as Word puts it
@@ -355,6 +357,7 @@ class Writer:
             if runs:
                 self._comment(runs[0], runs[-1], plan.rationale)
         self._numbering.commented(plan.edit_index, [p.index for p in paras])
+
     def _move(self, plan: Planned) -> None:
         """A clause relocated (move_after / move_before): one tracked move, a comment holding
         the rationale on the moved-to text (:mod:`redline.write.moves`)."""
@@ -415,6 +418,11 @@ class Writer:
                 mine = copy.deepcopy(ppr)
                 for child in mine.findall(_SECT_PR) + mine.findall(_PPR_CHANGE):
                     mine.remove(child)
+                # numbering's own revision records: like the properties' change, theirs, not ours
+                for child in [c for path in _NUM_REVISIONS for c in mine.findall(path)]:
+                    parent = child.getparent()
+                    assert parent is not None
+                    parent.remove(child)
                 rpr = mine.find(_RPR)
                 if rpr is not None:
                     for rev in [c for c in rpr if c.tag in _MARK_REVISIONS or c.tag == _RPR_CHANGE]:
@@ -468,9 +476,9 @@ class Writer:
             if piece.kind == SpanKind.MARK:
                 atoms.append(_Atom(piece.node, True, 1))
             elif piece.kind == SpanKind.CHAR:
-                atoms.append(_Atom(isolate_child(piece.node), False, 1))
+                atoms.append(_Atom(isolate_child(piece.node, self.new_id), False, 1))
             else:
-                run = isolate_text(piece.node, piece.start, piece.end)
+                run = isolate_text(piece.node, piece.start, piece.end, self.new_id)
                 atoms.append(_Atom(run, False, piece.end - piece.start))
         atoms.reverse()
         return atoms
@@ -514,10 +522,10 @@ class Writer:
             ):
                 prev = None
         if prev is not None:
-            run = cut_after(prev)
+            run = cut_after(prev, self.new_id)
             return _Spot(run, "after", run)
         if nxt is not None:
-            run = cut_before(nxt)
+            run = cut_before(nxt, self.new_id)
             return _Spot(run, "before", run)
         # No text next to it in the paragraph (an empty one, or what was there is gone): the
         # new text takes the formatting of the paragraph mark.
@@ -680,6 +688,9 @@ class Writer:
             if rpr is not None:
                 for rev in [c for c in rpr if c.tag in _MARK_REVISIONS]:
                     rpr.remove(rev)
+            # what both marks now hold (the mark's w:rPrChange, numbering's w:ins or
+            # w:numberingChange): the same pending change, the new mark's copy an id of its own
+            fresh_ids(ppr, self.new_id)
         p2.extend([c for c in list(p)[index:] if c.tag != _PPR])
         p.addnext(p2)
         self._numbering.split(p, p2)
