@@ -206,7 +206,7 @@ def _reconcile(report: ReconcileReport, a: Loaded, b: Loaded, options: Reconcile
     rejected = decide(changes, sent, returned, ret_ann, theirs, plain)
     expected = read_rejected(sent, [r for c in rejected for r in c.revisions])
     unshown = (unshown_parts(a[0]), unshown_parts(ret_package))
-    untracked, _ = find_untracked(changes, sent, expected, returned, plain, unshown)
+    untracked, _ = find_untracked(changes, sent, expected, returned, plain, unshown, (a[0], ret_package))
     untracked.extend(find_format_changes(changes, sent, expected, returned, plain, theirs))
     untracked.sort(key=lambda u: (u.start, u.end))
     report.untracked = untracked

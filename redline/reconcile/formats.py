@@ -30,6 +30,29 @@ __all__ = ["VISIBLE", "StyleProps", "find_format_changes"]
 
 _R, _RPR, _PPR, _VAL = w("r"), w("rPr"), w("pPr"), w("val")
 _T, _PSTYLE, _RSTYLE = w("t"), w("pStyle"), w("rStyle")
+_TBL, _TR, _TC = w("tbl"), w("tr"), w("tc")
+_LOOK_BITS = {"firstRow": 0x20, "lastRow": 0x40, "firstColumn": 0x80, "lastColumn": 0x100,
+              "noHBand": 0x200, "noVBand": 0x400}  # fmt: skip
+
+
+def _look(el: etree._Element | None) -> dict[str, bool]:
+    """A table's ``w:tblLook``: which conditional formats it turns on (its attributes, or the
+    older hexadecimal ``w:val``; none: Word's default, ``04A0``)."""
+    bits = 0x04A0
+    if el is not None:
+        try:
+            bits = int(el.get(_VAL) or "04A0", 16)
+        except ValueError:
+            bits = 0x04A0
+    out = {name: bool(bits & bit) for name, bit in _LOOK_BITS.items()}
+    if el is not None:
+        for name in _LOOK_BITS:
+            val = el.get(w(name))
+            if val is not None:
+                out[name] = val.lower() not in _OFF
+    return out
+
+
 VISIBLE = ("b", "i", "u", "strike", "dstrike", "caps", "smallCaps", "highlight", "vertAlign", "vanish")
 _TOGGLES = frozenset(("b", "i", "strike", "dstrike", "caps", "smallCaps", "vanish"))
 _OFF = frozenset(("0", "false", "off", "none"))
@@ -66,7 +89,8 @@ class StyleProps:
         self.defaults: dict[str, str] = {}
         self.default_paragraph: str | None = None
         self._chains: dict[tuple[str, str], dict[str, str]] = {}
-        self._props: dict[tuple[str | None, str | None, tuple[tuple[str, str], ...]], Props] = {}
+        self._props: dict[tuple[str | None, str | None, Props, Props], Props] = {}
+        self.tables: dict[str, tuple[str | None, dict[str, dict[str, str]]]] = {}
         working = view.working
         if working is None:
             return
@@ -83,6 +107,11 @@ class StyleProps:
             based = st.find(w("basedOn"))
             self.styles.setdefault((kind, sid), (based.get(_VAL) if based is not None else None,
                                                  _stated(st.find(_RPR))))  # fmt: skip
+            if kind == "table":
+                parts = {"wholeTable": _stated(st.find(_RPR))}
+                for cond in st.iterchildren(w("tblStylePr")):
+                    parts[cond.get(w("type")) or ""] = _stated(cond.find(_RPR))
+                self.tables.setdefault(sid, (based.get(_VAL) if based is not None else None, parts))
             if kind == "paragraph" and st.get(w("default")) in ("1", "true", "on"):
                 self.default_paragraph = self.default_paragraph or sid
 
@@ -112,16 +141,62 @@ class StyleProps:
         ps = ppr.find(_PSTYLE) if ppr is not None else None
         return (ps.get(_VAL) if ps is not None else None) or self.default_paragraph
 
-    def of(self, run: etree._Element | None, pstyle: str | None) -> Props:
-        """The visible properties of ``run`` in a paragraph of style ``pstyle``."""
+    def table(self, paragraph: etree._Element | None) -> Props:
+        """The visible run properties the table style of ``paragraph``'s cell gives it: the
+        whole table's, then the conditional formats (``w:tblStylePr``) its place turns on --
+        bands, first and last column, first and last row, in the order ECMA-376 Part 1,
+        §17.7.6 applies them -- as the table's ``w:tblLook`` enables them.  A re-save that
+        writes a table style's bold first row on the runs (LibreOffice does) reads the same."""
+        if paragraph is None or not self.tables:
+            return ()
+        cell = next(paragraph.iterancestors(_TC), None)
+        row = cell.getparent() if cell is not None else None
+        table = row.getparent() if row is not None else None
+        if cell is None or row is None or table is None or table.tag != _TBL:
+            return ()
+        tpr = table.find(w("tblPr"))
+        ts = tpr.find(w("tblStyle")) if tpr is not None else None
+        sid = ts.get(_VAL) if ts is not None else None
+        if sid is None or sid not in self.tables:
+            return ()
+        look = _look(tpr.find(w("tblLook")) if tpr is not None else None)
+        rows = [r for r in table.iterchildren(_TR)]
+        cells = [c for c in row.iterchildren(_TC)]
+        ri, ci = rows.index(row), cells.index(cell)
+        on = ["wholeTable"]
+        if not look["noVBand"]:
+            on.append("band1Vert" if (ci - look["firstColumn"]) % 2 == 0 else "band2Vert")
+        if not look["noHBand"] and not (look["firstRow"] and ri == 0):
+            on.append("band1Horz" if (ri - look["firstRow"]) % 2 == 0 else "band2Horz")
+        edges = (("firstCol", "firstColumn", ci == 0), ("lastCol", "lastColumn", ci == len(cells) - 1),
+                 ("firstRow", "firstRow", ri == 0), ("lastRow", "lastRow", ri == len(rows) - 1))  # fmt: skip
+        on += [name for name, flag, hit in edges if hit and look[flag]]
+        chain: list[dict[str, dict[str, str]]] = []
+        seen: set[str] = set()
+        at: str | None = sid
+        while at is not None and at not in seen and at in self.tables:
+            seen.add(at)
+            based, parts = self.tables[at]
+            chain.append(parts)
+            at = based
+        out: dict[str, str] = {}
+        for name in on:
+            for parts in reversed(chain):
+                out.update(parts.get(name, {}))
+        return tuple(sorted(out.items()))
+
+    def of(self, run: etree._Element | None, pstyle: str | None, table: Props = ()) -> Props:
+        """The visible properties of ``run`` in a paragraph of style ``pstyle`` (in a table
+        cell the table style gives ``table``: :meth:`table`)."""
         rpr = run.find(_RPR) if run is not None else None
         rs = rpr.find(_RSTYLE) if rpr is not None else None
         rstyle = rs.get(_VAL) if rs is not None else None
         stated = _stated(rpr)
-        key = (pstyle, rstyle, tuple(stated.items()))
+        key = (pstyle, rstyle, table, tuple(stated.items()))
         found = self._props.get(key)
         if found is None:
             out = dict(self.defaults)
+            out.update(table)
             out.update(self.chain("paragraph", pstyle))
             if rstyle is not None:
                 out.update(self.chain("character", rstyle))
@@ -133,13 +208,17 @@ class StyleProps:
         """Each run's properties and text, in order: two paragraphs with the same signature
         look the same (the quick test before comparing them character by character)."""
         pstyle = self.paragraph_style(paragraph)
+        table = self.table(paragraph)
         runs = paragraph.iter(_R)
-        return tuple((self.of(r, pstyle), "".join(t.text or "" for t in r.iterchildren(_T))) for r in runs)
+        return tuple(
+            (self.of(r, pstyle, table), "".join(t.text or "" for t in r.iterchildren(_T))) for r in runs
+        )
 
 
 def _characters(view: DocumentView, p: Paragraph, styles: StyleProps) -> list[tuple[int, int, Props]]:
     out: list[tuple[int, int, Props]] = []
     pstyle = styles.paragraph_style(p.element)
+    table = styles.table(p.element)
     for piece in view.pieces(p.start, p.end):
         if piece.kind == SpanKind.MARK:
             continue
@@ -147,7 +226,7 @@ def _characters(view: DocumentView, p: Paragraph, styles: StyleProps) -> list[tu
         run = parent if parent is not None and parent.tag == _R else None
         length = piece.end - piece.start if piece.kind != SpanKind.CHAR else 1
         at = piece.view_start - p.start
-        out.append((at, at + length, styles.of(run, pstyle)))
+        out.append((at, at + length, styles.of(run, pstyle, table)))
     return out
 
 

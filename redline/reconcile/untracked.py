@@ -24,9 +24,11 @@ from __future__ import annotations
 
 from shared_schema import OurOutcome
 
+from ..opc.package import Package
 from ..read.roles import SpanFlag
 from ..read.view import DocumentView
 from .align import Difference, differences
+from .compared import compared_differences
 from .ours import Change, touches, widen
 from .readings import Reading
 from .report import Untracked
@@ -74,10 +76,16 @@ def find_untracked(
     returned: DocumentView,
     plain: Reading,
     unshown: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
+    packages: tuple[Package, Package] | None = None,
 ) -> tuple[list[Untracked], list[Difference]]:
     """The untracked differences (and the pairs of ranges they come from), each modification of
-    one of our changes set on its entry."""
-    diffs = differences(expected.text, plain.text)
+    one of our changes set on its entry.  With ``packages`` (SENT's, RETURNED's) the texts are
+    compared as :mod:`redline.reconcile.compared` reads them (field results out, headers and
+    footers by the section and type that show them); without, as whole readings."""
+    if packages is not None:
+        diffs = compared_differences((sent, expected, packages[0]), (returned, plain, packages[1]))
+    else:
+        diffs = differences(expected.text, plain.text)
     if not diffs:
         return [], []
     spans: list[tuple[Change, int, int]] = []

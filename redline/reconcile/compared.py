@@ -1,0 +1,247 @@
+"""What of a document's reading is compared, story by story, and where the two differ.
+
+A reader never sees the result of a field as typed text: ``PAGE``, ``NUMPAGES``, a date, a
+cross-reference's number, a table of contents are computed, and a re-save or a print computes
+them again (LibreOffice does, on every save).  What was typed is the field's *code*.  So the
+text compared is each reading's text **without its computed fields' results** (:data:`COMPUTED`;
+a ``HYPERLINK``'s text was typed and stays) -- taken out before the comparison, not filtered after it, so a
+result rewritten beside typed text cannot shift what is compared.
+
+Headers and footers are compared as a reader meets them, not as parts: each is the story a
+section shows for a type (``default``, ``first``, ``even``: :func:`~redline.reconcile.shown.
+shown_stories`), and SENT's story of a key is compared with RETURNED's story of the same key --
+LibreOffice renumbers the parts and writes a header a section inherits as a part of its own, so
+part names do not line up.  A part no section shows is not compared.  Everything else (the
+body, footnotes, endnotes, comments' text) is one story, compared in order.
+
+:func:`compared_differences` gives the word-level differences (:mod:`redline.reconcile.align`)
+as offsets into the two readings, so the rest of reconcile places them as before.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from typing import Any
+
+from lxml import etree
+
+from ..opc.namespaces import w
+from ..opc.package import Package
+from ..read.roles import SpanFlag
+from ..read.view import DocumentView
+from .align import Difference, differences
+from .readings import Reading
+from .shown import StoryKey, shown_stories
+
+__all__ = ["COMPUTED", "Compared", "compared_differences", "compared_texts"]
+
+_MAIN = "main"
+_SIDE = frozenset(("header", "footer"))
+COMPUTED = frozenset((
+    "PAGE", "NUMPAGES", "SECTIONPAGES", "SECTION", "DATE", "TIME", "CREATEDATE", "SAVEDATE",
+    "PRINTDATE", "EDITTIME", "REF", "PAGEREF", "NOTEREF", "SEQ", "TOC", "TOA", "INDEX", "STYLEREF",
+    "DOCPROPERTY", "DOCVARIABLE", "FILENAME", "FILESIZE", "NUMWORDS", "NUMCHARS", "AUTHOR",
+    "LASTSAVEDBY", "TITLE", "SUBJECT", "KEYWORDS", "COMMENTS", "REVNUM", "TEMPLATE", "USERNAME",
+    "USERINITIALS", "USERADDRESS", "INFO", "LISTNUM", "AUTONUM", "AUTONUMLGL", "AUTONUMOUT",
+    "BIDIOUTLINE", "=",
+))  # fmt: skip
+"""Fields whose result is computed (ECMA-376 Part 1, §17.16.5): their results are taken out.
+Any other field's result (``HYPERLINK``'s text, a form field's) was typed and is compared."""
+_FLD_CHAR, _INSTR, _SIMPLE = w("fldChar"), w("instrText"), w("fldSimple")
+
+
+def _computed(code: str) -> bool:
+    words = code.split()
+    return bool(words) and (words[0].upper() in COMPUTED or words[0].startswith("="))
+
+
+def _computed_results(root: etree._Element) -> set[int]:
+    """``id`` of every element of ``root`` that stands in the result of a computed field
+    (a complex field's, between its ``separate`` and ``end``, or a ``w:fldSimple``'s)."""
+    out: set[int] = set()
+    stack: list[list[Any]] = []  # [code, separated]
+    for el in root.iter():
+        tag = el.tag
+        if tag == _FLD_CHAR:
+            kind = el.get(w("fldCharType"))
+            if kind == "begin":
+                stack.append(["", False])
+            elif kind == "separate" and stack:
+                stack[-1][1] = True
+            elif kind == "end" and stack:
+                stack.pop()
+            continue
+        if tag == _INSTR and stack and not stack[-1][1]:
+            stack[-1][0] += el.text or ""
+            continue
+        if tag == _SIMPLE and _computed(el.get(w("instr")) or ""):
+            out.update(id(x) for x in el.iter())
+            continue
+        if stack and any(sep and _computed(code) for code, sep in stack):
+            out.add(id(el))
+    return out
+
+
+class _Computed:
+    """Is a view span the result of a computed field? (Each part's tree walked once.)"""
+
+    def __init__(self, view: DocumentView) -> None:
+        self.view = view
+        self.roots: dict[int, set[int]] = {}
+        self.keep: list[etree._Element] = []
+
+    def __call__(self, span: int) -> bool:
+        if not self.view.span_flags[span] & SpanFlag.FIELD_RESULT:
+            return False
+        try:
+            node = self.view.span_nodes[span]
+        except (TypeError, IndexError):
+            return True  # (a view without trees: as the flag says)
+        if not isinstance(node, etree._Element):
+            return True
+        root = node.getroottree().getroot()
+        found = self.roots.get(id(root))
+        if found is None:
+            found = self.roots[id(root)] = _computed_results(root)
+            self.keep.append(root)
+        return id(node) in found
+
+
+@dataclass
+class Compared:
+    """One story's compared text; ``pieces[k] = (at, origin, length)``: ``text[at:at+length]``
+    is the reading's ``[origin, origin+length)``; ``end``: the reading offset after it."""
+
+    text: str = ""
+    pieces: list[tuple[int, int, int]] = field(default_factory=list)
+    end: int = 0
+    _parts: list[str] = field(default_factory=list, repr=False)
+    _ats: list[int] = field(default_factory=list, repr=False)
+    _length: int = 0
+
+    def add(self, reading: str, start: int, end: int) -> None:
+        if end <= start:
+            return
+        at = self._length
+        self._length += end - start
+        self.pieces.append((at, start, end - start))
+        self._ats.append(at)
+        self._parts.append(reading[start:end])
+        self.end = end
+
+    def close(self) -> None:
+        self.text = "".join(self._parts)
+        self._parts = []
+
+    def origin(self, offset: int) -> int:
+        """The reading offset of ``text[offset]`` (or, at the end, after the last piece)."""
+        if offset >= len(self.text) or not self.pieces:
+            return self.end
+        k = bisect.bisect_right(self._ats, offset) - 1
+        at, origin, _ = self.pieces[max(k, 0)]
+        return origin + (offset - at)
+
+    def origin_end(self, offset: int) -> int:
+        """The reading offset just after ``text[offset - 1]``."""
+        if offset <= 0:
+            return self.origin(0)
+        return self.origin(offset - 1) + 1
+
+
+def _stories(view: DocumentView, package: Package) -> tuple[dict[str, list[StoryKey]], set[str]]:
+    """Header and footer parts -> the keys they are shown under; every header/footer part."""
+    keys: dict[str, list[StoryKey]] = {}
+    for key, part in shown_stories(package).items():
+        keys.setdefault(part, []).append(key)
+    side = {p.part for p in view.paragraphs if p.story in _SIDE}
+    return keys, side
+
+
+def compared_texts(view: DocumentView, reading: Reading, package: Package) -> dict[str, Compared]:
+    """``reading`` (of ``view``) split into the stories compared, field results taken out: the
+    main story under ``"main"``, each header/footer part shown under its own name."""
+    keys, side = _stories(view, package)
+    # view ranges: (start, end, story) with field results cut out
+    flags, starts = view.span_flags, view.span_starts
+    computed = _Computed(view)
+    out: dict[str, Compared] = {}
+    text = reading.text
+    n = len(reading.starts)
+    for k in range(n):
+        r0 = reading.starts[k]
+        r1 = reading.starts[k + 1] if k + 1 < n else len(text)
+        origin = reading.origins[k]
+        if not reading.kept[k]:
+            name = _story(view, origin, side, keys)
+            if name is not None:
+                out.setdefault(name, Compared()).add(text, r0, r1)
+            continue
+        pos = r0
+        while pos < r1:
+            v = origin + (pos - r0)
+            para = view.paragraph_at(v) if view.paragraphs else None
+            limit = r1
+            if para is not None:
+                nxt = para.index + 1
+                if nxt < len(view.paragraphs):
+                    limit = min(limit, r0 + (view.paragraphs[nxt].start - origin))
+            i = max(0, bisect.bisect_right(starts, v) - 1)
+            span_end = starts[i + 1] if i + 1 < len(starts) else len(view.text)
+            limit = max(pos + 1, min(limit, r0 + (span_end - origin)))
+            is_field = computed(i) if i < len(flags) and starts else False
+            name = _story(view, v, side, keys)
+            if name is not None and not is_field:
+                out.setdefault(name, Compared()).add(text, pos, limit)
+            pos = limit
+    for c in out.values():
+        c.close()
+    return out
+
+
+def _story(view: DocumentView, offset: int, side: set[str], keys: dict[str, list[StoryKey]]) -> str | None:
+    if not view.paragraphs:
+        return _MAIN
+    part = view.paragraph_at(min(offset, max(len(view.text) - 1, 0))).part
+    if part not in side:
+        return _MAIN
+    return part if part in keys else None  # (a part no section shows: not compared)
+
+
+def compared_differences(
+    a: tuple[DocumentView, Reading, Package], b: tuple[DocumentView, Reading, Package]
+) -> list[Difference]:
+    """The word-level differences between two readings as compared (above), as offsets into
+    the readings' texts, in ``a``'s order."""
+    ta, tb = compared_texts(*a), compared_texts(*b)
+    keys_a, _ = _stories(a[0], a[2])
+    keys_b, _ = _stories(b[0], b[2])
+    by_key_a = {k: p for p, ks in keys_a.items() for k in ks}
+    by_key_b = {k: p for p, ks in keys_b.items() for k in ks}
+    units: list[tuple[str | None, str | None]] = [(_MAIN, _MAIN)]
+    for key in sorted(set(by_key_a) | set(by_key_b)):
+        unit = (by_key_a.get(key), by_key_b.get(key))
+        if unit not in units:
+            units.append(unit)
+    out: list[Difference] = []
+    seen: set[Difference] = set()
+    for pa, pb in units:
+        ca = ta.get(pa or "", Compared()) if pa else Compared()
+        cb = tb.get(pb or "", Compared()) if pb else Compared()
+        if not ca.text and not cb.text:
+            continue
+        for d in differences(ca.text, cb.text):
+            a0, a1 = (
+                ca.origin(d.a_start),
+                (ca.origin_end(d.a_end) if d.a_end > d.a_start else ca.origin(d.a_start)),
+            )
+            b0, b1 = (
+                cb.origin(d.b_start),
+                (cb.origin_end(d.b_end) if d.b_end > d.b_start else cb.origin(d.b_start)),
+            )
+            got = Difference(a0, a1, b0, b1)
+            if got not in seen:
+                seen.add(got)
+                out.append(got)
+    out.sort(key=lambda d: (d.a_start, d.a_end))
+    return out
