@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import zipfile
 from collections.abc import Callable
+from typing import Any
 
 import docx
 from docx.oxml import parse_xml
@@ -30,7 +31,7 @@ def _page_field(result: str, code: str = " PAGE ") -> str:
     )
 
 
-def _doc(footer: str, *, sections: int = 1, body: str = "The parties agree as follows.") -> docx.Document:
+def _doc(footer: str, *, sections: int = 1, body: str = "The parties agree as follows.") -> Any:
     d = docx.Document()
     d.add_paragraph(body)
     for k in range(1, sections):
@@ -43,7 +44,7 @@ def _doc(footer: str, *, sections: int = 1, body: str = "The parties agree as fo
     return d
 
 
-def _bytes(d: docx.Document) -> bytes:
+def _bytes(d: Any) -> bytes:
     out = io.BytesIO()
     d.save(out)
     return out.getvalue()

@@ -32,9 +32,9 @@ from ..read.roles import SpanFlag
 from ..read.view import DocumentView
 from .align import Difference, differences
 from .readings import Reading
-from .shown import StoryKey, shown_stories
+from .shown import StoryKey, continuous_stories, shown_stories
 
-__all__ = ["COMPUTED", "Compared", "compared_differences", "compared_texts"]
+__all__ = ["COMPUTED", "Compared", "Computed", "compared_differences", "compared_texts"]
 
 _MAIN = "main"
 _SIDE = frozenset(("header", "footer"))
@@ -83,7 +83,7 @@ def _computed_results(root: etree._Element) -> set[int]:
     return out
 
 
-class _Computed:
+class Computed:
     """Is a view span the result of a computed field? (Each part's tree walked once.)"""
 
     def __init__(self, view: DocumentView) -> None:
@@ -98,6 +98,12 @@ class _Computed:
             node = self.view.span_nodes[span]
         except (TypeError, IndexError):
             return True  # (a view without trees: as the flag says)
+        return self.node(node, self.view.span_flags[span])
+
+    def node(self, node: object, flags: int) -> bool:
+        """Is ``node`` (of a span with ``flags``) in a computed field's result?"""
+        if not flags & SpanFlag.FIELD_RESULT:
+            return False
         if not isinstance(node, etree._Element):
             return True
         root = node.getroottree().getroot()
@@ -164,7 +170,7 @@ def compared_texts(view: DocumentView, reading: Reading, package: Package) -> di
     keys, side = _stories(view, package)
     # view ranges: (start, end, story) with field results cut out
     flags, starts = view.span_flags, view.span_starts
-    computed = _Computed(view)
+    computed = Computed(view)
     out: dict[str, Compared] = {}
     text = reading.text
     n = len(reading.starts)
@@ -208,21 +214,45 @@ def _story(view: DocumentView, offset: int, side: set[str], keys: dict[str, list
     return part if part in keys else None  # (a part no section shows: not compared)
 
 
+def _clip(text: str, limit: int = 60) -> str:
+    t = " ".join(text.split())
+    return repr(t if len(t) <= limit else "\u2026" + t[-(limit - 1) :])
+
+
 def compared_differences(
-    a: tuple[DocumentView, Reading, Package], b: tuple[DocumentView, Reading, Package]
+    a: tuple[DocumentView, Reading, Package],
+    b: tuple[DocumentView, Reading, Package],
+    notes: list[str] | None = None,
 ) -> list[Difference]:
     """The word-level differences between two readings as compared (above), as offsets into
-    the readings' texts, in ``a``'s order."""
+    the readings' texts, in ``a``'s order.  A header or footer of a section that begins
+    continuous (:func:`~redline.reconcile.shown.continuous_stories`) that differs is not a
+    difference: which pages show it only layout tells, and a re-save may drop it -- said in
+    ``notes`` instead."""
     ta, tb = compared_texts(*a), compared_texts(*b)
     keys_a, _ = _stories(a[0], a[2])
     keys_b, _ = _stories(b[0], b[2])
     by_key_a = {k: p for p, ks in keys_a.items() for k in ks}
     by_key_b = {k: p for p, ks in keys_b.items() for k in ks}
+    loose = continuous_stories(a[2]) | continuous_stories(b[2])
     units: list[tuple[str | None, str | None]] = [(_MAIN, _MAIN)]
+    layout: dict[tuple[str | None, str | None], StoryKey] = {}
     for key in sorted(set(by_key_a) | set(by_key_b)):
         unit = (by_key_a.get(key), by_key_b.get(key))
-        if unit not in units:
+        if key in loose:
+            layout.setdefault(unit, key)
+        elif unit not in units:
             units.append(unit)
+    for unit, key in layout.items():
+        if unit in units:
+            continue
+        ca, cb = ta.get(unit[0] or "", Compared()), tb.get(unit[1] or "", Compared())
+        if ca.text != cb.text and notes is not None:
+            notes.append(
+                f"the {key[2]} {key[1]} of section {key[0] + 1} (a section that begins on the page "
+                f"before: which pages show it is layout) reads {_clip(ca.text)} in one and "
+                f"{_clip(cb.text)} in the other; not reported as untracked"
+            )
     out: list[Difference] = []
     seen: set[Difference] = set()
     for pa, pb in units:

@@ -22,6 +22,7 @@ from ..opc.namespaces import REL_STYLES, w
 from ..read.annotations import Revision
 from ..read.view import DocumentView, Paragraph, SpanKind
 from .align import differences, shift
+from .compared import Computed
 from .ours import Change
 from .readings import Reading
 from .report import Untracked
@@ -215,12 +216,16 @@ class StyleProps:
         )
 
 
-def _characters(view: DocumentView, p: Paragraph, styles: StyleProps) -> list[tuple[int, int, Props]]:
+def _characters(
+    view: DocumentView, p: Paragraph, styles: StyleProps, computed: Computed
+) -> list[tuple[int, int, Props]]:
+    """Each stretch of ``p``'s characters with its visible properties; a computed field's
+    result (a table of contents, a page number) is not compared: its look is computed too."""
     out: list[tuple[int, int, Props]] = []
     pstyle = styles.paragraph_style(p.element)
     table = styles.table(p.element)
     for piece in view.pieces(p.start, p.end):
-        if piece.kind == SpanKind.MARK:
+        if piece.kind == SpanKind.MARK or computed.node(piece.node, piece.flags):
             continue
         parent = piece.node.getparent()
         run = parent if parent is not None and parent.tag == _R else None
@@ -250,6 +255,7 @@ def find_format_changes(
     touched_sent = {r.paragraph for c in changes for r in c.revisions}
     diffs = differences(expected.text, plain.text)
     sent_styles, returned_styles = StyleProps(sent), StyleProps(returned)
+    sent_computed, returned_computed = Computed(sent), Computed(returned)
     out: list[Untracked] = []
     for p in sent.paragraphs:
         if p.index in touched_sent or p.end <= p.start:
@@ -265,7 +271,8 @@ def find_format_changes(
             continue
         if sent_styles.signature(p.element) == returned_styles.signature(q.element):
             continue
-        a_chars, b_chars = _characters(sent, p, sent_styles), _characters(returned, q, returned_styles)
+        a_chars = _characters(sent, p, sent_styles, sent_computed)
+        b_chars = _characters(returned, q, returned_styles, returned_computed)
         cuts = sorted({0, len(text), *(c[0] for c in a_chars), *(c[0] for c in b_chars)})
         run: tuple[int, int, list[str]] | None = None
         found: list[tuple[int, int, list[str]]] = []

@@ -16,7 +16,7 @@ from lxml import etree
 from ..opc.namespaces import R_NS, REL_BASE, W_NS, w
 from ..opc.package import Package
 
-__all__ = ["StoryKey", "shown_stories", "unshown_parts"]
+__all__ = ["StoryKey", "continuous_stories", "shown_stories", "unshown_parts"]
 
 StoryKey = tuple[int, str, str]
 """A header or footer as a reader meets it: (section index, ``header`` | ``footer``, type)."""
@@ -60,6 +60,29 @@ def shown_stories(package: Package) -> dict[StoryKey, str]:
         for (tag, kind), target in current.items():
             if kind == "default" or (kind == "first" and title) or (kind == "even" and even):
                 out[(index, tag, kind)] = target
+    return out
+
+
+def continuous_stories(package: Package) -> set[StoryKey]:
+    """The keys of headers and footers a section that begins *continuous* (on the page before
+    it, ``w:type`` ``continuous``) states for itself: which pages show them is a matter of
+    layout, and LibreOffice, which starts a page style only at a page, drops them (measured:
+    d2p-checked-boxes' second footer)."""
+    main = package.main_part
+    body = package.xml(main).find(w("body"))
+    if body is None:
+        return set()
+    out: set[StoryKey] = set()
+    sections = body.xpath("w:sectPr | w:p/w:pPr/w:sectPr", namespaces={"w": W_NS})
+    for index, sect in enumerate(sections if isinstance(sections, list) else []):
+        if not isinstance(sect, etree._Element) or index == 0:
+            continue
+        kind = sect.find(w("type"))
+        if kind is None or kind.get(w("val")) != "continuous":
+            continue
+        for ref in sect.iterchildren(w("headerReference"), w("footerReference")):
+            tag = "header" if ref.tag == w("headerReference") else "footer"
+            out.add((index, tag, ref.get(w("type")) or "default"))
     return out
 
 

@@ -77,13 +77,15 @@ def find_untracked(
     plain: Reading,
     unshown: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
     packages: tuple[Package, Package] | None = None,
+    notes: list[str] | None = None,
 ) -> tuple[list[Untracked], list[Difference]]:
     """The untracked differences (and the pairs of ranges they come from), each modification of
     one of our changes set on its entry.  With ``packages`` (SENT's, RETURNED's) the texts are
     compared as :mod:`redline.reconcile.compared` reads them (field results out, headers and
-    footers by the section and type that show them); without, as whole readings."""
+    footers by the section and type that show them; what cannot be told is said in ``notes``);
+    without, as whole readings."""
     if packages is not None:
-        diffs = compared_differences((sent, expected, packages[0]), (returned, plain, packages[1]))
+        diffs = compared_differences((sent, expected, packages[0]), (returned, plain, packages[1]), notes)
     else:
         diffs = differences(expected.text, plain.text)
     if not diffs:
