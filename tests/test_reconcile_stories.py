@@ -165,3 +165,18 @@ def test_a_first_row_made_bold_where_the_style_is_not_is_a_format_change() -> No
         ("format", "cell 00", ["b"]),
         ("format", "cell 01", ["b"]),
     ]
+
+
+def test_a_changed_field_code_is_found_and_its_result_is_not() -> None:
+    sent = _bytes(_doc(_page_field("1")))
+    returned = _bytes(_doc(_page_field("9", " NUMPAGES ")))
+    found = reconcile(sent, returned).to_dict()["untracked"]
+    assert [(u["kind"], u["before"], u["after"]) for u in found] == [("field", "PAGE", "NUMPAGES")]
+
+
+def test_a_field_code_rewritten_as_a_re_save_writes_it_is_no_change() -> None:
+    """Switches reordered, a format switch added or dropped: the field asks the same."""
+    toc = ' TOC \\o "1-3" \\h \\z \\u '
+    sent = _bytes(_doc(_page_field("1", toc)))
+    returned = _bytes(_doc(_page_field("2", ' TOC \\z \\o "1-3" \\u \\h \\* MERGEFORMAT')))
+    assert _untracked(sent, returned) == []

@@ -21,6 +21,8 @@ as offsets into the two readings, so the rest of reconcile places them as before
 from __future__ import annotations
 
 import bisect
+import difflib
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +36,10 @@ from .align import Difference, differences
 from .readings import Reading
 from .shown import StoryKey, continuous_stories, shown_stories
 
-__all__ = ["COMPUTED", "Compared", "Computed", "compared_differences", "compared_texts"]
+__all__ = [
+    "COMPUTED", "Compared", "Computed", "compared_differences", "compared_texts", "field_code_changes",
+    "normal_code",
+]  # fmt: skip
 
 _MAIN = "main"
 _SIDE = frozenset(("header", "footer"))
@@ -48,7 +53,7 @@ COMPUTED = frozenset((
 ))  # fmt: skip
 """Fields whose result is computed (ECMA-376 Part 1, §17.16.5): their results are taken out.
 Any other field's result (``HYPERLINK``'s text, a form field's) was typed and is compared."""
-_FLD_CHAR, _INSTR, _SIMPLE = w("fldChar"), w("instrText"), w("fldSimple")
+_FLD_CHAR, _INSTR, _SIMPLE, _P = w("fldChar"), w("instrText"), w("fldSimple"), w("p")
 
 
 def _computed(code: str) -> bool:
@@ -274,4 +279,121 @@ def compared_differences(
                 seen.add(got)
                 out.append(got)
     out.sort(key=lambda d: (d.a_start, d.a_end))
+    return out
+
+
+_ARG = re.compile(r'"([^"]*)"|(\S+)')
+_FORMAT_SWITCHES = ("\\@", "\\#", "\\*")
+"""The switches that say how a result looks (a date's picture, a number's, ``MERGEFORMAT``):
+its look is computed like the result, and a re-save writes them its own way (LibreOffice adds a
+date's default picture, and quotes it anew)."""
+
+
+def normal_code(code: str) -> str:
+    """A field code as what it asks for: its name in capitals, its arguments in order, its
+    switches with their arguments in a sorted order (a re-save reorders them: ``TOC \\o "1-3"
+    \\h`` and ``TOC \\h \\o "1-3"`` ask the same), the format switches left out."""
+    tokens = [m.group(1) if m.group(1) is not None else m.group(2) for m in _ARG.finditer(code)]
+    if not tokens:
+        return ""
+    name, rest = tokens[0].upper(), tokens[1:]
+    args: list[str] = []
+    switches: list[list[str]] = []
+    for tok in rest:
+        if tok.startswith("\\") and len(tok) >= 2:
+            switches.append([tok[:2].lower(), tok[2:]] if tok[2:] else [tok[:2].lower()])
+        elif switches:
+            switches[-1].append(tok)
+        else:
+            args.append(tok)
+    kept = sorted(" ".join(x for x in sw if x) for sw in switches if sw[0] not in _FORMAT_SWITCHES)
+    return " ".join([name, *args, *kept])
+
+
+def _field_codes(view: DocumentView, reading: Reading) -> dict[str, list[tuple[str, int]]]:
+    """Each part's computed fields, in order: (normal code, view offset of its result), of the
+    fields whose result ``reading`` keeps (a field inside a revision rejected there is not)."""
+    spans: dict[int, int] = {}
+    for i, f in enumerate(view.span_flags):
+        if f & SpanFlag.FIELD_RESULT:
+            try:
+                node = view.span_nodes[i]
+            except (TypeError, IndexError):
+                return {}
+            spans.setdefault(id(node), view.span_starts[i])
+    roots: dict[str, etree._Element] = {}
+    for p in view.paragraphs:
+        if p.part in roots:
+            continue
+        try:
+            roots[p.part] = p.element.getroottree().getroot()
+        except (TypeError, AttributeError):
+            return {}
+    starts = {id(p.element): p.start for p in view.paragraphs if isinstance(p.ref, etree._Element)}
+    out: dict[str, list[tuple[str, int]]] = {}
+    for part, root in roots.items():
+        found: list[tuple[str, int]] = []
+        stack: list[list[Any]] = []  # [code, separated, offset]
+        for el in root.iter():
+            if el.tag == _FLD_CHAR:
+                kind = el.get(w("fldCharType"))
+                if kind == "begin":
+                    para = next((x for x in el.iterancestors(_P)), None)
+                    stack.append(["", False, -1, starts.get(id(para), -1)])
+                elif kind == "separate" and stack:
+                    stack[-1][1] = True
+                elif kind == "end" and stack:
+                    code, _, at, para_at = stack.pop()
+                    at = at if at >= 0 else para_at  # (an empty result: its paragraph)
+                    if _computed(code) and at >= 0:
+                        found.append((normal_code(code), at))
+                continue
+            if el.tag == _INSTR and stack and not stack[-1][1]:
+                stack[-1][0] += el.text or ""
+                continue
+            if el.tag == _SIMPLE and _computed(el.get(w("instr")) or ""):
+                at = next((spans[id(x)] for x in el.iter() if id(x) in spans), -1)
+                if at < 0:
+                    para = next((x for x in el.iterancestors(_P)), None)
+                    at = starts.get(id(para), -1)
+                if at >= 0:
+                    found.append((normal_code(el.get(w("instr")) or ""), at))
+                continue
+            if stack and stack[-1][1] and stack[-1][2] < 0 and id(el) in spans:
+                stack[-1][2] = spans[id(el)]
+        kept = [(c, at) for c, at in found if reading.source(reading.at(at)) == at]
+        out[part] = kept
+    return out
+
+
+def field_code_changes(
+    a: tuple[DocumentView, Reading, Package], b: tuple[DocumentView, Reading, Package]
+) -> list[tuple[list[str], list[str], int | None]]:
+    """The computed fields whose *code* differs (what was typed: ``PAGE`` made ``NUMPAGES``, a
+    ``REF`` pointed elsewhere), story by story as :func:`compared_differences` pairs them: (SENT's
+    codes, RETURNED's, RETURNED's view offset of the place, or None)."""
+    fa, fb = _field_codes(a[0], a[1]), _field_codes(b[0], b[1])
+    keys_a, side_a = _stories(a[0], a[2])
+    keys_b, side_b = _stories(b[0], b[2])
+    by_key_a = {k: p for p, ks in keys_a.items() for k in ks}
+    by_key_b = {k: p for p, ks in keys_b.items() for k in ks}
+    loose = continuous_stories(a[2]) | continuous_stories(b[2])
+    main_a = [x for p, xs in fa.items() if p not in side_a for x in xs]
+    main_b = [x for p, xs in fb.items() if p not in side_b for x in xs]
+    units: list[tuple[list[tuple[str, int]], list[tuple[str, int]]]] = [(main_a, main_b)]
+    seen: set[tuple[str | None, str | None]] = set()
+    for key in sorted(set(by_key_a) | set(by_key_b)):
+        pair = (by_key_a.get(key), by_key_b.get(key))
+        if key in loose or pair in seen:
+            continue
+        seen.add(pair)
+        units.append((fa.get(pair[0] or "", []), fb.get(pair[1] or "", [])))
+    out: list[tuple[list[str], list[str], int | None]] = []
+    for xs, ys in units:
+        ca, cb = [c for c, _ in xs], [c for c, _ in ys]
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, ca, cb, autojunk=False).get_opcodes():
+            if tag == "equal":
+                continue
+            at = ys[j1][1] if j1 < len(ys) else (ys[-1][1] if ys else None)
+            out.append((ca[i1:i2], cb[j1:j2], at))
     return out

@@ -28,7 +28,7 @@ from ..opc.package import Package
 from ..read.roles import SpanFlag
 from ..read.view import DocumentView
 from .align import Difference, differences
-from .compared import compared_differences
+from .compared import compared_differences, field_code_changes
 from .ours import Change, touches, widen
 from .readings import Reading
 from .report import Untracked
@@ -69,6 +69,25 @@ def _unshown(view: DocumentView, reading: Reading, start: int, end: int, parts: 
     return all(view.paragraph_at(min(reading.source(x), last)).part in parts for x in (start, end - 1))
 
 
+def _field_changes(
+    a: tuple[DocumentView, Reading, Package], b: tuple[DocumentView, Reading, Package]
+) -> list[Untracked]:
+    """A computed field whose code they changed (``kind`` "field": ``before`` and ``after`` are
+    the codes, as :func:`~redline.reconcile.compared.normal_code` writes them)."""
+    returned = b[0]
+    out: list[Untracked] = []
+    for before, after, at in field_code_changes(a, b):
+        para = returned.paragraph_at(at) if at is not None and returned.paragraphs else None
+        out.append(
+            Untracked(
+                paragraph=para.index if para else None, label=para.label if para else None,
+                section=para.section if para else None, before="; ".join(before), after="; ".join(after),
+                kind="field", start=at or 0, end=at or 0,
+            )
+        )  # fmt: skip
+    return out
+
+
 def find_untracked(
     changes: list[Change],
     sent: DocumentView,
@@ -88,8 +107,9 @@ def find_untracked(
         diffs = compared_differences((sent, expected, packages[0]), (returned, plain, packages[1]), notes)
     else:
         diffs = differences(expected.text, plain.text)
+    fields = _field_changes((sent, expected, packages[0]), (returned, plain, packages[1])) if packages else []
     if not diffs:
-        return [], []
+        return fields, []
     spans: list[tuple[Change, int, int]] = []
     for c in changes:
         if c.entry.outcome == OurOutcome.REJECTED:
@@ -130,6 +150,7 @@ def find_untracked(
                 start=at, end=plain.source(d.b_end) if d.b_end > d.b_start else at,
             )
         )  # fmt: skip
+    out.extend(fields)
     for k, ds in owned.items():
         c, s, e = spans[k]
         lo = min([s] + [d.a_start for d in ds])
