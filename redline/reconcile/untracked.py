@@ -13,11 +13,13 @@ What is **not** a change of the text, and so never reported:
 * anything that is not text in the view -- ``w:rsid*`` attributes, how runs are split, proofing
   marks, bookmarks, ``w:lastRenderedPageBreak``, the XML's order and prefixes: both documents
   are compared as their views read them, never as XML;
-* a field's result (``PAGE``, ``NUMPAGES``, a date, a cross-reference's number, a table of
-  contents): computed text a re-save or a print updates.  A difference that lies wholly in
-  field results on both sides (or, one side empty, on the other) is left out;
+* a computed field's result (``PAGE``, ``NUMPAGES``, a date, a cross-reference's number, a table
+  of contents): computed text a re-save or a print updates, taken out of the text compared
+  (:mod:`redline.reconcile.compared`); the field's *code* is what was typed, and a code changed
+  is an entry of kind ``field``;
 * formatting, unless it is a visible property of the characters (:mod:`redline.reconcile.formats`);
-* text in a header or footer no section shows (:mod:`redline.reconcile.shown`), on both sides.
+* which part holds a header or footer: they are compared by the section and type that show
+  them, and text in one no section shows is not compared (:mod:`redline.reconcile.shown`).
 """
 
 from __future__ import annotations
