@@ -61,12 +61,15 @@ def _computed(code: str) -> bool:
     return bool(words) and (words[0].upper() in COMPUTED or words[0].startswith("="))
 
 
-def _computed_results(root: etree._Element) -> set[int]:
+def _computed_results(root: etree._Element, tags: frozenset[str]) -> set[int]:
     """``id`` of every element of ``root`` that stands in the result of a computed field
-    (a complex field's, between its ``separate`` and ``end``, or a ``w:fldSimple``'s)."""
+    (a complex field's, between its ``separate`` and ``end``, or a ``w:fldSimple``'s); only
+    elements of ``tags`` (those the view's field-result spans are) are looked at."""
     out: set[int] = set()
     stack: list[list[Any]] = []  # [code, separated]
-    for el in root.iter():
+    if next(root.iter(_FLD_CHAR, _SIMPLE), None) is None:
+        return out
+    for el in root.iter(_FLD_CHAR, _INSTR, _SIMPLE, *tags):
         tag = el.tag
         if tag == _FLD_CHAR:
             kind = el.get(w("fldCharType"))
@@ -95,6 +98,22 @@ class Computed:
         self.view = view
         self.roots: dict[int, set[int]] = {}
         self.keep: list[etree._Element] = []
+        self._tags: frozenset[str] | None = None
+
+    def tags(self) -> frozenset[str]:
+        """The tags of the nodes of the view's field-result spans."""
+        if self._tags is None:
+            found: set[str] = set()
+            try:
+                for i, f in enumerate(self.view.span_flags):
+                    if f & SpanFlag.FIELD_RESULT:
+                        node = self.view.span_nodes[i]
+                        if isinstance(node, etree._Element) and isinstance(node.tag, str):
+                            found.add(node.tag)
+            except (TypeError, IndexError):
+                found = set()
+            self._tags = frozenset(found)
+        return self._tags
 
     def __call__(self, span: int) -> bool:
         if not self.view.span_flags[span] & SpanFlag.FIELD_RESULT:
@@ -114,7 +133,7 @@ class Computed:
         root = node.getroottree().getroot()
         found = self.roots.get(id(root))
         if found is None:
-            found = self.roots[id(root)] = _computed_results(root)
+            found = self.roots[id(root)] = _computed_results(root, self.tags())
             self.keep.append(root)
         return id(node) in found
 
@@ -331,10 +350,13 @@ def _field_codes(view: DocumentView, reading: Reading) -> dict[str, list[tuple[s
             return {}
     starts = {id(p.element): p.start for p in view.paragraphs if isinstance(p.ref, etree._Element)}
     out: dict[str, list[tuple[str, int]]] = {}
+    tags = Computed(view).tags()
     for part, root in roots.items():
         found: list[tuple[str, int]] = []
         stack: list[list[Any]] = []  # [code, separated, offset]
-        for el in root.iter():
+        if next(root.iter(_FLD_CHAR, _SIMPLE), None) is None:
+            continue
+        for el in root.iter(_FLD_CHAR, _INSTR, _SIMPLE, *tags):
             if el.tag == _FLD_CHAR:
                 kind = el.get(w("fldCharType"))
                 if kind == "begin":

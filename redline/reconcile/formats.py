@@ -92,6 +92,8 @@ class StyleProps:
         self._chains: dict[tuple[str, str], dict[str, str]] = {}
         self._props: dict[tuple[str | None, str | None, Props, Props], Props] = {}
         self.tables: dict[str, tuple[str | None, dict[str, dict[str, str]]]] = {}
+        self._cells: dict[int, tuple[etree._Element, Props]] = {}  # id(w:tc) -> (it, its props)
+        self._rows: dict[int, tuple[etree._Element, dict[int, int]]] = {}  # id(w:tbl) -> rows' indexes
         working = view.working
         if working is None:
             return
@@ -151,9 +153,17 @@ class StyleProps:
         if paragraph is None or not self.tables:
             return ()
         cell = next(paragraph.iterancestors(_TC), None)
-        row = cell.getparent() if cell is not None else None
+        if cell is None:
+            return ()
+        known = self._cells.get(id(cell))
+        if known is None:
+            known = self._cells[id(cell)] = (cell, self._table(cell))
+        return known[1]
+
+    def _table(self, cell: etree._Element) -> Props:
+        row = cell.getparent()
         table = row.getparent() if row is not None else None
-        if cell is None or row is None or table is None or table.tag != _TBL:
+        if row is None or table is None or table.tag != _TBL:
             return ()
         tpr = table.find(w("tblPr"))
         ts = tpr.find(w("tblStyle")) if tpr is not None else None
@@ -161,16 +171,18 @@ class StyleProps:
         if sid is None or sid not in self.tables:
             return ()
         look = _look(tpr.find(w("tblLook")) if tpr is not None else None)
-        rows = [r for r in table.iterchildren(_TR)]
+        rows = self._rows.get(id(table))
+        if rows is None:
+            rows = self._rows[id(table)] = (table, {id(r): k for k, r in enumerate(table.iterchildren(_TR))})
         cells = [c for c in row.iterchildren(_TC)]
-        ri, ci = rows.index(row), cells.index(cell)
+        ri, ci, count = rows[1].get(id(row), 0), cells.index(cell), len(rows[1])
         on = ["wholeTable"]
         if not look["noVBand"]:
             on.append("band1Vert" if (ci - look["firstColumn"]) % 2 == 0 else "band2Vert")
         if not look["noHBand"] and not (look["firstRow"] and ri == 0):
             on.append("band1Horz" if (ri - look["firstRow"]) % 2 == 0 else "band2Horz")
         edges = (("firstCol", "firstColumn", ci == 0), ("lastCol", "lastColumn", ci == len(cells) - 1),
-                 ("firstRow", "firstRow", ri == 0), ("lastRow", "lastRow", ri == len(rows) - 1))  # fmt: skip
+                 ("firstRow", "firstRow", ri == 0), ("lastRow", "lastRow", ri == count - 1))  # fmt: skip
         on += [name for name, flag, hit in edges if hit and look[flag]]
         chain: list[dict[str, dict[str, str]]] = []
         seen: set[str] = set()
