@@ -61,11 +61,11 @@ def _computed(code: str) -> bool:
     return bool(words) and (words[0].upper() in COMPUTED or words[0].startswith("="))
 
 
-def _computed_results(root: etree._Element, tags: frozenset[str]) -> set[int]:
+def _computed_results(root: etree._Element, tags: frozenset[str]) -> dict[int, etree._Element]:
     """``id`` of every element of ``root`` that stands in the result of a computed field
     (a complex field's, between its ``separate`` and ``end``, or a ``w:fldSimple``'s); only
     elements of ``tags`` (those the view's field-result spans are) are looked at."""
-    out: set[int] = set()
+    out: dict[int, etree._Element] = {}  # (the element kept: an id names it only while it lives)
     stack: list[list[Any]] = []  # [code, separated]
     if next(root.iter(_FLD_CHAR, _SIMPLE), None) is None:
         return out
@@ -84,10 +84,10 @@ def _computed_results(root: etree._Element, tags: frozenset[str]) -> set[int]:
             stack[-1][0] += el.text or ""
             continue
         if tag == _SIMPLE and _computed(el.get(w("instr")) or ""):
-            out.update(id(x) for x in el.iter())
+            out.update((id(x), x) for x in el.iter())
             continue
         if stack and any(sep and _computed(code) for code, sep in stack):
-            out.add(id(el))
+            out[id(el)] = el
     return out
 
 
@@ -96,7 +96,7 @@ class Computed:
 
     def __init__(self, view: DocumentView) -> None:
         self.view = view
-        self.roots: dict[int, set[int]] = {}
+        self.roots: dict[int, dict[int, etree._Element]] = {}
         self.keep: list[etree._Element] = []
         self._tags: frozenset[str] | None = None
 
@@ -333,6 +333,7 @@ def _field_codes(view: DocumentView, reading: Reading) -> dict[str, list[tuple[s
     """Each part's computed fields, in order: (normal code, view offset of its result), of the
     fields whose result ``reading`` keeps (a field inside a revision rejected there is not)."""
     spans: dict[int, int] = {}
+    alive: list[object] = []  # (kept: an id names its element only while it lives)
     for i, f in enumerate(view.span_flags):
         if f & SpanFlag.FIELD_RESULT:
             try:
@@ -340,6 +341,7 @@ def _field_codes(view: DocumentView, reading: Reading) -> dict[str, list[tuple[s
             except (TypeError, IndexError):
                 return {}
             spans.setdefault(id(node), view.span_starts[i])
+            alive.append(node)
     roots: dict[str, etree._Element] = {}
     for p in view.paragraphs:
         if p.part in roots:
@@ -348,7 +350,8 @@ def _field_codes(view: DocumentView, reading: Reading) -> dict[str, list[tuple[s
             roots[p.part] = p.element.getroottree().getroot()
         except (TypeError, AttributeError):
             return {}
-    starts = {id(p.element): p.start for p in view.paragraphs if isinstance(p.ref, etree._Element)}
+    elements = [(p.ref, p.start) for p in view.paragraphs if isinstance(p.ref, etree._Element)]
+    starts = {id(e): at for e, at in elements}
     out: dict[str, list[tuple[str, int]]] = {}
     tags = Computed(view).tags()
     for part, root in roots.items():

@@ -93,7 +93,9 @@ class StyleProps:
         self._props: dict[tuple[str | None, str | None, Props, Props], Props] = {}
         self.tables: dict[str, tuple[str | None, dict[str, dict[str, str]]]] = {}
         self._cells: dict[int, tuple[etree._Element, Props]] = {}  # id(w:tc) -> (it, its props)
-        self._rows: dict[int, tuple[etree._Element, dict[int, int]]] = {}  # id(w:tbl) -> rows' indexes
+        self._rows: dict[
+            int, tuple[etree._Element, list[etree._Element], dict[int, int]]
+        ] = {}  # id(w:tbl) -> rows' indexes
         working = view.working
         if working is None:
             return
@@ -173,9 +175,10 @@ class StyleProps:
         look = _look(tpr.find(w("tblLook")) if tpr is not None else None)
         rows = self._rows.get(id(table))
         if rows is None:
-            rows = self._rows[id(table)] = (table, {id(r): k for k, r in enumerate(table.iterchildren(_TR))})
+            listed = list(table.iterchildren(_TR))  # (kept: an id names its element while it lives)
+            rows = self._rows[id(table)] = (table, listed, {id(r): k for k, r in enumerate(listed)})
         cells = [c for c in row.iterchildren(_TC)]
-        ri, ci, count = rows[1].get(id(row), 0), cells.index(cell), len(rows[1])
+        ri, ci, count = rows[2].get(id(row), 0), cells.index(cell), len(rows[1])
         on = ["wholeTable"]
         if not look["noVBand"]:
             on.append("band1Vert" if (ci - look["firstColumn"]) % 2 == 0 else "band2Vert")
