@@ -14,12 +14,12 @@
   it a change of the text.  The round's RETURNED re-saved the same way is still reported as
   constructed.
 
-The LibreOffice sample is the 23 corpus documents (of 37) whose *text* a re-save keeps; on the
-other 14 LibreOffice rewrites what the view reads -- footers rewritten with their fields' values
-and their parts renumbered (the Common Paper documents but two), an ``altChunk`` expanded into
-the body, a table style's conditional formatting (first row bold) written on the runs, a
-superscript it adds of itself, another author's moves and Arabic revisions rewritten -- which
-reconcile reports, as it must for text that changed.
+Every corpus document is re-saved (one LibreOffice run for all).  Field results recomputed,
+header and footer parts renumbered or written out, a table style's bold first row written on the
+runs are no change (:mod:`redline.reconcile.compared`, :mod:`redline.reconcile.formats`); the
+documents still reported are ``RESAVE_LEFT``, each with what LibreOffice changes there (strict
+xfails: one that comes clean must leave the list); ``RESAVE_WARNED``: a warning names what only
+layout could tell, nothing is untracked.
 """
 
 from __future__ import annotations
@@ -53,17 +53,23 @@ ROUND_DOCS = (
     "oxpt-RA001-tracked-moves.docx", "oxpt-WC004-team-operating-agreement.docx",
     "poi-bug59058-hidden-text.docx", "poi-stress018-cr.docx", "poi-stress023-adu-ordinance.docx",
 )  # fmt: skip
-# the ones whose text a LibreOffice re-save keeps (see the module)
-RESAVE_DOCS = (
-    "bonterms-psa-cover.docx", "cp-csa-click-through.docx", "cp-mutual-nda.docx",
-    "cp-software-license.docx", "d2p-apple-pages-lists.docx", "d2p-file-with-comments.docx",
-    "d2p-google-docs.docx", "d2p-lay-down-tubulars.docx", "d2p-libreoffice-conversion.docx",
-    "d2p-nested-paragraphs.docx", "d2p-symbols.docx", "oxpt-CA013-lots-of-stuff.docx",
-    "oxpt-FA008-inserted-field.docx", "oxpt-HC010-smarttags.docx", "oxpt-HC048-contract-excerpt.docx",
-    "oxpt-WC004-team-operating-agreement.docx", "poi-bug59058-hidden-text.docx",
-    "poi-bug65649-ru-govt-contract.docx", "poi-form-footnotes-visa.docx", "poi-stress001-customxml.docx",
-    "poi-stress012-altchunk-html.docx", "poi-stress018-cr.docx", "pyredlines-expected-redline.docx",
+# every corpus document but the strict one (build_round cannot write it); those LibreOffice still
+# changes in a way reconcile cannot tell from an edit, with what it changes (measured):
+RESAVE_DOCS = tuple(
+    n for n in sorted(p.name for p in (corpus_folder() or Path("/nonexistent")).glob("*.docx"))
+    if n != "d2p-strict-ooxml.docx"
 )  # fmt: skip
+RESAVE_LEFT = {
+    "oxpt-CA009-altchunk.docx": "LibreOffice expands the altChunk (not text SENT reads) into the body",
+    "oxpt-HC031-complicated.docx": "two table cells written bold ('100', '400')",
+    "oxpt-HC061-hyperlink-in-field.docx": "superscript on heading cells; a SEQ's \\s dropped",
+    "oxpt-RA001-tracked-moves.docx": "LibreOffice rewrites another author's moves: 97 read as new",
+    "oxpt-RP051-arabic-itu.docx": "LibreOffice rewrites revisions in right-to-left numbered paragraphs",
+    "poi-stress010-un-cedaw-arabic.docx": "LibreOffice writes a comment anew (read as theirs)",
+    "poi-stress023-adu-ordinance.docx": "LibreOffice rewrites another author's insertions: 18 read as new",
+}
+# where LibreOffice drops what only layout could tell is shown: a warning names it, nothing untracked
+RESAVE_WARNED = {"d2p-checked-boxes.docx": "the default footer of section 2"}
 
 
 def _doc(name: str) -> bytes:
@@ -131,7 +137,16 @@ def resaved(soffice: str) -> Iterator[dict[str, tuple[Round, bytes | None, bytes
     yield {n: (r, out.get(f"sent-{n}"), out.get(f"returned-{n}")) for n, r in rounds.items()}
 
 
-@pytest.mark.parametrize("name", RESAVE_DOCS)
+def _left(names: tuple[str, ...]) -> list[Any]:
+    return [
+        pytest.param(n, marks=pytest.mark.xfail(reason=RESAVE_LEFT[n], strict=True))
+        if n in RESAVE_LEFT
+        else n
+        for n in names
+    ]
+
+
+@pytest.mark.parametrize("name", _left(RESAVE_DOCS))
 def test_sent_resaved_untouched_by_libreoffice_is_all_pending_and_clean(
     name: str, resaved: dict[str, tuple[Round, bytes | None, bytes | None]]
 ) -> None:
@@ -142,10 +157,14 @@ def test_sent_resaved_untouched_by_libreoffice_is_all_pending_and_clean(
     assert [(c["ids"], c["outcome"]) for c in d["ours"] if c["outcome"] != "pending"] == []
     assert d["untracked"] == []
     assert d["theirs"] == {"revisions": [], "comments": []}
-    assert report.exit_code == 0
+    if name in RESAVE_WARNED:
+        assert [w["code"] for w in d["warnings"]] == ["lossy_conversion"]
+        assert RESAVE_WARNED[name] in d["warnings"][0]["message"]
+    else:
+        assert d["warnings"] == [] and report.exit_code == 0
 
 
-@pytest.mark.parametrize("name", RESAVE_DOCS)
+@pytest.mark.parametrize("name", [n for n in RESAVE_DOCS if n not in RESAVE_LEFT and n not in RESAVE_WARNED])
 def test_a_returned_resaved_by_libreoffice_is_reported_as_constructed(
     name: str, resaved: dict[str, tuple[Round, bytes | None, bytes | None]]
 ) -> None:

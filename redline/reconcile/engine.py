@@ -206,10 +206,14 @@ def _reconcile(report: ReconcileReport, a: Loaded, b: Loaded, options: Reconcile
     rejected = decide(changes, sent, returned, ret_ann, theirs, plain)
     expected = read_rejected(sent, [r for c in rejected for r in c.revisions])
     unshown = (unshown_parts(a[0]), unshown_parts(ret_package))
-    untracked, _ = find_untracked(changes, sent, expected, returned, plain, unshown)
+    notes: list[str] = []
+    untracked, _ = find_untracked(
+        changes, sent, expected, returned, plain, unshown, (a[0], ret_package), notes
+    )
     untracked.extend(find_format_changes(changes, sent, expected, returned, plain, theirs))
     untracked.sort(key=lambda u: (u.start, u.end))
     report.untracked = untracked
+    report.warnings.extend(ReportWarning(Code.LOSSY_CONVERSION.value, n) for n in notes)
     report.ours = [c.entry for c in changes]
     report.their_revisions = [_their_revision(returned, r, changes) for r in theirs]
     report.their_comments = _their_comments(sent_ann.comments, ret_ann.comments, returned)

@@ -22,6 +22,7 @@ from ..opc.namespaces import REL_STYLES, w
 from ..read.annotations import Revision
 from ..read.view import DocumentView, Paragraph, SpanKind
 from .align import differences, shift
+from .compared import Computed
 from .ours import Change
 from .readings import Reading
 from .report import Untracked
@@ -30,6 +31,29 @@ __all__ = ["VISIBLE", "StyleProps", "find_format_changes"]
 
 _R, _RPR, _PPR, _VAL = w("r"), w("rPr"), w("pPr"), w("val")
 _T, _PSTYLE, _RSTYLE = w("t"), w("pStyle"), w("rStyle")
+_TBL, _TR, _TC = w("tbl"), w("tr"), w("tc")
+_LOOK_BITS = {"firstRow": 0x20, "lastRow": 0x40, "firstColumn": 0x80, "lastColumn": 0x100,
+              "noHBand": 0x200, "noVBand": 0x400}  # fmt: skip
+
+
+def _look(el: etree._Element | None) -> dict[str, bool]:
+    """A table's ``w:tblLook``: which conditional formats it turns on (its attributes, or the
+    older hexadecimal ``w:val``; none: Word's default, ``04A0``)."""
+    bits = 0x04A0
+    if el is not None:
+        try:
+            bits = int(el.get(_VAL) or "04A0", 16)
+        except ValueError:
+            bits = 0x04A0
+    out = {name: bool(bits & bit) for name, bit in _LOOK_BITS.items()}
+    if el is not None:
+        for name in _LOOK_BITS:
+            val = el.get(w(name))
+            if val is not None:
+                out[name] = val.lower() not in _OFF
+    return out
+
+
 VISIBLE = ("b", "i", "u", "strike", "dstrike", "caps", "smallCaps", "highlight", "vertAlign", "vanish")
 _TOGGLES = frozenset(("b", "i", "strike", "dstrike", "caps", "smallCaps", "vanish"))
 _OFF = frozenset(("0", "false", "off", "none"))
@@ -66,7 +90,12 @@ class StyleProps:
         self.defaults: dict[str, str] = {}
         self.default_paragraph: str | None = None
         self._chains: dict[tuple[str, str], dict[str, str]] = {}
-        self._props: dict[tuple[str | None, str | None, tuple[tuple[str, str], ...]], Props] = {}
+        self._props: dict[tuple[str | None, str | None, Props, Props], Props] = {}
+        self.tables: dict[str, tuple[str | None, dict[str, dict[str, str]]]] = {}
+        self._cells: dict[int, tuple[etree._Element, Props]] = {}  # id(w:tc) -> (it, its props)
+        self._rows: dict[
+            int, tuple[etree._Element, list[etree._Element], dict[int, int]]
+        ] = {}  # id(w:tbl) -> rows' indexes
         working = view.working
         if working is None:
             return
@@ -83,6 +112,11 @@ class StyleProps:
             based = st.find(w("basedOn"))
             self.styles.setdefault((kind, sid), (based.get(_VAL) if based is not None else None,
                                                  _stated(st.find(_RPR))))  # fmt: skip
+            if kind == "table":
+                parts = {"wholeTable": _stated(st.find(_RPR))}
+                for cond in st.iterchildren(w("tblStylePr")):
+                    parts[cond.get(w("type")) or ""] = _stated(cond.find(_RPR))
+                self.tables.setdefault(sid, (based.get(_VAL) if based is not None else None, parts))
             if kind == "paragraph" and st.get(w("default")) in ("1", "true", "on"):
                 self.default_paragraph = self.default_paragraph or sid
 
@@ -112,16 +146,73 @@ class StyleProps:
         ps = ppr.find(_PSTYLE) if ppr is not None else None
         return (ps.get(_VAL) if ps is not None else None) or self.default_paragraph
 
-    def of(self, run: etree._Element | None, pstyle: str | None) -> Props:
-        """The visible properties of ``run`` in a paragraph of style ``pstyle``."""
+    def table(self, paragraph: etree._Element | None) -> Props:
+        """The visible run properties the table style of ``paragraph``'s cell gives it: the
+        whole table's, then the conditional formats (``w:tblStylePr``) its place turns on --
+        bands, first and last column, first and last row, in the order ECMA-376 Part 1,
+        §17.7.6 applies them -- as the table's ``w:tblLook`` enables them.  A re-save that
+        writes a table style's bold first row on the runs (LibreOffice does) reads the same."""
+        if paragraph is None or not self.tables:
+            return ()
+        cell = next(paragraph.iterancestors(_TC), None)
+        if cell is None:
+            return ()
+        known = self._cells.get(id(cell))
+        if known is None:
+            known = self._cells[id(cell)] = (cell, self._table(cell))
+        return known[1]
+
+    def _table(self, cell: etree._Element) -> Props:
+        row = cell.getparent()
+        table = row.getparent() if row is not None else None
+        if row is None or table is None or table.tag != _TBL:
+            return ()
+        tpr = table.find(w("tblPr"))
+        ts = tpr.find(w("tblStyle")) if tpr is not None else None
+        sid = ts.get(_VAL) if ts is not None else None
+        if sid is None or sid not in self.tables:
+            return ()
+        look = _look(tpr.find(w("tblLook")) if tpr is not None else None)
+        rows = self._rows.get(id(table))
+        if rows is None:
+            listed = list(table.iterchildren(_TR))  # (kept: an id names its element while it lives)
+            rows = self._rows[id(table)] = (table, listed, {id(r): k for k, r in enumerate(listed)})
+        cells = [c for c in row.iterchildren(_TC)]
+        ri, ci, count = rows[2].get(id(row), 0), cells.index(cell), len(rows[1])
+        on = ["wholeTable"]
+        if not look["noVBand"]:
+            on.append("band1Vert" if (ci - look["firstColumn"]) % 2 == 0 else "band2Vert")
+        if not look["noHBand"] and not (look["firstRow"] and ri == 0):
+            on.append("band1Horz" if (ri - look["firstRow"]) % 2 == 0 else "band2Horz")
+        edges = (("firstCol", "firstColumn", ci == 0), ("lastCol", "lastColumn", ci == len(cells) - 1),
+                 ("firstRow", "firstRow", ri == 0), ("lastRow", "lastRow", ri == count - 1))  # fmt: skip
+        on += [name for name, flag, hit in edges if hit and look[flag]]
+        chain: list[dict[str, dict[str, str]]] = []
+        seen: set[str] = set()
+        at: str | None = sid
+        while at is not None and at not in seen and at in self.tables:
+            seen.add(at)
+            based, parts = self.tables[at]
+            chain.append(parts)
+            at = based
+        out: dict[str, str] = {}
+        for name in on:
+            for parts in reversed(chain):
+                out.update(parts.get(name, {}))
+        return tuple(sorted(out.items()))
+
+    def of(self, run: etree._Element | None, pstyle: str | None, table: Props = ()) -> Props:
+        """The visible properties of ``run`` in a paragraph of style ``pstyle`` (in a table
+        cell the table style gives ``table``: :meth:`table`)."""
         rpr = run.find(_RPR) if run is not None else None
         rs = rpr.find(_RSTYLE) if rpr is not None else None
         rstyle = rs.get(_VAL) if rs is not None else None
         stated = _stated(rpr)
-        key = (pstyle, rstyle, tuple(stated.items()))
+        key = (pstyle, rstyle, table, tuple(stated.items()))
         found = self._props.get(key)
         if found is None:
             out = dict(self.defaults)
+            out.update(table)
             out.update(self.chain("paragraph", pstyle))
             if rstyle is not None:
                 out.update(self.chain("character", rstyle))
@@ -133,21 +224,29 @@ class StyleProps:
         """Each run's properties and text, in order: two paragraphs with the same signature
         look the same (the quick test before comparing them character by character)."""
         pstyle = self.paragraph_style(paragraph)
+        table = self.table(paragraph)
         runs = paragraph.iter(_R)
-        return tuple((self.of(r, pstyle), "".join(t.text or "" for t in r.iterchildren(_T))) for r in runs)
+        return tuple(
+            (self.of(r, pstyle, table), "".join(t.text or "" for t in r.iterchildren(_T))) for r in runs
+        )
 
 
-def _characters(view: DocumentView, p: Paragraph, styles: StyleProps) -> list[tuple[int, int, Props]]:
+def _characters(
+    view: DocumentView, p: Paragraph, styles: StyleProps, computed: Computed
+) -> list[tuple[int, int, Props]]:
+    """Each stretch of ``p``'s characters with its visible properties; a computed field's
+    result (a table of contents, a page number) is not compared: its look is computed too."""
     out: list[tuple[int, int, Props]] = []
     pstyle = styles.paragraph_style(p.element)
+    table = styles.table(p.element)
     for piece in view.pieces(p.start, p.end):
-        if piece.kind == SpanKind.MARK:
+        if piece.kind == SpanKind.MARK or computed.node(piece.node, piece.flags):
             continue
         parent = piece.node.getparent()
         run = parent if parent is not None and parent.tag == _R else None
         length = piece.end - piece.start if piece.kind != SpanKind.CHAR else 1
         at = piece.view_start - p.start
-        out.append((at, at + length, styles.of(run, pstyle)))
+        out.append((at, at + length, styles.of(run, pstyle, table)))
     return out
 
 
@@ -171,6 +270,7 @@ def find_format_changes(
     touched_sent = {r.paragraph for c in changes for r in c.revisions}
     diffs = differences(expected.text, plain.text)
     sent_styles, returned_styles = StyleProps(sent), StyleProps(returned)
+    sent_computed, returned_computed = Computed(sent), Computed(returned)
     out: list[Untracked] = []
     for p in sent.paragraphs:
         if p.index in touched_sent or p.end <= p.start:
@@ -186,7 +286,8 @@ def find_format_changes(
             continue
         if sent_styles.signature(p.element) == returned_styles.signature(q.element):
             continue
-        a_chars, b_chars = _characters(sent, p, sent_styles), _characters(returned, q, returned_styles)
+        a_chars = _characters(sent, p, sent_styles, sent_computed)
+        b_chars = _characters(returned, q, returned_styles, returned_computed)
         cuts = sorted({0, len(text), *(c[0] for c in a_chars), *(c[0] for c in b_chars)})
         run: tuple[int, int, list[str]] | None = None
         found: list[tuple[int, int, list[str]]] = []

@@ -75,7 +75,8 @@ class OurChange:
 class Untracked:
     """A difference between RETURNED outside any revision and SENT as our changes were decided:
     ``kind`` "text" (``before`` became ``after``), "format" (the formatting of ``before``
-    changed: ``properties``) or "paragraph_format"."""
+    changed: ``properties``), "paragraph_format", or "field" (a computed field's
+    code ``before`` became ``after``)."""
 
     paragraph: int | None
     label: str | None

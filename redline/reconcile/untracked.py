@@ -13,20 +13,24 @@ What is **not** a change of the text, and so never reported:
 * anything that is not text in the view -- ``w:rsid*`` attributes, how runs are split, proofing
   marks, bookmarks, ``w:lastRenderedPageBreak``, the XML's order and prefixes: both documents
   are compared as their views read them, never as XML;
-* a field's result (``PAGE``, ``NUMPAGES``, a date, a cross-reference's number, a table of
-  contents): computed text a re-save or a print updates.  A difference that lies wholly in
-  field results on both sides (or, one side empty, on the other) is left out;
+* a computed field's result (``PAGE``, ``NUMPAGES``, a date, a cross-reference's number, a table
+  of contents): computed text a re-save or a print updates, taken out of the text compared
+  (:mod:`redline.reconcile.compared`); the field's *code* is what was typed, and a code changed
+  is an entry of kind ``field``;
 * formatting, unless it is a visible property of the characters (:mod:`redline.reconcile.formats`);
-* text in a header or footer no section shows (:mod:`redline.reconcile.shown`), on both sides.
+* which part holds a header or footer: they are compared by the section and type that show
+  them, and text in one no section shows is not compared (:mod:`redline.reconcile.shown`).
 """
 
 from __future__ import annotations
 
 from shared_schema import OurOutcome
 
+from ..opc.package import Package
 from ..read.roles import SpanFlag
 from ..read.view import DocumentView
 from .align import Difference, differences
+from .compared import compared_differences, field_code_changes
 from .ours import Change, touches, widen
 from .readings import Reading
 from .report import Untracked
@@ -67,6 +71,25 @@ def _unshown(view: DocumentView, reading: Reading, start: int, end: int, parts: 
     return all(view.paragraph_at(min(reading.source(x), last)).part in parts for x in (start, end - 1))
 
 
+def _field_changes(
+    a: tuple[DocumentView, Reading, Package], b: tuple[DocumentView, Reading, Package]
+) -> list[Untracked]:
+    """A computed field whose code they changed (``kind`` "field": ``before`` and ``after`` are
+    the codes, as :func:`~redline.reconcile.compared.normal_code` writes them)."""
+    returned = b[0]
+    out: list[Untracked] = []
+    for before, after, at in field_code_changes(a, b):
+        para = returned.paragraph_at(at) if at is not None and returned.paragraphs else None
+        out.append(
+            Untracked(
+                paragraph=para.index if para else None, label=para.label if para else None,
+                section=para.section if para else None, before="; ".join(before), after="; ".join(after),
+                kind="field", start=at or 0, end=at or 0,
+            )
+        )  # fmt: skip
+    return out
+
+
 def find_untracked(
     changes: list[Change],
     sent: DocumentView,
@@ -74,12 +97,21 @@ def find_untracked(
     returned: DocumentView,
     plain: Reading,
     unshown: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
+    packages: tuple[Package, Package] | None = None,
+    notes: list[str] | None = None,
 ) -> tuple[list[Untracked], list[Difference]]:
     """The untracked differences (and the pairs of ranges they come from), each modification of
-    one of our changes set on its entry."""
-    diffs = differences(expected.text, plain.text)
+    one of our changes set on its entry.  With ``packages`` (SENT's, RETURNED's) the texts are
+    compared as :mod:`redline.reconcile.compared` reads them (field results out, headers and
+    footers by the section and type that show them; what cannot be told is said in ``notes``);
+    without, as whole readings."""
+    if packages is not None:
+        diffs = compared_differences((sent, expected, packages[0]), (returned, plain, packages[1]), notes)
+    else:
+        diffs = differences(expected.text, plain.text)
+    fields = _field_changes((sent, expected, packages[0]), (returned, plain, packages[1])) if packages else []
     if not diffs:
-        return [], []
+        return fields, []
     spans: list[tuple[Change, int, int]] = []
     for c in changes:
         if c.entry.outcome == OurOutcome.REJECTED:
@@ -89,10 +121,15 @@ def find_untracked(
     kept: list[Difference] = []
     owned: dict[int, list[Difference]] = {}
     for d in diffs:
-        a_field = _in_field(sent, expected, d.a_start, d.a_end)
-        b_field = _in_field(returned, plain, d.b_start, d.b_end)
-        if (a_field or d.a_end == d.a_start) and (b_field or d.b_end == d.b_start) and (a_field or b_field):
-            continue
+        if packages is None:  # (compared: computed results are out, a hyperlink's text is typed)
+            a_field = _in_field(sent, expected, d.a_start, d.a_end)
+            b_field = _in_field(returned, plain, d.b_start, d.b_end)
+            if (
+                (a_field or d.a_end == d.a_start)
+                and (b_field or d.b_end == d.b_start)
+                and (a_field or b_field)
+            ):
+                continue
         if _blank(expected.text[d.a_start : d.a_end]) and _blank(plain.text[d.b_start : d.b_end]):
             continue
         if (unshown[0] or unshown[1]) and (
@@ -115,6 +152,7 @@ def find_untracked(
                 start=at, end=plain.source(d.b_end) if d.b_end > d.b_start else at,
             )
         )  # fmt: skip
+    out.extend(fields)
     for k, ds in owned.items():
         c, s, e = spans[k]
         lo = min([s] + [d.a_start for d in ds])
