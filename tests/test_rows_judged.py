@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from redline.apply import ApplyOptions, apply_reply
+from redline.match.locate import Locator
 from redline.opc.namespaces import w
 from redline.read.load import load_view
 from redline.read.view import DocumentView, Paragraph
@@ -51,10 +52,17 @@ def _parent_tag(p: Paragraph) -> str:
     return "" if parent is None else str(parent.tag)
 
 
+def _found_once(view: DocumentView, quote: str) -> bool:
+    """Whether the matcher finds ``quote`` once: exactly, and under its tolerances too (a
+    quote found once verbatim may also be found across a paragraph break, whitespace
+    tolerated, and is then ambiguous -- refused, never a pick)."""
+    return view.text.count(quote) == 1 and len(Locator(view).find(quote).ranges) == 1
+
+
 def _unique_anchor(view: DocumentView, paras: list[Paragraph]) -> str | None:
     for p in paras:
         text = view.paragraph_text(p).strip()
-        if len(text) >= 4 and "\n" not in text and view.text.count(text) == 1:
+        if len(text) >= 4 and "\n" not in text and _found_once(view, text):
             return text
     return None
 
@@ -171,7 +179,7 @@ def _mixed(draw: st.DrawFn) -> tuple[bytes, list[dict[str, Any]]]:
     plain = [p for p in view.paragraphs if p.story == "body" and _parent_tag(p) != _TC]
     for p in draw(st.lists(st.sampled_from(plain), max_size=3, unique_by=lambda p: p.index)):
         words = view.paragraph_text(p).split()
-        if len(words) >= 3 and view.text.count(" ".join(words[:3])) == 1:
+        if len(words) >= 3 and _found_once(view, " ".join(words[:3])):
             entries.append({"anchor": " ".join(words[:3]), "replacement": "Amended text"})
     return data, entries
 
