@@ -22,7 +22,7 @@ from html import escape
 from typing import Any
 from urllib.parse import quote
 
-from redline.proofread.findings import Kind
+from redline.proofread.findings import TITLES, Kind
 from redline.read.sections import place
 from redline.write.writer import word_diff
 from shared_schema import BatchOutcome, ChangeStatus, Code, EditStatus, OurOutcome, QuoteStatus
@@ -102,18 +102,6 @@ PLAIN_REFUSAL: dict[Code, str] = {
     Code.MISSING_RETURNED: "the redline we sent, but nothing that came back",
     Code.MISSING_SENT: "came back, but the redline we sent is missing",
     Code.AMBIGUOUS_RETURNED: "two returned files for one round",
-}
-# The proofreader's kinds, as a heading of their group.
-FINDING_TITLES: dict[Kind, str] = {
-    Kind.UNDEFINED_TERM: "Undefined terms",
-    Kind.UNUSED_DEFINITION: "Definitions never used",
-    Kind.DUPLICATE_DEFINITION: "Terms defined twice",
-    Kind.LOWERCASE_DEFINED_TERM: "Defined terms in lower case",
-    Kind.DANGLING_REFERENCE: "References to clauses that do not exist",
-    Kind.BROKEN_FIELD_REFERENCE: "Cross-reference fields without their bookmark",
-    Kind.REFERENCE_TO_DELETED_CLAUSE: "Clauses the reply deletes that are still cited",
-    Kind.RENUMBERED_REFERENCE: "References the reply's renumbering would break",
-    Kind.NUMBERING_GAP: "Clause numbers out of sequence",
 }
 _KIND_WORDS = {"replace": "replaced", "insert": "inserted", "delete": "deleted", "move": "moved"}
 
@@ -326,7 +314,7 @@ def _proofreading(check: dict[str, Any], rest: list[dict[str, Any]], beside: int
     for kind in Kind:
         group = [f for f in rest if f.get("kind") == kind]
         if group:
-            lines.append(f"<h4>{escape(FINDING_TITLES[kind])} ({len(group)})</h4>")
+            lines.append(f"<h4>{escape(TITLES[kind])} ({len(group)})</h4>")
             lines.append(
                 '<ul class="quotes">' + "".join(f"<li>{_finding(f, True)}</li>" for f in group) + "</ul>"
             )

@@ -19,7 +19,7 @@ from shared_schema import Edit, EditBatch, Refusal
 from ..opc.package import Limits, Package
 from ..read.load import load_view
 from ..read.view import DocumentView
-from .findings import Finding, Kind
+from .findings import TITLES, Finding, Kind
 from .numbering import numbering_gaps
 from .references import broken_fields, dangling, references
 from .reply import after_view, reply_findings
@@ -136,17 +136,6 @@ def check_document(
     return Checked(name, view.revision, check(view, entries, package=package, document=data))
 
 
-_TITLES = {
-    Kind.UNDEFINED_TERM: "Undefined terms",
-    Kind.UNUSED_DEFINITION: "Definitions never used",
-    Kind.DUPLICATE_DEFINITION: "Terms defined twice",
-    Kind.LOWERCASE_DEFINED_TERM: "Defined terms in lower case",
-    Kind.DANGLING_REFERENCE: "References to clauses that do not exist",
-    Kind.BROKEN_FIELD_REFERENCE: "Cross-reference fields without their bookmark",
-    Kind.REFERENCE_TO_DELETED_CLAUSE: "Clauses the reply deletes that are still cited",
-    Kind.RENUMBERED_REFERENCE: "References the reply's renumbering would break",
-    Kind.NUMBERING_GAP: "Clause numbers out of sequence",
-}
 
 
 def plain(checked: Checked) -> str:
@@ -159,7 +148,7 @@ def plain(checked: Checked) -> str:
         if not group:
             continue
         lines.append("")
-        lines.append(f"{_TITLES[kind]} ({kind}): {len(group)}")
+        lines.append(f"{TITLES[kind]} ({kind}): {len(group)}")
         for f in group:
             where = f"clause {f.place.label}" if f.place.label else (f.place.section or "")
             where = f"{where}, paragraph {f.place.paragraph}" if where else f"paragraph {f.place.paragraph}"

@@ -28,6 +28,20 @@ class Kind(StrEnum):
     NUMBERING_GAP = "numbering_gap"
 
 
+# Each kind as the heading of its group (``redline check``'s plain output, ``report.html``).
+TITLES: dict[Kind, str] = {
+    Kind.UNDEFINED_TERM: "Undefined terms",
+    Kind.UNUSED_DEFINITION: "Definitions never used",
+    Kind.DUPLICATE_DEFINITION: "Terms defined twice",
+    Kind.LOWERCASE_DEFINED_TERM: "Defined terms in lower case",
+    Kind.DANGLING_REFERENCE: "References to clauses that do not exist",
+    Kind.BROKEN_FIELD_REFERENCE: "Cross-reference fields without their bookmark",
+    Kind.REFERENCE_TO_DELETED_CLAUSE: "Clauses the reply deletes that are still cited",
+    Kind.RENUMBERED_REFERENCE: "References the reply's renumbering would break",
+    Kind.NUMBERING_GAP: "Clause numbers out of sequence",
+}
+
+
 @dataclass(frozen=True)
 class Place:
     """A paragraph of the checked view, as a lawyer finds it: its label and its section."""
