@@ -150,32 +150,14 @@ def diff_paragraph(
     mark_a = ppr_a.find(_RPR) if ppr_a is not None else None
     mark_b = ppr_b.find(_RPR) if ppr_b is not None else None
     if properties_key(mark_a) != properties_key(mark_b):
-        reason = None
-        if mark_a is not None and mark_a.find(_RPR_CHANGE) is not None:
-            reason = (
-                "its paragraph mark carries another author's pending formatting change: decide that first"
-            )
-        else:
-            reason = _undefined(mark_b, styles, lists)
+        reason = _mark_refusal(mark_a, mark_b, styles, lists)
         out.append(FormatChange("format", p.index, p.end, p.end, _names(mark_a, mark_b), mark=True,
                                 element=pe, new=mark_b, reason=reason))  # fmt: skip
     if properties_key(ppr_a) != properties_key(ppr_b):
-        reason = None
-        if ppr_a is not None and ppr_a.find(_PPR_CHANGE) is not None:
-            reason = "the paragraph carries another author's pending property change: decide that first"
-        else:
-            reason = _undefined(ppr_b, styles, lists, mark=False)
-        old_ppr = None
-        if (
-            default_style
-            and ppr_b is not None
-            and ppr_b.find(_PSTYLE) is not None
-            and (ppr_a is None or ppr_a.find(_PSTYLE) is None)
-        ):
-            old_ppr = etree.Element(_PPR)
-            etree.SubElement(old_ppr, _PSTYLE).set(_VAL, default_style)
+        reason = _paragraph_refusal(ppr_a, ppr_b, styles, lists)
         out.append(FormatChange("paragraph_format", p.index, p.start, p.end, _names(ppr_a, ppr_b),
-                                element=pe, new=ppr_b, reason=reason, old_style=old_ppr))  # fmt: skip
+                                element=pe, new=ppr_b, reason=reason,
+                                old_style=_old_style(default_style, ppr_a, ppr_b)))  # fmt: skip
     sect_a = ppr_a.find(_SECT_PR) if ppr_a is not None else None
     sect_b = ppr_b.find(_SECT_PR) if ppr_b is not None else None
     if properties_key(_holder(sect_a), ()) != properties_key(_holder(sect_b), ()):
@@ -185,6 +167,50 @@ def diff_paragraph(
     for fc in out:
         fc.new_paragraph = q.index
     return out
+
+
+def _mark_refusal(
+    mark_a: etree._Element | None,
+    mark_b: etree._Element | None,
+    styles: frozenset[str],
+    lists: frozenset[str],
+) -> str | None:
+    """Why a paragraph mark's change of run properties (``mark_a`` -> ``mark_b``) cannot be
+    written as a tracked change, or None."""
+    if mark_a is not None and mark_a.find(_RPR_CHANGE) is not None:
+        return "its paragraph mark carries another author's pending formatting change: decide that first"
+    return _undefined(mark_b, styles, lists)
+
+
+def _paragraph_refusal(
+    ppr_a: etree._Element | None,
+    ppr_b: etree._Element | None,
+    styles: frozenset[str],
+    lists: frozenset[str],
+) -> str | None:
+    """Why a paragraph's change of properties (``ppr_a`` -> ``ppr_b``) cannot be written as a
+    tracked change, or None."""
+    if ppr_a is not None and ppr_a.find(_PPR_CHANGE) is not None:
+        return "the paragraph carries another author's pending property change: decide that first"
+    return _undefined(ppr_b, styles, lists, mark=False)
+
+
+def _old_style(
+    default_style: str | None, ppr_a: etree._Element | None, ppr_b: etree._Element | None
+) -> etree._Element | None:
+    """The old properties a ``w:pPrChange`` names for a paragraph that had no style of its own
+    and gets one: OLD's default paragraph style (``default_style``), or None (the old ``w:pPr``
+    as it was)."""
+    if (
+        not default_style
+        or ppr_b is None
+        or ppr_b.find(_PSTYLE) is None
+        or (ppr_a is not None and ppr_a.find(_PSTYLE) is not None)
+    ):
+        return None
+    old = etree.Element(_PPR)
+    etree.SubElement(old, _PSTYLE).set(_VAL, default_style)
+    return old
 
 
 _Chars = list[tuple[int, int, etree._Element | None, int, object]]
@@ -542,34 +568,15 @@ def _paragraph_changes(
     mark_b = ppr_b.find(_RPR) if ppr_b is not None else None
     if properties_key(mark_a) != properties_key(mark_b):
         change = StretchChange("format", i, j, _names(mark_a, mark_b))
-        if mark_a is not None and mark_a.find(_RPR_CHANGE) is not None:
-            change.reason = (
-                "its paragraph mark carries another author's pending formatting change: decide that first"
-            )
-        else:
-            change.reason = _undefined(mark_b, styles, lists)
+        change.reason = _mark_refusal(mark_a, mark_b, styles, lists)
         if change.reason is None:
             set_mark_properties(el, mark_b, revision)
         out.append(change)
     if properties_key(ppr_a) != properties_key(ppr_b):
         change = StretchChange("paragraph_format", i, j, _names(ppr_a, ppr_b))
-        if ppr_a is not None and ppr_a.find(_PPR_CHANGE) is not None:
-            change.reason = (
-                "the paragraph carries another author's pending property change: decide that first"
-            )
-        else:
-            change.reason = _undefined(ppr_b, styles, lists, mark=False)
+        change.reason = _paragraph_refusal(ppr_a, ppr_b, styles, lists)
         if change.reason is None:
-            old_style = None
-            if (
-                default_style
-                and ppr_b is not None
-                and ppr_b.find(_PSTYLE) is not None
-                and (ppr_a is None or ppr_a.find(_PSTYLE) is None)
-            ):
-                old_style = etree.Element(_PPR)
-                etree.SubElement(old_style, _PSTYLE).set(_VAL, default_style)
-            set_paragraph_properties(el, ppr_b, revision, old_style)
+            set_paragraph_properties(el, ppr_b, revision, _old_style(default_style, ppr_a, ppr_b))
         out.append(change)
     return out
 
