@@ -156,6 +156,29 @@ def test_a_paragraph_break_copies_the_marks_records_with_ids_of_their_own() -> N
     every_way(out)
 
 
+def test_a_paragraph_break_keeps_their_property_change_on_both_halves() -> None:
+    """Them centred the paragraph (``w:pPrChange``, the old properties: left); our edit breaks
+    it in two.  Both halves are Them's centred paragraph: rejecting Them's change puts both
+    back to the old properties, accepting keeps both centred -- whatever is done with ours."""
+    ppr = (
+        f'<w:jc w:val="center"/><w:pPrChange w:id="70" {THEM}>'
+        '<w:pPr><w:jc w:val="left"/></w:pPr></w:pPrChange>'
+    )
+    data = docx(P("The Tenant shall pay the rent monthly in advance.", ppr=ppr), P("Second paragraph."))
+    out = apply(data, {"action": "replace", "anchor": "rent", "replacement": "rent\nand the charge"})
+    tags = Counter((tag, author) for _part, tag, _rid, author in word_decide.revisions(out))
+    assert tags[("pPrChange", "Them")] == 2  # one on each half, each with an id of its own
+    every_way(out)
+    left, centred = '<w:jc w:val="left"/>', '<w:jc w:val="center"/>'
+    for ours in (True, False):
+        for them, jc in ((False, left), (True, centred)):
+            decided = word_decide.by_authors(out, {"Us": ours, "Them": them})
+            paras = word_decide.reading(decided)["word/document.xml"]
+            body = [props for props, runs in paras if "Second" not in "".join(t for t, _ in runs)]
+            assert len(body) == (2 if ours else 1)
+            assert all(jc in props for props in body), (ours, them, body)
+
+
 def test_a_new_paragraph_after_theirs_takes_none_of_their_records() -> None:
     out = apply(marked(), {"action": "insert_after", "anchor": "in advance.", "replacement": "New clause."})
     assert ids_in(out)["60"] == 1 and ids_in(out)["61"] == 1

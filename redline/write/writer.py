@@ -682,14 +682,16 @@ class Writer:
         ppr = p.find(_PPR)
         if ppr is not None:
             p2.append(copy.deepcopy(ppr))  # the original mark, with its revisions and section
-            for child in ppr.findall(_SECT_PR) + ppr.findall(_PPR_CHANGE):
+            for child in ppr.findall(_SECT_PR):
                 ppr.remove(child)
             rpr = ppr.find(_RPR)
             if rpr is not None:
                 for rev in [c for c in rpr if c.tag in _MARK_REVISIONS]:
                     rpr.remove(rev)
-            # what both marks now hold (the mark's w:rPrChange, numbering's w:ins or
-            # w:numberingChange): the same pending change, the new mark's copy an id of its own
+            # what both paragraphs now hold (another author's w:pPrChange, the mark's
+            # w:rPrChange, numbering's w:ins or w:numberingChange): the same pending change --
+            # rejected, both halves go back to the old properties --, the new mark's copy an id
+            # of its own
             fresh_ids(ppr, self.new_id)
         p2.extend([c for c in list(p)[index:] if c.tag != _PPR])
         p.addnext(p2)
