@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from shared_schema import Code, Edit, EditBatch, EditResult, ParseLimits, Refusal, parse_edit_reply
-from shared_schema.construct import construct
+from shared_schema import Code
+from shared_schema.parse import ParseLimits, read_edit_reply
+from shared_schema.records import BatchRecord, EditRecord, RefusalRecord, ResultRecord
 
 from .collector import paused
 from .exits import EXIT_OK, EXIT_REFUSED, EXIT_UNAPPLIED
@@ -20,8 +21,9 @@ from .opc.package import Limits, Package
 from .read.load import load_view
 from .read.notes import NOTE_STORIES, reference_of
 from .read.view import DocumentView
-from .report import ReplyInfo, Report, invalid_results, totals
+from .results import ReplyRecord, ReportRecord, invalid_results, totals
 from .write.options import WriteOptions, WriteResult
+from .write.publish import Written as _Written
 from .write.publish import check_output as check_output  # (its old place: the name still works)
 from .write.publish import make_writer as make_writer
 from .write.publish import write_and_check
@@ -29,7 +31,10 @@ from .write.publish import write_and_check
 # Decisions on others' revisions, replies and resolved threads (redline.match.decisions, reading every
 # annotation) and rationale comments (redline.write.comments) are imported by the run that has them.
 if TYPE_CHECKING:
+    from shared_schema.models import EditBatch, Refusal
+
     from .match.decisions import DecisionPlan
+    from .report import Report
 
 
 @dataclass(frozen=True)
@@ -61,14 +66,35 @@ class ApplyOptions:
 
 @dataclass
 class Outcome:
-    """What one document's run produced."""
+    """What one document's run produced: :attr:`report` and :attr:`batch` are the public
+    models, made of the run's records (:attr:`record`, :attr:`parsed`) on first use -- a run that
+    only writes its output and reads the counts never imports pydantic (issue 32)."""
 
-    report: Report
+    record: ReportRecord  # the report, as the run's records (redline.results)
     output: bytes | None = None  # the redlined document; None on dry-run or refusal
     written: WriteResult | None = None
     view: DocumentView | None = field(default=None, repr=False)
-    batch: EditBatch | None = field(default=None, repr=False)  # the reply as parsed (rationales)
+    parsed: BatchRecord | None = field(default=None, repr=False)  # the reply as parsed (rationales)
     _reloaded: tuple[Package, DocumentView] | None = field(default=None, repr=False)
+    _batch: EditBatch | None = field(default=None, repr=False)  # the caller's, when it gave one
+    _report: Report | None = field(default=None, repr=False)
+
+    @property
+    def report(self) -> Report:
+        """The run's :class:`~redline.report.Report` (made of :attr:`record` on first use)."""
+        if self._report is None:
+            from .report import report_of
+
+            self._report = report_of(self.record)
+        return self._report
+
+    @property
+    def batch(self) -> EditBatch | None:
+        """The reply as parsed, an :class:`~shared_schema.models.EditBatch` (the caller's own,
+        when it gave one; else made of :attr:`parsed` on first use)."""
+        if self._batch is None and self.parsed is not None:
+            self._batch = self.parsed.model()
+        return self._batch
 
     @property
     def reloaded(self) -> tuple[Package, DocumentView] | None:
@@ -81,29 +107,18 @@ class Outcome:
 
     @property
     def exit_code(self) -> int:
-        if self.report.error is not None:
+        if self.record.error is not None:
             return EXIT_REFUSED
-        return EXIT_OK if self.report.all_applied else EXIT_UNAPPLIED
+        return EXIT_OK if self.record.all_applied else EXIT_UNAPPLIED
 
 
-def refused(document: str, refusal: Refusal, revision: str | None = None, parsed: bool = False) -> Outcome:
-    return Outcome(
-        _report(
-            document=document,
-            revision=revision,
-            output=None,
-            reply=construct(ReplyInfo, {"parsed": parsed}),
-            edits=[],
-            totals=totals([]),
-            error=refusal,
-        )
-    )
-
-
-def _report(**fields: object) -> Report:
-    """``Report(**fields)`` of the values a run made (no model built until the report is dumped:
-    :func:`shared_schema.construct.construct`)."""
-    return construct(Report, fields)
+def refused(
+    document: str, refusal: Refusal | RefusalRecord, revision: str | None = None, parsed: bool = False
+) -> Outcome:
+    """The outcome of a document or a reply refused whole (``refusal``: a model, from the loader
+    or the writer's check, or a record)."""
+    error = refusal if isinstance(refusal, RefusalRecord) else RefusalRecord.of(refusal)
+    return Outcome(ReportRecord(document, revision, None, ReplyRecord(parsed), [], totals([]), error))
 
 
 def apply_reply(
@@ -129,24 +144,25 @@ def _apply_reply(
     loaded = load_view(
         document, options.limits, stream=options.dry_run and options.stream, trees=not options.dry_run
     )
-    if isinstance(loaded, Refusal):
+    if not isinstance(loaded, tuple):  # a Refusal: the document refused
         return refused(document_name, loaded)
     package, view = loaded
-    if isinstance(reply, EditBatch):
-        batch: EditBatch | None = reply
+    given: EditBatch | None = None
+    if isinstance(reply, str | bytes):
+        batch = read_edit_reply(reply, options.parse_limits)
     else:
-        batch = parse_edit_reply(reply, options.parse_limits)
+        given, batch = reply, BatchRecord.of(reply)
     if batch is None:
         return refused(
             document_name,
-            Refusal(
+            RefusalRecord(
                 code=Code.UNPARSEABLE_REPLY,
                 message="The reply holds no usable JSON list of edits.",
                 hint='Reply with JSON: {"edits": [{"anchor": ..., "replacement": ...}]}.',
             ),
             view.revision,
         )
-    return _apply_batch(package, view, batch, options, document_name, output_name)
+    return _apply_batch(package, view, batch, options, document_name, output_name, given)
 
 
 def apply_batch(
@@ -159,16 +175,17 @@ def apply_batch(
 ) -> Outcome:
     """The verify-and-write half of :func:`apply_reply`, for callers that hold a loaded view."""
     with paused():
-        return _apply_batch(package, view, batch, options, document_name, output_name)
+        return _apply_batch(package, view, BatchRecord.of(batch), options, document_name, output_name, batch)
 
 
 def _apply_batch(
     package: Package,
     view: DocumentView,
-    batch: EditBatch,
+    batch: BatchRecord,
     options: ApplyOptions,
     document_name: str,
     output_name: str | None,
+    given: EditBatch | None = None,
 ) -> Outcome:
     locator = Locator(view)
     verification = verify(locator, batch, dry_run=options.dry_run, limits=options.limits)
@@ -190,23 +207,19 @@ def _apply_batch(
             package, view, verification.planned, options.write_options(), plan,
             limits=options.limits, labels=False,
         )  # fmt: skip
-        if isinstance(done, Refusal):
+        if not isinstance(done, _Written):  # a Refusal: the output failed its check
             return refused(document_name, done, view.revision, True)
         output, written, reloaded = done.output, done.result, (done.package, done.view)
-    reply = construct(ReplyInfo, {"parsed": True, "notes": list(batch.notes), "invalid": list(batch.invalid)})
-    made = _report(
-        document=document_name,
-        revision=view.revision,
-        output=None if options.dry_run else output_name,
-        reply=reply,
-        edits=all_results,
-        totals=totals(all_results),
-    )
-    return Outcome(made, output, written, view, batch, reloaded)
+    reply = ReplyRecord(True, list(batch.notes), list(batch.invalid))
+    made = ReportRecord(
+        document_name, view.revision, None if options.dry_run else output_name, reply, all_results,
+        totals(all_results),
+    )  # fmt: skip
+    return Outcome(made, output, written, view, batch, reloaded, given)
 
 
 def _note_rationales_without_comments(
-    view: DocumentView, results: list[EditResult], edits: list[Edit]
+    view: DocumentView, results: list[ResultRecord], edits: list[EditRecord]
 ) -> None:
     """Word has no comments in headers and footers: an edit there is applied, its rationale
     is said in the report (and on the review page) instead of being dropped in silence; so is

@@ -3,19 +3,22 @@
 Shape documented in docs/report.md ("The redline report").  Like mammoth's ``Result``, the report
 travels with the output: nothing is logged instead of reported.  The report's models are built
 when a report is first dumped or validated (``defer_build``; the apply path makes them of checked
-values, :func:`shared_schema.construct.construct`): an ``apply`` asked for no report builds none.
+values, :func:`report_of` of the run's records, :mod:`redline.results`): an ``apply`` asked for no
+report builds none, and imports neither this module nor pydantic.
 """
 
 from __future__ import annotations
 
 import json
-from collections import Counter
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared_schema import Code, EditBatch, EditResult, EditStatus, InvalidEntry, Refusal
+from shared_schema import EditBatch, EditResult, InvalidEntry, Refusal
 from shared_schema.construct import construct
+from shared_schema.records import BatchRecord, ResultRecord
+
+from . import results
 
 
 def report_json(data: dict[str, Any]) -> str:
@@ -71,39 +74,42 @@ class Report(BaseModel):
 
 
 def invalid_results(batch: EditBatch) -> list[EditResult]:
-    """Entries the parser could not use, as report entries with status ``invalid``."""
-    out = []
-    for entry in batch.invalid:
-        raw = entry.raw if isinstance(entry.raw, dict) else {}
-        anchor = raw.get("anchor", "")
-        replacement = raw.get("replacement", "")
-        out.append(
-            EditResult(
-                index=entry.index,
-                id=str(raw["id"]) if isinstance(raw.get("id"), (str, int)) else None,
-                anchor=anchor if isinstance(anchor, str) else "",
-                replacement=replacement if isinstance(replacement, str) else "",
-                status=EditStatus.INVALID,
-                error=Refusal(
-                    code=Code.INVALID,
-                    message=f"This entry could not be used: {entry.reason}",
-                    hint="Send each edit as an object with a non-empty 'anchor' string and a "
-                    "'replacement' string.",
-                ),
-            )
-        )
-    return out
+    """Entries the parser could not use, as report entries with status ``invalid``
+    (:func:`redline.results.invalid_results`, as the public models)."""
+    return [r.model() for r in results.invalid_results(BatchRecord.of(batch))]
 
 
-def totals(results: list[EditResult]) -> Totals:
-    by_status = Counter(r.status.value for r in results)
-    applied = sum(1 for r in results if r.status.ok)
+def totals(made: list[EditResult]) -> Totals:
+    """The totals of these results (:func:`redline.results.totals`, as the public model)."""
+    counted = results.totals([ResultRecord(r.index, r.id, r.anchor, r.replacement, r.status) for r in made])
+    return _totals_of(counted)
+
+
+def _totals_of(record: results.TotalsRecord) -> Totals:
     return construct(
         Totals,
+        {"proposed": record.proposed, "applied": record.applied, "unapplied": record.unapplied,
+         "by_status": record.by_status},
+    )  # fmt: skip
+
+
+def report_of(record: results.ReportRecord) -> Report:
+    """The public :class:`Report` of a run's records (made of checked values, no validator built
+    until it is dumped: :func:`shared_schema.construct.construct`)."""
+    reply = construct(
+        ReplyInfo,
+        {"parsed": record.reply.parsed, "notes": list(record.reply.notes),
+         "invalid": [i.model() for i in record.reply.invalid]},
+    )  # fmt: skip
+    return construct(
+        Report,
         {
-            "proposed": len(results),
-            "applied": applied,
-            "unapplied": len(results) - applied,
-            "by_status": dict(sorted(by_status.items())),
+            "document": record.document,
+            "revision": record.revision,
+            "output": record.output,
+            "reply": reply,
+            "edits": [r.model() for r in record.edits],
+            "totals": _totals_of(record.totals),
+            "error": None if record.error is None else record.error.model(),
         },
     )

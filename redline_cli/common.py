@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from redline.apply import ApplyOptions
     from redline.opc.convert import Loss
     from shared_schema import Refusal
+    from shared_schema.records import RefusalRecord
 
 __all__ = [
     "EXIT_INTERNAL",
@@ -141,7 +142,7 @@ def _stdout_closed() -> int:
     return EXIT_OK
 
 
-def refuse(prog: str, refusal: Refusal) -> int:
+def refuse(prog: str, refusal: Refusal | RefusalRecord) -> int:
     """Say on stderr why an input was refused; the exit code for it (3)."""
     print(f"{prog}: refused: {refusal.message} [{refusal.code}]", file=sys.stderr)
     return EXIT_REFUSED

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from redline.opc.convert import Loss
     from redline.opc.package import Package
     from redline.report import Report
+    from redline.results import ReportRecord
 
 from .common import (
     EXIT_OK,
@@ -269,15 +270,15 @@ def _apply(args: argparse.Namespace) -> int:
     outcome = apply_reply(
         data, reply, options, document_name=doc.name, output_name=None if args.dry_run else out.name
     )
-    report = outcome.report
-    if report.error is not None:
-        code = refuse("redline apply", report.error)
-        _write_report(args.report, report, warnings)
+    record = outcome.record  # (the report's model is made only for --report: Outcome.report)
+    if record.error is not None:
+        code = refuse("redline apply", record.error)
+        _write_report(args.report, outcome, warnings)
         return code
     if outcome.output is not None:
         write_atomic(out, outcome.output)
-    _write_report(args.report, report, warnings)
-    print_summary(report, out if outcome.output is not None else None)
+    _write_report(args.report, outcome, warnings)
+    print_summary(record, out if outcome.output is not None else None)
     return outcome.exit_code
 
 
@@ -342,12 +343,13 @@ def _warnings(losses: list[Loss], inputs: list[Path]) -> list[dict[str, str]] | 
     return [loss.to_warning() for loss in losses]
 
 
-def _write_report(target: str | None, report: Report, warnings: list[dict[str, str]] | None = None) -> None:
+def _write_report(target: str | None, outcome: Outcome, warnings: list[dict[str, str]] | None = None) -> None:
+    if not target:
+        return
     from redline.opc.files import write_atomic
     from redline.report import report_json
 
-    if not target:
-        return
+    report = outcome.report
     text = report.to_json() if warnings is None else report_json({**report.to_dict(), "warnings": warnings})
     if target == "-":
         sys.stdout.write(text)
@@ -355,7 +357,7 @@ def _write_report(target: str | None, report: Report, warnings: list[dict[str, s
     write_atomic(Path(target), text.encode("utf-8"))
 
 
-def print_summary(report: Report, out: Path | None) -> None:
+def print_summary(report: Report | ReportRecord, out: Path | None) -> None:
     t = report.totals
     verb = "applied" if out is not None else "verified"
     stream = sys.stderr

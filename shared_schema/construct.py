@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from .rules import ACTIONS, COLUMN_ACTIONS, check_no_bidi, check_xml_safe
+from .rules import plain_entry
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -84,51 +84,11 @@ def construct(cls: type[M], values: dict[str, Any]) -> M:
     return made
 
 
-# An entry's text fields, each with the rules the model's validators hold it to (models.Edit).
-_XML_AND_BIDI = ("anchor", "replacement", "rationale", "text", "revision_id", "author", "comment_id")
-_XML_ONLY = ("section", "id")
-_PLAIN = frozenset(_XML_AND_BIDI) | frozenset(_XML_ONLY) | {"expected_matches", "action", "level"}
-
-
 def edit(cls: type[M], values: dict[str, Any]) -> M:
     """A reply's entry as ``cls(**values)`` would make it (``cls``: :class:`~shared_schema.models.Edit`),
     without building its validator when every value is of its plain type and passes the very
-    rules its validators apply; anything else (another field, another type, a value a rule
-    refuses) is validated by the model, which raises its own error."""
-    if _PLAIN.issuperset(values) and _passes(values):
+    rules its validators apply (:func:`shared_schema.rules.plain_entry`); anything else is
+    validated by the model, which raises its own error."""
+    if plain_entry(values):
         return construct(cls, values)
     return cls(**values)
-
-
-def _passes(values: dict[str, Any]) -> bool:
-    try:
-        for name in _XML_AND_BIDI:
-            value = values.get(name)
-            if value is None:
-                continue
-            if type(value) is not str:
-                return False
-            check_xml_safe(value)
-            check_no_bidi(value)
-        for name in _XML_ONLY:
-            value = values.get(name)
-            if value is None:
-                continue
-            if type(value) is not str:
-                return False
-            check_xml_safe(value)
-    except ValueError:
-        return False
-    anchor = values.get("anchor", "")
-    if type(anchor) is not str or (anchor and not anchor.strip()):
-        return False
-    if type(values.get("replacement", "")) is not str:
-        return False
-    expected = values.get("expected_matches")
-    if expected is not None and (type(expected) is not int or expected < 1):
-        return False
-    level = values.get("level")
-    if level is not None and (type(level) is not int or level not in (-1, 0, 1)):
-        return False
-    action = values.get("action")
-    return action is None or (type(action) is str and action in (*ACTIONS, *COLUMN_ACTIONS))

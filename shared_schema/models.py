@@ -11,7 +11,7 @@ tolerant parser made of a reply, with what it could not use and what it coerced)
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol, get_args
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
@@ -21,8 +21,15 @@ from .codes import Code, EditStatus, MatchKind, QuoteStatus
 from .rules import ACTIONS as ACTIONS
 from .rules import BIDI_CONTROLS as BIDI_CONTROLS
 from .rules import COLUMN_ACTIONS as COLUMN_ACTIONS
+from .rules import DECISIONS as DECISIONS
+from .rules import FORMAT_KEYS as FORMAT_KEYS
+from .rules import FORMAT_RUN_KEYS as FORMAT_RUN_KEYS
+from .rules import HIGHLIGHT_COLOURS as HIGHLIGHT_COLOURS
 from .rules import MAX_SECTION as MAX_SECTION
+from .rules import MOVE_ACTIONS as MOVE_ACTIONS
+from .rules import NO_ANCHOR_ACTIONS as NO_ANCHOR_ACTIONS
 from .rules import ROW_ACTIONS as ROW_ACTIONS
+from .rules import THREAD_ACTIONS as THREAD_ACTIONS
 from .rules import bidi_control as bidi_control
 from .rules import check_no_bidi as _no_bidi
 from .rules import check_xml_safe as _xml_safe
@@ -35,20 +42,10 @@ class _Shape(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False, defer_build=True)
 
 
-DECISIONS = ("accept", "reject")  # on the other side's tracked changes: by revision_id or author
-THREAD_ACTIONS = ("reply", "resolve")  # on an existing comment, by comment_id
-NO_ANCHOR_ACTIONS = (*DECISIONS, *THREAD_ACTIONS)  # entries that quote no anchor
-MOVE_ACTIONS = ("move_after", "move_before")  # a clause relocated: anchor + target / target_anchor
-
-
 HighlightColour = Literal[
     "yellow", "green", "cyan", "magenta", "blue", "red", "darkBlue", "darkCyan", "darkGreen",
     "darkMagenta", "darkRed", "darkYellow", "darkGray", "lightGray", "black", "white", "none",
 ]  # fmt: skip
-HIGHLIGHT_COLOURS: tuple[str, ...] = get_args(HighlightColour)
-"""Word's highlight colours (ECMA-376 Part 1, §17.18.40 ST_HighlightColor); ``none``: no highlight."""
-FORMAT_RUN_KEYS = ("bold", "italic", "underline", "strike", "caps", "small_caps", "highlight")
-FORMAT_KEYS = (*FORMAT_RUN_KEYS, "style")
 
 
 class FormatSpec(_Shape):

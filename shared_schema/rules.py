@@ -69,3 +69,90 @@ COLUMN_ACTIONS = ("insert_column", "delete_column")
 """Column actions a reply may name: read, and refused ``unsupported`` with the reason (no
 reader resolves tracked columns reliably); not offered to a model."""
 MAX_SECTION = 200  # characters: a longer `section` names no section (it is refused)
+DECISIONS = ("accept", "reject")  # on the other side's tracked changes: by revision_id or author
+THREAD_ACTIONS = ("reply", "resolve")  # on an existing comment, by comment_id
+NO_ANCHOR_ACTIONS = (*DECISIONS, *THREAD_ACTIONS)  # entries that quote no anchor
+MOVE_ACTIONS = ("move_after", "move_before")  # a clause relocated: anchor + target / target_anchor
+
+HIGHLIGHT_COLOURS: tuple[str, ...] = (
+    "yellow", "green", "cyan", "magenta", "blue", "red", "darkBlue", "darkCyan", "darkGreen",
+    "darkMagenta", "darkRed", "darkYellow", "darkGray", "lightGray", "black", "white", "none",
+)  # fmt: skip
+"""Word's highlight colours (ECMA-376 Part 1, §17.18.40 ST_HighlightColor); ``none``: no highlight."""
+FORMAT_RUN_KEYS = ("bold", "italic", "underline", "strike", "caps", "small_caps", "highlight")
+FORMAT_KEYS = (*FORMAT_RUN_KEYS, "style")
+
+
+# An entry's plain fields in the model's order (models.Edit), each with the rules its validators
+# hold it to, in the validators' order.
+_TEXT_RULES: dict[str, tuple[str, ...]] = {
+    "anchor": ("xml", "bidi", "blank"),
+    "replacement": ("xml", "bidi"),
+    "rationale": ("xml", "bidi"),
+    "expected_matches": (),
+    "section": ("xml",),
+    "id": ("xml",),
+    "action": (),
+    "text": ("xml", "bidi"),
+    "level": (),
+    "revision_id": ("xml", "bidi"),
+    "author": ("xml", "bidi"),
+    "comment_id": ("xml", "bidi"),
+}
+_NUMBERS = ("expected_matches", "level")
+_REQUIRED_TEXT = ("anchor", "replacement")  # text, never None, when given
+
+
+def _blank(value: str) -> str:
+    if value and not value.strip():
+        raise ValueError("the anchor is only whitespace; quote the text to change")
+    return value
+
+
+_CHECKS = {"xml": check_xml_safe, "bidi": check_no_bidi, "blank": _blank}
+
+
+def entry_failures(values: dict[str, object]) -> list[tuple[str, str]] | None:
+    """What ``models.Edit(**values)`` refuses in ``values`` when the rules alone decide it:
+    ``[]`` when it accepts them as they are (only fields of plain types, each of its type and
+    passing the very rules the model's validators apply: no validation needed), else each
+    refused field with the rule's message, in the model's field order (one per field, its
+    first failing rule: as pydantic reports them).  None when the rules cannot tell (another
+    field, another type, a number or an action out of range: pydantic's own checks, whose
+    verdict and words only validation gives)."""
+    if not _TEXT_RULES.keys() >= values.keys():
+        return None
+    for name in _REQUIRED_TEXT:
+        if name in values and type(values[name]) is not str:  # (None too: the field is a str)
+            return None
+    for name in _NUMBERS:
+        number = values.get(name)
+        if number is not None and type(number) is not int:
+            return None
+    expected = values.get("expected_matches")
+    if isinstance(expected, int) and expected < 1:
+        return None
+    if values.get("level") not in (None, -1, 0, 1):
+        return None
+    action = values.get("action")
+    if action is not None and (type(action) is not str or action not in (*ACTIONS, *COLUMN_ACTIONS)):
+        return None
+    failures: list[tuple[str, str]] = []
+    for name, rules in _TEXT_RULES.items():
+        value = values.get(name)
+        if value is None or not rules:
+            continue
+        if type(value) is not str:
+            return None
+        try:
+            for rule in rules:
+                _CHECKS[rule](value)
+        except ValueError as exc:
+            failures.append((name, str(exc)))
+    return failures
+
+
+def plain_entry(values: dict[str, object]) -> bool:
+    """Whether ``models.Edit(**values)`` accepts ``values`` as they are, decided by the rules
+    alone (:func:`entry_failures`): the entry needs no validation."""
+    return entry_failures(values) == []

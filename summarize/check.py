@@ -83,10 +83,10 @@ def check_quote(locator: Locator, quote: str) -> QuoteCheck:
             status=QuoteStatus.VERIFIED,
             match=found.kind,
             tolerances=list(found.tolerances),
-            locations=[locator.location(s, e) for s, e in found.ranges],
+            locations=[locator.location(s, e).model() for s, e in found.ranges],
         )
     error = not_found(locator, quote, noun="quote", hint="Quote the document verbatim, or drop the claim.")
-    return QuoteCheck(quote=quote, status=QuoteStatus.NOT_FOUND, error=error)
+    return QuoteCheck(quote=quote, status=QuoteStatus.NOT_FOUND, error=error.model())
 
 
 def check(view: DocumentView, reply: SummaryReply, document: str = "document.docx") -> SummaryReport:

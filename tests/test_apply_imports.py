@@ -26,6 +26,7 @@ from redline.read.build import build_view
 from redline.report import Report
 from shared_schema import Edit, Location, parse_edit_reply
 from shared_schema.construct import construct, edit
+from shared_schema.parse.fields import validation_reason
 from shared_schema.rules import ACTIONS
 from testing.contractgen import generate_contract
 
@@ -36,12 +37,13 @@ import contextlib, io, json, sys
 from redline_cli.redline import main
 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
     code = main(sys.argv[1:])
+loaded = sorted(sys.modules)  # (before the probe's own imports below)
 from shared_schema import models
 from redline import report
 shapes = [models.Edit, models.EditBatch, models.InvalidEntry, models.Location, models.Refusal,
           models.EditResult, report.Report, report.ReplyInfo, report.Totals]
 built = [c.__name__ for c in shapes if c.__pydantic_complete__]
-print(json.dumps({"code": code, "loaded": sorted(sys.modules), "built": built}))
+print(json.dumps({"code": code, "loaded": loaded, "built": built}))
 """
 
 # never imported by an apply whose edits all match and that asks for no report: the report's
@@ -52,9 +54,15 @@ print(json.dumps({"code": code, "loaded": sorted(sys.modules), "built": built}))
 # ``redline.opc.namespaces.quoted_attribute``), and the converter of .doc/.rtf/.odt inputs with
 # its subprocess machinery (a .docx input is told apart by ``redline.opc.inputs.CONVERTIBLE``).
 # The planners and writers of format entries, table rows and clause moves come with the
-# entry that needs them.  (``secrets`` comes with pydantic.types: not ours to leave out.)
+# entry that needs them.  Nor pydantic itself: the apply path carries plain records
+# (shared_schema.records, redline.results), the public models made of them for a report.
 _NEVER_FOR_PLAIN_EDITS = (
-    "pydantic.plugin._loader",
+    "pydantic",
+    "pydantic_core",
+    "annotated_types",
+    "shared_schema.models",
+    "shared_schema.construct",
+    "redline.report",
     "xml.sax",
     "urllib.request",
     "http.client",
@@ -121,6 +129,57 @@ def test_plain_edits_without_a_report_build_no_model(contract: Path, tmp_path: P
     assert _loaded(got["loaded"], _NEVER_FOR_PLAIN_EDITS) == []
 
 
+def test_refused_edits_without_a_report_import_no_pydantic(contract: Path, tmp_path: Path) -> None:
+    """An entry refused by the parser's rules (their words are pydantic's, without it), one not
+    found, one ambiguous, one a number, a stale reply and an unparseable one: none imports
+    pydantic, and each says why on stderr as before."""
+    anchor = _anchors(contract, 1)[0]
+    edits: list[dict[str, object]] = [
+        {"anchor": anchor, "replacement": anchor + " (amended)"},
+        {"anchor": "x\u202ey", "replacement": "z"},
+        {"anchor": "ok", "replacement": "a\x00b", "rationale": "\u202e"},
+        {"anchor": "   ", "replacement": "z"},
+        {"anchor": "words this contract never says", "replacement": "x"},
+        {"anchor": "the", "replacement": "x"},
+        {"anchor": 12, "replacement": "x"},
+    ]
+    got = _run(["apply", str(contract), _reply(tmp_path, edits), "-o", str(tmp_path / "out.docx")])
+    assert got["code"] == 1 and "redline.write.writer" in got["loaded"]
+    assert _loaded(got["loaded"], ("pydantic", "shared_schema.models")) == []
+    stale = tmp_path / "stale.json"
+    stale.write_text(json.dumps({"edits": edits[:1], "revision": "sha256:00"}), encoding="utf-8")
+    got = _run(["apply", str(contract), str(stale), "-o", str(tmp_path / "out2.docx")])
+    assert got["code"] == 1 and _loaded(got["loaded"], ("pydantic",)) == []
+    junk = tmp_path / "junk.txt"
+    junk.write_text("no JSON here", encoding="utf-8")
+    got = _run(["apply", str(contract), str(junk), "-o", str(tmp_path / "out3.docx")])
+    assert got["code"] == 3 and _loaded(got["loaded"], ("pydantic",)) == []
+
+
+def test_a_refused_reply_reports_as_before(contract: Path, tmp_path: Path) -> None:
+    """The same refusals with ``--report``: the report (made of the records) says what the
+    validated models say -- the rules' words are pydantic's."""
+    edits: list[dict[str, object]] = [  # (the entries the parser leaves to the model's rules)
+        {"anchor": "x\u202ey", "replacement": "z"},
+        {"anchor": "   ", "replacement": "z"},
+        {"anchor": "a\u202eb", "replacement": "z", "rationale": "\u2066x"},
+    ]
+    report = tmp_path / "r.json"
+    got = _run(["apply", str(contract), _reply(tmp_path, edits), "-o", str(tmp_path / "out.docx"),
+                "--report", str(report)])  # fmt: skip
+    assert got["code"] == 1
+    data = json.loads(report.read_text(encoding="utf-8"))
+    reasons = [i["reason"] for i in data["reply"]["invalid"]]
+    expected = []
+    for values in edits:
+        try:
+            Edit(**values)
+        except ValidationError as exc:
+            expected.append(validation_reason(exc))
+    assert reasons == expected
+    assert len(expected) == 3
+
+
 def test_a_report_asked_for_is_built_and_whole(contract: Path, tmp_path: Path) -> None:
     anchors = _anchors(contract, 3)
     edits: list[dict[str, object]] = [{"anchor": a, "replacement": a + " (amended)"} for a in anchors]
@@ -129,7 +188,9 @@ def test_a_report_asked_for_is_built_and_whole(contract: Path, tmp_path: Path) -
     got = _run(["apply", str(contract), _reply(tmp_path, edits), "-o", str(tmp_path / "out.docx"),
                 "--report", str(report)])  # fmt: skip
     assert got["code"] == 1
-    assert "Report" in got["built"] and "EditResult" in got["built"]
+    # (the report's validator is built whole, its entries' shapes inside it: the entries'
+    # own models need not be marked built)
+    assert "Report" in got["built"] and "pydantic" in got["loaded"]
     data = json.loads(report.read_text(encoding="utf-8"))
     assert [e["status"] for e in data["edits"]] == ["applied"] * 3 + ["not_found"]
     assert data["totals"] == {"proposed": 4, "applied": 3, "unapplied": 1,

@@ -45,7 +45,7 @@ ROOMS: tuple[tuple[str, ...], ...] = (
     ("read",),  # package -> view
     ("match",),  # view + entries -> plan | refusal
     ("write",),  # plan -> bytes, read back
-    ("report", "apply", "stats"),  # the flows
+    ("report", "results", "apply", "stats"),  # the flows
     ("compare", "proofread"),  # a new version's changes; the contract's own defects
     ("reconcile",),  # the return leg: what the other side did with our redline
     ("tools", "prompt"),

@@ -26,6 +26,7 @@ from shared_schema import (
     parse_edit_reply,
     parse_summary_reply,
 )
+from shared_schema.records import ResultRecord
 
 
 def test_the_edits_schema_states_the_rules_a_model_must_follow() -> None:
@@ -83,7 +84,9 @@ def test_an_anchor_a_word_document_cannot_hold_is_refused_at_parse_time() -> Non
 
 def test_both_flows_report_with_the_same_classes() -> None:
     # each module's own binding (not a declared export) must be the shared class
-    assert redline.match.verify.EditResult is EditResult  # type: ignore[attr-defined]
+    # (the apply path carries the records of these very classes: shared_schema.records,
+    # held field for field to the models by tests/test_records.py)
+    assert redline.match.verify.ResultRecord is ResultRecord  # type: ignore[attr-defined]
     assert redline.report.EditResult is EditResult  # type: ignore[attr-defined]
     assert summarize.check.QuoteCheck is QuoteCheck  # type: ignore[attr-defined]
     for shape in (EditResult, QuoteCheck):

@@ -19,7 +19,8 @@ from redline.read.load import load_view
 from redline.read.outline import Entry, build_outline
 from redline.read.sections import Kind, parse_reference, read_number, typed_number
 from redline.read.view import DocumentView
-from shared_schema import Code, Edit, EditBatch, EditResult, EditStatus, Refusal, parse_edit_reply
+from shared_schema import Code, Edit, EditBatch, EditStatus, parse_edit_reply
+from shared_schema.records import RefusalRecord, ResultRecord
 from testing.docbuild import B, Link, P, R, Raw, docx
 from tests.support import view_of
 
@@ -29,12 +30,12 @@ LEASE = ROOT / "sample_contracts" / "commercial-lease.docx"
 
 def check(
     view: DocumentView, anchor: str, replacement: str = "REPLACED", section: str | None = None
-) -> EditResult:
+) -> ResultRecord:
     edit = Edit(anchor=anchor, replacement=replacement, section=section)
     return verify(Locator(view), EditBatch(edits=[edit]), dry_run=True).results[0]
 
 
-def why(result: EditResult) -> Refusal:
+def why(result: ResultRecord) -> RefusalRecord:
     assert result.error is not None, result
     return result.error
 

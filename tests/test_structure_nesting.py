@@ -22,7 +22,8 @@ from redline.read.headings import sections_named
 from redline.read.labels import numbering_of
 from redline.read.outline import Head
 from redline.read.view import DocumentView
-from shared_schema import Edit, EditBatch, EditResult, EditStatus
+from shared_schema import Edit, EditBatch, EditStatus
+from shared_schema.records import ResultRecord
 from testing.docbuild import B, P, Table, docx
 from tests.support import view_of
 from tests.test_readback import assert_same_as_full
@@ -35,7 +36,7 @@ HEADINGS = (
 )
 
 
-def check(view: DocumentView, anchor: str, section: str) -> EditResult:
+def check(view: DocumentView, anchor: str, section: str) -> ResultRecord:
     edit = Edit(anchor=anchor, replacement=anchor + " (amended)", section=section)
     return verify(Locator(view), EditBatch(edits=[edit]), dry_run=True).results[0]
 

@@ -14,6 +14,7 @@ from redline.opc.package import Package
 from redline.read.build import build_view
 from redline_cli.summarize import main as summarize_main
 from shared_schema import EditResult, Location, QuoteCheck, Refusal
+from shared_schema.records import ResultRecord
 from summarize.check import check, check_reply
 from summarize.render import to_markdown
 from tests import support
@@ -128,7 +129,8 @@ def test_redline_and_summarize_report_with_the_very_same_types() -> None:
     assert EditResult.model_fields["locations"].annotation == list[Location]
     assert fields["error"].annotation == (Refusal | None)
     assert EditResult.model_fields["error"].annotation == (Refusal | None)
-    assert redline.match.verify.EditResult is EditResult  # type: ignore[attr-defined]
+    # (the verifier's results are the records of EditResult: tests/test_records.py)
+    assert redline.match.verify.ResultRecord is ResultRecord  # type: ignore[attr-defined]
     assert summarize.check.Refusal is Refusal  # type: ignore[attr-defined]
 
 

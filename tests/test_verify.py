@@ -27,7 +27,8 @@ from redline.opc.package import Package
 from redline.read.build import build_view
 from redline.read.view import DocumentView
 from redline.text.normalize import normalize
-from shared_schema import Edit, EditBatch, EditResult, EditStatus, Location, MatchKind, parse_edit_reply
+from shared_schema import Edit, EditBatch, EditStatus, MatchKind, parse_edit_reply
+from shared_schema.records import LocationRecord, ResultRecord
 
 # -- a small lease as a real package ----------------------------------------------------------
 
@@ -237,7 +238,7 @@ def run(view: DocumentView, *edits: Edit, revision: str | None = None, hints: bo
     return verify(Locator(view), EditBatch(edits=list(edits), revision=revision), dry_run=True, hints=hints)
 
 
-def one(view: DocumentView, anchor: str, replacement: str = "REPLACED", **kw: Any) -> EditResult:
+def one(view: DocumentView, anchor: str, replacement: str = "REPLACED", **kw: Any) -> ResultRecord:
     return run(view, Edit(anchor=anchor, replacement=replacement, **kw)).results[0]
 
 
@@ -603,8 +604,8 @@ def test_without_hints_the_verdicts_candidates_and_counts_are_the_same(view: Doc
              Edit(anchor="Tenant shall pay", replacement="z", expected_matches=2)]  # fmt: skip
     with_hints, without = run(view, *edits).results, run(view, *edits, hints=False).results
 
-    def places(locs: list[Location]) -> list[Location]:  # hints add each candidate's unique quote
-        return [loc.model_copy(update={"unique_quote": None}) for loc in locs]
+    def places(locs: list[LocationRecord]) -> list[LocationRecord]:  # hints add each candidate's unique quote
+        return [LocationRecord(**{**loc.values(), "unique_quote": None}) for loc in locs]
 
     for a, b in zip(with_hints, without, strict=True):
         assert (a.status, a.match, places(a.locations)) == (b.status, b.match, b.locations)

@@ -33,8 +33,9 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from shared_schema import Edit, EditResult, EditStatus, Refusal
-from shared_schema.models import DECISIONS, THREAD_ACTIONS
+from shared_schema import EditStatus
+from shared_schema.records import EditRecord, RefusalRecord, ResultRecord
+from shared_schema.rules import DECISIONS, THREAD_ACTIONS
 
 from ..opc.namespaces import w
 from ..opc.package import Package
@@ -123,8 +124,8 @@ class DecisionPlan:
 def check(
     locator: Locator,
     package: Package,
-    edits: list[Edit],
-    results: list[EditResult],
+    edits: list[EditRecord],
+    results: list[ResultRecord],
     planned: list[Planned],
     own_author: str,
 ) -> tuple[DecisionPlan, list[Planned]]:
@@ -369,9 +370,11 @@ def _placed(view: DocumentView, t: Revision) -> bool:
     return True
 
 
-def _refuse(result: EditResult, status: EditStatus, message: str, hint: str | None, **extra: object) -> None:
+def _refuse(
+    result: ResultRecord, status: EditStatus, message: str, hint: str | None, **extra: object
+) -> None:
     result.status = status
-    result.error = Refusal.model_validate({"code": status.code, "message": message, "hint": hint, **extra})
+    result.error = RefusalRecord.of_values({"code": status.code, "message": message, "hint": hint, **extra})
 
 
 def _describe(rev: Revision) -> str:
@@ -413,8 +416,8 @@ def _nearest_ids(ident: str, ids: list[str]) -> list[str]:
 def _targets(
     locator: Locator,
     everything: list[Revision],
-    edit: Edit,
-    result: EditResult,
+    edit: EditRecord,
+    result: ResultRecord,
     own: str,
     one_change: dict[str, bool] | None = None,
     by_key: dict[str, list[Revision]] | None = None,
@@ -658,7 +661,7 @@ def _with_moves(
     locator: Locator,
     targets: list[Revision],
     everything: list[Revision],
-    result: EditResult,
+    result: ResultRecord,
     cache: dict[str, _MoveRanges],
 ) -> tuple[list[Revision], list[etree._Element]] | None:
     """``targets`` with the rest of each move they hold (a move is decided whole: its range on
@@ -887,7 +890,7 @@ def _nesting_notes(
     accept: bool,
     by_element: dict[etree._Element, Revision],
     removing: dict[etree._Element, int],
-    result: EditResult,
+    result: ResultRecord,
 ) -> None:
     """Say what a decision removes with the changes it decides (the other revisions inside
     them), and which of its changes an earlier entry's decision already removed (they lay
@@ -964,8 +967,8 @@ class _Threads:
 def _thread(
     locator: Locator,
     annotations: Annotations,
-    edit: Edit,
-    result: EditResult,
+    edit: EditRecord,
+    result: ResultRecord,
     resolved: set[str],
     index: _Threads | None = None,
 ) -> Thread | None:

@@ -28,15 +28,19 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from lxml import etree
 
-from shared_schema import Edit, EditStatus
-from shared_schema.models import FormatSpec
+from shared_schema import EditStatus
+from shared_schema.records import EditRecord
 
 from ..opc.namespaces import REL_BASE, REL_STYLES, w
 from ..read.view import DocumentView, Paragraph, SpanFlag, SpanKind
 from .locate import Found
+
+if TYPE_CHECKING:
+    from shared_schema.models import FormatSpec
 
 __all__ = [
     "LISTED_STYLES",
@@ -278,7 +282,7 @@ def _targets(spec: FormatSpec) -> tuple[tuple[str, object], ...]:
 
 
 def plan_format(
-    view: DocumentView, edit: Edit, found: Found, styles: Styles | None
+    view: DocumentView, edit: EditRecord, found: Found, styles: Styles | None
 ) -> FormatPlan | FormatRefusal:
     """The plan of a located ``format`` entry, or why it is refused (see the module)."""
     spec = edit.format
@@ -384,7 +388,7 @@ def _pending(what: str) -> FormatRefusal:
     )
 
 
-def format_note(plan: FormatPlan, edit: Edit) -> str:
+def format_note(plan: FormatPlan, edit: EditRecord) -> str:
     """The note a planned format entry's result carries (the report and the review page show
     its anchor and an empty replacement, as for every entry that changes no text)."""
     said = ", ".join(f"{k}: {json.dumps(v)}" for k, v in plan.run)

@@ -35,7 +35,8 @@ from itertools import accumulate, repeat
 from operator import add
 from typing import Final
 
-from shared_schema import Code, Refusal
+from shared_schema import Code
+from shared_schema.records import RefusalRecord
 
 from ..text.normalize import normalize
 from .locate import Locator, _TokenIndex
@@ -99,13 +100,13 @@ class NearMiss:
     differences: list[str]
 
 
-def not_found(locator: Locator, quote: str, *, noun: str, hint: str, search: bool = True) -> Refusal:
+def not_found(locator: Locator, quote: str, *, noun: str, hint: str, search: bool = True) -> RefusalRecord:
     """The refusal for a ``noun`` ("anchor", "quote") that does not occur: with the nearest
     passage and what differs when one is close (and ``search`` allows looking), else ``hint``."""
     wrong = locator._found[quote].wrong_label if quote in locator._found else None
     if wrong is not None:
         actual = f"labelled \u201c{wrong.actual}\u201d" if wrong.actual else "unnumbered"
-        return Refusal(
+        return RefusalRecord(
             code=Code.NOT_FOUND,
             message=f"The {noun} begins with the clause label \u201c{wrong.quoted}\u201d, but the "
             f"text after it begins a paragraph {actual}: {locator.where(wrong.start)}.",
@@ -118,14 +119,14 @@ def not_found(locator: Locator, quote: str, *, noun: str, hint: str, search: boo
         )
     near = nearest(locator, quote) if search else None
     if near is None:
-        return Refusal(
+        return RefusalRecord(
             code=Code.NOT_FOUND,
             message=f"The {noun} does not occur in the document, not even allowing for "
             "differences in spacing, quotes and dashes.",
             hint=hint,
         )
     diff = "; ".join(near.differences) or "the wording differs"
-    return Refusal(
+    return RefusalRecord(
         code=Code.NOT_FOUND,
         message=f"The {noun} does not occur in the document. The closest passage is in "
         f"{locator.where(near.start)}: \u201c{near.text}\u201d ({diff}).",

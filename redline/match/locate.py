@@ -20,8 +20,8 @@ from itertools import accumulate, compress, repeat
 from operator import add
 from typing import TYPE_CHECKING, Any, cast
 
-from shared_schema import Code, Location, MatchKind, Refusal, Tolerance
-from shared_schema.construct import construct
+from shared_schema import Code, MatchKind, Tolerance
+from shared_schema.records import LocationRecord, RefusalRecord
 
 from ..compat import forwarded
 from ..read.sections import label_key, place, split_label, typed_number
@@ -38,12 +38,6 @@ CONTEXT = 30  # characters of context either side in a location
 _SCANS_BEFORE_INDEX = 8  # full-text scans answered before the token index is built
 # Someone's deletion (and a move's source), read from the one table; the text in them.
 _LABELLED_MIN = 3  # characters a quote must hold besides its labels to be found by them
-
-
-def _new_location(fields: dict[str, object]) -> Location:
-    """A location of values made here (:func:`shared_schema.construct.construct`: no validator
-    built until a report is dumped)."""
-    return construct(Location, fields)
 
 
 @dataclass(frozen=True)
@@ -313,30 +307,20 @@ class Locator:
         return Found(ranges, MatchKind.NORMALIZED, tolerances, truncated)
 
     # -- reporting ------------------------------------------------------------------------
-    def location(self, start: int, end: int) -> Location:
+    def location(self, start: int, end: int) -> LocationRecord:
         """Where view range [start, end) lies, with a short context around it."""
         para = self.view.paragraph_at(start)
         text = self.view.text
         lo, hi = max(0, start - CONTEXT), min(len(text), end + CONTEXT)
         context = ("…" if lo > 0 else "") + " ".join(text[lo:hi].split()) + ("…" if hi < len(text) else "")
-        return _new_location(
-            {
-                "part": para.part,
-                "paragraph": para.index,
-                "start": start,
-                "end": end,
-                "label": para.label,
-                "section": para.section,
-                "context": context,
-            }
-        )
+        return LocationRecord(para.part, para.index, start, end, para.label, para.section, context)
 
     def where(self, start: int) -> str:
         """A short phrase saying where an offset lies: 'section “4.2 Rent”, paragraph 57'."""
         para = self.view.paragraph_at(start)
         return place(para.section, para.index, para.story, para.part)
 
-    def in_deletion(self, quote: str) -> Refusal | None:
+    def in_deletion(self, quote: str) -> RefusalRecord | None:
         """The ``deleted_text`` refusal when ``quote`` is not in the document as it reads but
         is in a story's text with its tracked deletions put back, over deleted text: someone
         deleted it, or moved it away (:mod:`redline.match.deleted`)."""
@@ -349,7 +333,7 @@ class Locator:
         who = hit.author or "another author"
         when = f" on {hit.date[:10]}" if hit.date else ""
         did, what = ("moved away", "move") if hit.moved else ("deleted", "deletion")
-        return Refusal(
+        return RefusalRecord(
             code=Code.DELETED_TEXT,
             message=f"The anchor is text that {who} {did}{when} (a tracked {what}) in "
             f"{self.where(para.start)}: it is not in the document as it now reads.",

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from shared_schema import Edit, EditResult, EditStatus, Refusal
+from shared_schema import EditStatus
+from shared_schema.records import EditRecord, RefusalRecord, ResultRecord
 
 from ..opc.namespaces import M_NS, MC_NS, w
 from ..opc.working import whole_root
@@ -90,7 +91,7 @@ _CANNOT = {
 _HINT = "Move a clause of plain paragraphs, or make the change as a deletion and an insertion."
 
 
-def plan_move(locator: Locator, edit: Edit, result: EditResult, found: Found) -> MovePlan | None:
+def plan_move(locator: Locator, edit: EditRecord, result: ResultRecord, found: Found) -> MovePlan | None:
     """The move ``edit`` asks for (its anchor located once, at ``found``), or None with
     ``result`` refused."""
     view = locator.view
@@ -185,7 +186,9 @@ def _numbered_head(para: Paragraph) -> bool:
     return para.heads and para.node is not None and para.node.number is not None
 
 
-def _target(locator: Locator, edit: Edit, result: EditResult, para: Paragraph) -> tuple[int, int] | None:
+def _target(
+    locator: Locator, edit: EditRecord, result: ResultRecord, para: Paragraph
+) -> tuple[int, int] | None:
     """The view paragraphs of the destination clause, or None with ``result`` refused."""
     view = locator.view
     if edit.target is not None:
@@ -222,7 +225,7 @@ def _target(locator: Locator, edit: Edit, result: EditResult, para: Paragraph) -
             hint="Copy the target_anchor character for character from the destination clause.",
         )  # fmt: skip
         result.status = EditStatus.NOT_FOUND
-        result.error = refusal.model_copy(update={"message": refusal.message + " (the move's target_anchor)"})
+        result.error = refusal.copy(message=refusal.message + " (the move's target_anchor)")
         return None
     if len(where.ranges) > 1:
         places = "; ".join(locator.where(s) for s, _ in where.ranges[:5])
@@ -243,12 +246,17 @@ def _cite(head: Head) -> str:
     return head.cite
 
 
-def _refused(result: EditResult, status: EditStatus, message: str, hint: str, **extra: object) -> None:
+def _refused(result: ResultRecord, status: EditStatus, message: str, hint: str, **extra: object) -> None:
     result.status = status
-    result.error = Refusal(
-        code=status.code, message=message, hint=hint, tolerances=list(result.tolerances),
-        **extra,
-    )  # fmt: skip
+    result.error = RefusalRecord.of_values(
+        {
+            "code": status.code,
+            "message": message,
+            "hint": hint,
+            "tolerances": list(result.tolerances),
+            **extra,
+        }
+    )
 
 
 def _moved_note(view: DocumentView, plan: MovePlan) -> str:

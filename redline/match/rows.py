@@ -19,8 +19,9 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from shared_schema import Edit, EditStatus
-from shared_schema.models import COLUMN_ACTIONS
+from shared_schema import EditStatus
+from shared_schema.records import EditRecord
+from shared_schema.rules import COLUMN_ACTIONS
 
 from ..opc.namespaces import w
 from ..opc.working import filled
@@ -66,7 +67,7 @@ class RowRefusal:
     hint: str
 
 
-def column_refusal(edit: Edit) -> RowRefusal | None:
+def column_refusal(edit: EditRecord) -> RowRefusal | None:
     """The refusal of a column action (None for any other)."""
     if edit.action not in COLUMN_ACTIONS:
         return None
@@ -80,7 +81,7 @@ def column_refusal(edit: Edit) -> RowRefusal | None:
     )
 
 
-def row_notes(edit: Edit, view: DocumentView | None = None) -> list[str]:
+def row_notes(edit: EditRecord, view: DocumentView | None = None) -> list[str]:
     """What the report says of an applied row entry beyond its status: a deleted row's
     rationale, which no comment holds (LibreOffice keeps a deleted row holding a comment, empty,
     when the deletion is accepted); an inserted row's comment is on the reference row; in a
@@ -136,7 +137,7 @@ def _row_paragraphs(view: DocumentView, para: Paragraph, row: etree._Element) ->
 
 
 def check_rows(
-    view: DocumentView, edit: Edit, ranges: list[tuple[int, int]]
+    view: DocumentView, edit: EditRecord, ranges: list[tuple[int, int]]
 ) -> list[tuple[int, int]] | RowRefusal:
     """The view ranges ``edit``'s rows stand for (one per row the anchor's ``ranges`` lie in:
     a delete, the row's text; an insert, the empty point at the row's end or start), or the
@@ -181,7 +182,7 @@ def check_rows(
     return out
 
 
-def row_plan(view: DocumentView, edit: Edit, start: int, end: int) -> RowPlan:
+def row_plan(view: DocumentView, edit: EditRecord, start: int, end: int) -> RowPlan:
     """What the writer is given for the row range (start, end) :func:`check_rows` returned."""
     assert edit.action is not None
     para = view.paragraph_at(start)  # (a separator belongs to the paragraph before: the row's last)
@@ -193,7 +194,7 @@ def row_plan(view: DocumentView, edit: Edit, start: int, end: int) -> RowPlan:
     return RowPlan(edit.action, lo, hi, tuple(edit.cells or ()))
 
 
-def _structure(edit: Edit, row: etree._Element) -> RowRefusal | None:
+def _structure(edit: EditRecord, row: etree._Element) -> RowRefusal | None:
     """Why a tracked row cannot be written beside or over ``row``, or None."""
     table = row.getparent()
     if table is None or table.tag != _TBL:

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 from lxml import etree
 
-from shared_schema import Code, Edit, EditBatch, EditResult, EditStatus, Location, MatchKind, Refusal
-from shared_schema.construct import construct
-from shared_schema.models import COLUMN_ACTIONS, MOVE_ACTIONS, NO_ANCHOR_ACTIONS, ROW_ACTIONS
+from shared_schema import Code, EditStatus, MatchKind
+from shared_schema.records import BatchRecord, EditRecord, LocationRecord, RefusalRecord, ResultRecord
+from shared_schema.rules import COLUMN_ACTIONS, MOVE_ACTIONS, NO_ANCHOR_ACTIONS, ROW_ACTIONS
 
 from ..collector import paused
 from ..opc.zipread import DEFAULT_LIMITS, Limits
@@ -38,6 +38,8 @@ from .moves import move_note, movers
 # .moves_plan) are imported by the batch that has such an entry: a reply of plain edits pays
 # neither their modules nor their classes (issue 32).
 if TYPE_CHECKING:
+    from shared_schema.models import Edit, EditBatch
+
     from .formats import FormatPlan, Styles
     from .moves_plan import MovePlan
     from .rows import RowPlan
@@ -58,18 +60,6 @@ HINTED_CANDIDATES = 20  # candidates of an ambiguous anchor that get a unique ex
 # (An anchor's candidates are bounded by locate.MAX_MATCHES, 1000: bounding them to this too
 # would change the golden reports, whose generated replies have such anchors -- left as is.)
 MAX_CANDIDATES = 20
-
-
-def _new_result(fields: dict[str, object]) -> EditResult:
-    """A located edit's result, of values made here (:func:`shared_schema.construct.construct`:
-    no validator built until a report is dumped)."""
-    return construct(EditResult, fields)
-
-
-def _new_refusal(fields: dict[str, object]) -> Refusal:
-    """Refusal(**fields), validated, without keyword-argument handling."""
-    made: Refusal = Refusal.__pydantic_validator__.validate_python(fields)
-    return made
 
 
 @dataclass(frozen=True)
@@ -99,11 +89,11 @@ class Planned:
 
 @dataclass
 class Verification:
-    results: list[EditResult]
+    results: list[ResultRecord]
     planned: list[Planned]
 
 
-def needs_annotations(edits: list[Edit]) -> bool:
+def needs_annotations(edits: list[EditRecord]) -> bool:
     """Does the batch act on the document's annotations (accept, reject, reply, resolve: the
     entries this verifier leaves to :mod:`redline.match.decisions`, which a run imports only then)?"""
     return any(e.action in NO_ANCHOR_ACTIONS for e in edits)
@@ -111,7 +101,7 @@ def needs_annotations(edits: list[Edit]) -> bool:
 
 def verify(
     locator: Locator,
-    batch: EditBatch | list[Edit],
+    batch: BatchRecord | list[EditRecord] | EditBatch | list[Edit],
     *,
     dry_run: bool = False,
     hints: bool = True,
@@ -125,10 +115,21 @@ def verify(
     (:func:`too_large`).
     """
     with paused():
-        return _verify(locator, batch, dry_run, hints, limits)
+        return _verify(locator, records(batch), dry_run, hints, limits)
 
 
-def too_large(edit: Edit, view: DocumentView, limits: Limits | None = None) -> str | None:
+def records(batch: BatchRecord | list[EditRecord] | EditBatch | list[Edit]) -> BatchRecord | list[EditRecord]:
+    """``batch`` as the verifier's records: a parsed reply's already are
+    (:func:`shared_schema.parse.read_edit_reply`); the public models a caller made are read
+    into them (:mod:`shared_schema.records`)."""
+    if isinstance(batch, BatchRecord):
+        return batch
+    if isinstance(batch, list):
+        return [e if isinstance(e, EditRecord) else EditRecord.of(e) for e in batch]
+    return BatchRecord.of(batch)
+
+
+def too_large(edit: EditRecord | Edit, view: DocumentView, limits: Limits | None = None) -> str | None:
     """Why ``edit``'s new text (``replacement``, ``text``) cannot be written within the loader's
     limits -- a line over libxml2's text-node limit, more text than ``limits.max_text_chars``
     leaves beside the document's, more lines than :data:`MAX_INSERT_LINES` -- or None.
@@ -172,13 +173,17 @@ def too_large(edit: Edit, view: DocumentView, limits: Limits | None = None) -> s
 
 
 def _verify(
-    locator: Locator, batch: EditBatch | list[Edit], dry_run: bool, hints: bool, limits: Limits | None = None
+    locator: Locator,
+    batch: BatchRecord | list[EditRecord],
+    dry_run: bool,
+    hints: bool,
+    limits: Limits | None = None,
 ) -> Verification:
-    edits = batch.edits if isinstance(batch, EditBatch) else batch
-    revision = batch.revision if isinstance(batch, EditBatch) else None
+    edits = batch.edits if isinstance(batch, BatchRecord) else batch
+    revision = batch.revision if isinstance(batch, BatchRecord) else None
     view = locator.view
     ok_status = EditStatus.VERIFIED if dry_run else EditStatus.APPLIED
-    results: list[EditResult] = []
+    results: list[ResultRecord] = []
     found_of: dict[int, Found] = {}
     replacement_of: dict[int, str] = {}
     fields_of: dict[tuple[int, int], tuple[etree._Element, ...]] = {}  # (edit, range start)
@@ -285,11 +290,7 @@ def _verify(
                 )
                 continue
             note = view.paragraph_at(found.ranges[0][0])
-            if (
-                note.story in NOTE_STORIES
-                and view.working is not None
-                and reference_of(view, note) is None
-            ):
+            if note.story in NOTE_STORIES and view.working is not None and reference_of(view, note) is None:
                 _refuse(
                     result,
                     EditStatus.UNSUPPORTED,
@@ -398,37 +399,32 @@ def _verify(
 
 
 def _result(
-    index: int, edit: Edit, status: EditStatus, locator: Locator | None = None, found: Found | None = None
-) -> EditResult:
+    index: int,
+    edit: EditRecord,
+    status: EditStatus,
+    locator: Locator | None = None,
+    found: Found | None = None,
+) -> ResultRecord:
     """The result of a located edit, built in one go (no per-field assignments)."""
     if locator is None or found is None or not found.ranges:
-        return EditResult(index=index, id=edit.id, anchor=edit.anchor, replacement=edit.replacement,
-                          status=status)  # fmt: skip
-    return _new_result(
-        {
-            "index": index,
-            "id": edit.id,
-            "anchor": edit.anchor,
-            "replacement": edit.replacement,
-            "status": status,
-            "match": found.kind,
-            "tolerances": list(found.tolerances),
-            "locations": [locator.location(s, e) for s, e in found.ranges],
-        }
-    )
+        return ResultRecord(index, edit.id, edit.anchor, edit.replacement, status)
+    return ResultRecord(
+        index, edit.id, edit.anchor, edit.replacement, status, found.kind, list(found.tolerances),
+        [locator.location(s, e) for s, e in found.ranges],
+    )  # fmt: skip
 
 
 def _refuse(
-    result: EditResult,
+    result: ResultRecord,
     status: EditStatus,
     message: str,
     hint: str | None,
     *,
-    candidates: list[Location] | None = None,
+    candidates: list[LocationRecord] | None = None,
     **extra: object,
 ) -> None:
     result.status = status
-    result.error = _new_refusal(
+    result.error = RefusalRecord.of_values(
         {
             "code": status.code,  # or a finer code in ``extra`` (ambiguous_section)
             "message": message,
@@ -440,7 +436,7 @@ def _refuse(
     )
 
 
-def _not_found(locator: Locator, edit: Edit, result: EditResult, hints: bool) -> None:
+def _not_found(locator: Locator, edit: EditRecord, result: ResultRecord, hints: bool) -> None:
     result.status = EditStatus.NOT_FOUND
     result.error = locator.in_deletion(edit.anchor) or not_found(
         locator,
@@ -459,7 +455,7 @@ def _same_text(a: str, b: str) -> bool:
     return len(pa) == len(pb) and all(normalize(x) == normalize(y) for x, y in zip(pa, pb, strict=True))
 
 
-def _ambiguous(locator: Locator, edit: Edit, result: EditResult, found: Found, hints: bool) -> None:
+def _ambiguous(locator: Locator, edit: EditRecord, result: ResultRecord, found: Found, hints: bool) -> None:
     count = len(found.ranges)
     more = "+" if found.truncated else ""
     hint = f"Set expected_matches to {count} to change every occurrence."
@@ -486,7 +482,9 @@ def _ambiguous(locator: Locator, edit: Edit, result: EditResult, found: Found, h
     )
 
 
-def _in_named_section(locator: Locator, edit: Edit, found: Found) -> tuple[Found, tuple[Head, int]] | None:
+def _in_named_section(
+    locator: Locator, edit: EditRecord, found: Found
+) -> tuple[Found, tuple[Head, int]] | None:
     """An anchor found several times, narrowed to the one occurrence inside the one section
     ``edit.section`` names (the way a lawyer's "in clause 4.2, replace ..." names the place):
     (that occurrence, (the section, how many there were)), or None when the section names no
@@ -506,7 +504,7 @@ def _in_named_section(locator: Locator, edit: Edit, found: Found) -> tuple[Found
     return replace(found, ranges=inside), (head, len(found.ranges))
 
 
-def _in_scope(locator: Locator, edit: Edit, result: EditResult, found: Found) -> bool:
+def _in_scope(locator: Locator, edit: EditRecord, result: ResultRecord, found: Found) -> bool:
     """Whether every occurrence lies in the one section ``edit.section`` names; else refused
     ``out_of_scope``, with the sections involved by their full names."""
     assert edit.section is not None
@@ -575,7 +573,7 @@ def _in_scope(locator: Locator, edit: Edit, result: EditResult, found: Found) ->
 def _planned(
     locator: Locator,
     index: int,
-    edit: Edit,
+    edit: EditRecord,
     s: int,
     e: int,
     replacement: str,
@@ -601,7 +599,7 @@ def _planned(
     return Planned(index, s, e, replacement, exact, edit.rationale, fields=fields)
 
 
-def _insertion(locator: Locator, edit: Edit, result: EditResult, found: Found) -> Found | None:
+def _insertion(locator: Locator, edit: EditRecord, result: ResultRecord, found: Found) -> Found | None:
     """Where an insert action's paragraphs go: the end (start) of each paragraph holding the
     anchor, as an empty range; None when refused."""
     view = locator.view
@@ -724,9 +722,7 @@ def _code_of(view: DocumentView, fs: int, fe: int) -> list[etree._Element] | Non
     return found
 
 
-def _deletions(
-    view: DocumentView, s: int, e: int, replacement: str, exact: bool
-) -> list[tuple[int, int]]:
+def _deletions(view: DocumentView, s: int, e: int, replacement: str, exact: bool) -> list[tuple[int, int]]:
     """The view ranges replacing view [s, e) with ``replacement`` deletes outright (word by
     word, as the writer writes it), adjacent ones joined."""
     out: list[tuple[int, int]] = []
@@ -844,7 +840,7 @@ def _unsupported(
     return None
 
 
-def _refuse_overlaps(results: list[EditResult], found_of: dict[int, Found]) -> None:
+def _refuse_overlaps(results: list[ResultRecord], found_of: dict[int, Found]) -> None:
     spans = sorted((s, e, i) for i, found in found_of.items() for s, e in found.ranges)
     clash: dict[int, set[int]] = {}
     for k, (_s, e, i) in enumerate(spans):

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from lxml import etree
 
-from shared_schema import Code, Refusal
+from shared_schema import Code
 
 from ..match.verify import Planned
 from ..opc.package import Limits, Package, PackageError
@@ -34,6 +34,8 @@ from .writer import Ids, MarkupOverflow, Writer, document_ids
 # Decisions on others' revisions, replies and resolved threads (redline.match.decisions) and
 # rationale comments (redline.write.comments) are imported by the write that has them.
 if TYPE_CHECKING:
+    from shared_schema.models import Refusal
+
     from ..match.decisions import DecisionPlan
 
 __all__ = ["Step", "Written", "check_output", "make_writer", "unloadable", "write_and_check"]
@@ -80,8 +82,12 @@ def write_and_check(
     try:
         output, result, changes = _write(package, view, planned, options, decisions, step, limit)
     except PackageError as exc:
+        from shared_schema.models import Refusal  # (a refusal is the public model: pydantic then)
+
         return Refusal.from_error(exc)
     except MarkupOverflow:
+        from shared_schema.models import Refusal
+
         return unloadable(
             Refusal(
                 code=Code.TOO_COMPLEX,
@@ -92,7 +98,7 @@ def write_and_check(
             )
         )
     back = check_output(output, limits, labels=labels, since=(package, view, changes))
-    if isinstance(back, Refusal):
+    if not isinstance(back, tuple):  # a Refusal
         return back
     return Written(output, result, changes, *back)
 
@@ -118,13 +124,15 @@ def check_output(
         if again is not None:
             return again
     loaded = load_view(output, limits, labels=labels)
-    if not isinstance(loaded, Refusal):
+    if isinstance(loaded, tuple):
         return loaded
     return unloadable(loaded)
 
 
 def unloadable(loaded: Refusal) -> Refusal:
     """``unloadable_output``: the output would be refused, as ``loaded`` says, when read again."""
+    from shared_schema.models import Refusal
+
     return Refusal(
         code=Code.UNLOADABLE_OUTPUT,
         message=(

@@ -27,17 +27,28 @@ Coercions refused as unsafe:
 
 from __future__ import annotations
 
-from ..models import EditBatch, SummaryReply
+from typing import TYPE_CHECKING
+
+from ..records import BatchRecord
 from .aliases import _EDIT_CONTAINERS, _EDIT_FIELDS, _POINT_FIELDS, _POINTS_KEYS
 from .edits import _edit_batch, _read_edits
-from .extract import ParseLimits, _find, _Flavour
-from .summary import _read_summary, _summary_reply
+from .extract import ParseLimits, _find, _Flavour, _Reading
 
-__all__ = ["ParseLimits", "parse_edit_reply", "parse_summary_reply"]
+if TYPE_CHECKING:
+    from ..models import EditBatch, SummaryReply
+
+__all__ = ["ParseLimits", "parse_edit_reply", "parse_summary_reply", "read_edit_reply"]
 
 
 def parse_edit_reply(text: str | bytes, limits: ParseLimits | None = None) -> EditBatch | None:
     """Read a model's proposed edits from its reply; ``None`` when no edits can be read at all."""
+    batch = read_edit_reply(text, limits)
+    return None if batch is None else batch.model()
+
+
+def read_edit_reply(text: str | bytes, limits: ParseLimits | None = None) -> BatchRecord | None:
+    """:func:`parse_edit_reply`'s reading as the apply path's records (no pydantic model made, and
+    pydantic not imported unless an entry needs its validation: :mod:`shared_schema.records`)."""
     limits = limits or ParseLimits()
     found = _find(text, limits, _EDITS)
     return None if found is None else _edit_batch(*found, limits)
@@ -45,9 +56,17 @@ def parse_edit_reply(text: str | bytes, limits: ParseLimits | None = None) -> Ed
 
 def parse_summary_reply(text: str | bytes, limits: ParseLimits | None = None) -> SummaryReply | None:
     """Read a model's summary from its reply; ``None`` when no summary can be read at all."""
+    from .summary import _summary_reply
+
     limits = limits or ParseLimits()
     found = _find(text, limits, _SUMMARY)
     return None if found is None else _summary_reply(*found, limits)
+
+
+def _read_summary(value: object) -> _Reading | None:
+    from .summary import _read_summary as read
+
+    return read(value)
 
 
 _EDITS = _Flavour(

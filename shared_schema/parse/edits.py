@@ -11,13 +11,8 @@ import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..construct import construct
-from ..models import (
-    Edit,
-    EditBatch,
-    InvalidEntry,
-    xml_unsafe_character,
-)
+from ..records import BatchRecord, EditRecord, InvalidRecord
+from ..rules import xml_unsafe_character
 from .aliases import (
     _ACTION_WORDS,
     _DELETE_ACTIONS,
@@ -157,27 +152,27 @@ def _entries(
     limit: int,
     beyond: Callable[[int], str],
     read: Callable[[Any, list[str]], T | str],
-) -> tuple[list[tuple[int, T]], list[InvalidEntry]]:
+) -> tuple[list[tuple[int, T]], list[InvalidRecord]]:
     """Every entry of ``reading`` read with ``read`` (which returns the shape, or the reason
     it cannot), with its position in the reply; entries past ``limit`` and unusable ones
     become invalid entries, with why."""
     kept: list[tuple[int, T]] = []
-    invalid: list[InvalidEntry] = []
+    invalid: list[InvalidRecord] = []
     for index, entry in enumerate(reading.entries):
         if index >= limit:
-            invalid.append(construct(InvalidEntry, {"index": index, "reason": beyond(index)}))
+            invalid.append(InvalidRecord(index, beyond(index)))
             continue
         notes: list[str] = []
         result = read(entry, notes)
         if isinstance(result, str):
-            invalid.append(construct(InvalidEntry, {"index": index, "reason": result, "raw": _raw(entry)}))
+            invalid.append(InvalidRecord(index, result, _raw(entry)))
         else:
             kept.append((index, result))
             tally.count(notes)
     return kept, invalid
 
 
-def _edit_batch(reading: _Reading, tally: _Tally, limits: ParseLimits) -> EditBatch:
+def _edit_batch(reading: _Reading, tally: _Tally, limits: ParseLimits) -> BatchRecord:
     edits, invalid = _entries(
         reading,
         tally,
@@ -187,14 +182,13 @@ def _edit_batch(reading: _Reading, tally: _Tally, limits: ParseLimits) -> EditBa
         ),
         _read_edit,
     )
-    placed = [edit.placed(index) for index, edit in edits]
-    # (made as validation would make them: the entries are checked, one by one, above)
-    return construct(
-        EditBatch, {"edits": placed, "invalid": invalid, "notes": tally.render(), "revision": reading.extra}
-    )
+    for index, edit in edits:
+        edit.index = index
+    # (the entries are checked, one by one, above: their models are made as validation would)
+    return BatchRecord([edit for _, edit in edits], invalid, tally.render(), reading.extra)
 
 
-def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
+def _read_edit(entry: Any, notes: list[str]) -> EditRecord | str:
     """An Edit from one entry of the reply, or the reason it cannot be used."""
     if not isinstance(entry, dict):
         return f"the entry is {_kind(entry)}, not an object with 'anchor' and 'replacement'"
@@ -302,7 +296,7 @@ def _read_edit(entry: Any, notes: list[str]) -> Edit | str:
 
 def _read_insert(
     action: str, fields: dict[str, tuple[str, Any]], values: dict[str, Any], notes: list[str]
-) -> Edit | str:
+) -> EditRecord | str:
     """An ``insert_after`` / ``insert_before`` entry: whole new paragraphs beside the one
     holding ``anchor``, whose text is never touched."""
     anchor = values.get("anchor")
@@ -360,7 +354,7 @@ def _id_text(name: str, value: Any, notes: list[str]) -> str | None:
 
 def _read_other(
     action: str, fields: dict[str, tuple[str, Any]], values: dict[str, Any], notes: list[str]
-) -> Edit | str:
+) -> EditRecord | str:
     """An accept / reject / comment / reply / resolve entry: a decision on the other side's
     tracked change (by ``revision_id``, or every one by ``author``), a comment on a quoted
     passage, a reply to a comment, a thread resolved."""

@@ -10,21 +10,33 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
-from ..construct import edit as checked_edit
-from ..models import MAX_SECTION, Edit
+from ..records import EditRecord
+from ..rules import MAX_SECTION, entry_failures
 from .extract import _HugeNumber, _kind, _show, _unsafe_reason
 
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
-def build_edit(**fields: Any) -> Edit | str:
-    """The :class:`Edit` of these fields (constructed without building pydantic's validator when
-    every value passes its rules: :func:`shared_schema.construct.edit`), or pydantic's refusal of
-    them as the entry's reason."""
+
+def build_edit(**fields: Any) -> EditRecord | str:
+    """The entry of these fields (:class:`~shared_schema.records.EditRecord`, made without
+    pydantic when every value passes the rules the model's validators apply), or the reason
+    to refuse it: the rules' own words when they alone refuse it, as pydantic would word them
+    (:func:`shared_schema.rules.entry_failures`); anything else is validated by
+    :class:`~shared_schema.models.Edit` itself, so its verdict and its error are the model's."""
+    failures = entry_failures(fields)
+    if failures == []:
+        return EditRecord.of_values(fields)
+    if failures is not None:  # refused by the rules alone: in validation_reason's words
+        return "; ".join(f"{name}: {message}" for name, message in failures)
+    from pydantic import ValidationError
+
+    from ..models import Edit
+
     try:
-        return checked_edit(Edit, fields)
+        return EditRecord.of(Edit(**fields))
     except ValidationError as err:
         return validation_reason(err)
 

@@ -21,14 +21,16 @@ What is read, and how:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
-from ..models import FORMAT_KEYS, HIGHLIGHT_COLOURS, Edit, FormatSpec
+from ..records import EditRecord
+from ..rules import FORMAT_KEYS, HIGHLIGHT_COLOURS
 from .aliases import _norm
 from .extract import _kind
 from .fields import build_edit, expected_matches, section_and_id, texts_reason
+
+if TYPE_CHECKING:
+    from ..models import FormatSpec
 
 _KEYS: dict[str, str] = {
     **{_norm(k): k for k in FORMAT_KEYS},
@@ -93,6 +95,10 @@ def read_format(
             "'format' sets nothing: give the keys to change, e.g. {\"bold\": true} "
             f"(keys: {', '.join(FORMAT_KEYS)}; null leaves a key as it is)"
         )
+    from pydantic import ValidationError  # (a format entry is validated by its model)
+
+    from ..models import FormatSpec
+
     try:
         return values, FormatSpec(**spec)
     except ValidationError as err:
@@ -143,7 +149,7 @@ def read_format_entry(
     entry: dict[str, Any],
     values: dict[str, Any],
     notes: list[str],
-) -> Edit | str:
+) -> EditRecord | str:
     """A ``format`` entry (``entry`` as the reply gave it, ``values`` its fields by their
     names) as an :class:`Edit`, or the reason it cannot be used."""
     read = read_format(entry, values, notes)

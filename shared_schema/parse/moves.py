@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..models import MAX_SECTION, Edit
+from ..records import EditRecord
+from ..rules import MAX_SECTION
 from .extract import _kind, _show
 from .fields import build_edit, section_and_id, texts_reason
 
@@ -24,7 +25,7 @@ def read_move(
     fields: dict[str, tuple[str, Any]],
     values: dict[str, Any],
     notes: list[str],
-) -> Edit | str:
+) -> EditRecord | str:
     """A ``move_after`` / ``move_before`` entry, or the reason it cannot be used."""
     shared = section_and_id(values, notes)  # first, so its notes come first
     for name in list(values):

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..models import COLUMN_ACTIONS, Edit
+from ..records import EditRecord
+from ..rules import COLUMN_ACTIONS
 from .extract import _kind, _unsafe_reason
 from .fields import build_edit, expected_matches, section_and_id, texts_reason
 
@@ -33,7 +34,7 @@ def read_row(
     action: str,
     values: dict[str, Any],
     notes: list[str],
-) -> Edit | str:
+) -> EditRecord | str:
     """A row entry as an :class:`Edit`, or the reason it cannot be used."""
     if action == "insert_row":
         return (

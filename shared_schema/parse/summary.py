@@ -116,7 +116,10 @@ def _summary_reply(reading: _Reading, tally: _Tally, limits: ParseLimits) -> Sum
         _read_point,
     )
     return SummaryReply(
-        summary=reading.extra or "", points=[p for _, p in points], invalid=invalid, notes=tally.render()
+        summary=reading.extra or "",
+        points=[p for _, p in points],
+        invalid=[i.model() for i in invalid],
+        notes=tally.render(),
     )
 
 
