@@ -188,11 +188,19 @@ class Package:
         *,
         stream_main: bool = False,
         vouched: Package | None = None,
+        written: Mapping[str, bytes] | None = None,
     ) -> None:
         self.source_bytes = bytes(data)
         # a package whose parts were checked already: a part of the same name and bytes is not
-        # parsed again for the parser's limits (the read-back of an output written from it)
+        # parsed again for the parser's limits (the read-back of an output written from it),
+        # and a member stored exactly as its member (same method, CRC, sizes and deflated
+        # bytes) is not inflated nor checked again: the same stored bytes inflate to the same
+        # bytes, which passed every check of a part under the same limits
         self._vouched = vouched
+        self._written = written or {}
+        self._known: dict[str, tuple[bytes, bool]] = {}  # see _adopt
+        self._same: set[str] = set()  # parts whose member is the vouched package's, exactly
+        self._tags: dict[str, int] = {}  # per XML part, its tags (for a package vouching later)
         self.limits = limits or DEFAULT_LIMITS
         # The main part is left in the zip at load, to be read with stream(): its DOCTYPE and
         # tag-count checks are then the reader's to make (see redline.read.scan.BodyStream).
@@ -204,6 +212,7 @@ class Package:
         with boundary(None):
             self._load()
         self._vouched = None  # (needed by the load only: the input is not kept alive)
+        self._written, self._known, self._same = {}, {}, set()
 
     # --- construction -------------------------------------------------------------------------
 
@@ -215,12 +224,18 @@ class Package:
         *,
         stream_main: bool = False,
         vouched: Package | None = None,
+        written: Mapping[str, bytes] | None = None,
     ) -> Package:
         """Load a package from its bytes, or raise :class:`PackageError`.  With
         ``stream_main`` the main part is not inflated at load (for :meth:`stream`).
         ``vouched``: a package loaded with the same limits whose parts need no second check
-        where they are the same bytes (an output read back against its input)."""
-        return cls(data, limits, stream_main=stream_main, vouched=vouched)
+        where they are the same bytes (an output read back against its input): a member
+        stored exactly as the vouched package's is not inflated again.  ``written``: the
+        bytes a writer deflated into members of ``data`` (by exact name; an output's changed
+        and added parts), taken as those members' bytes without inflating them when their
+        size and CRC are the members' (else ``crc_mismatch``, as an inflate would say); every
+        other check of a part is made of them as of any."""
+        return cls(data, limits, stream_main=stream_main, vouched=vouched, written=written)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], limits: Limits | None = None) -> Package:
@@ -233,6 +248,7 @@ class Package:
 
     def _load(self) -> None:
         self._archive = Archive(self.source_bytes, self.limits, NameCheck())
+        self._adopt()
         check_macro_members(m.name for m in self._archive.members)
         self._parts = PartNames.of(m.name for m in self._archive.members)
         self.names = self._parts.names
@@ -241,6 +257,30 @@ class Package:
         self._rels[""] = self._opc.package_rels
         self.main_part = self._opc.main_part
         self._scan_xml_parts()
+
+    def _adopt(self) -> None:
+        """The members whose bytes are known without inflating them (see :meth:`from_bytes`):
+        ``written`` ones, and those stored exactly as a member of the vouched package whose
+        bytes it holds (read and checked)."""
+        vouched = self._vouched
+        if vouched is not None and (vouched.limits != self.limits or vouched._stream_main):
+            vouched = None
+        if vouched is None and not self._written:
+            return
+        for m in self._archive.members:
+            data = self._written.get(m.name)
+            if data is not None:
+                self._known[m.name] = (data, False)
+                continue
+            if vouched is None:
+                continue
+            theirs = vouched._archive.by_name.get(m.name)
+            held = vouched._bytes.get(m.name)
+            if theirs is None or held is None or not self._archive.same_member(m, vouched._archive, theirs):
+                continue
+            self._known[m.name] = (held, True)
+            if m.name in vouched._tags:
+                self._same.add(m.name)
 
     def _scan_xml_parts(self) -> None:
         """Inflate every XML part (budget, CRC), refuse any DOCTYPE, count the tags, and hold
@@ -252,14 +292,19 @@ class Package:
             if not self.is_xml(name) or (self._stream_main and name == self.main_part):
                 continue
             data = self.read(name)
-            if find_doctype(data):
-                raise dtd_refusal(name)
-            tags += data.count(b"<")
-            self._check_namespaces(data, name)
-            if name.lower().endswith(".rels"):
-                check_macro_relationships(data, name)
-            if name != self.main_part and not self._vouched_for(name, data):
-                parser_limits(data, name)  # (the main part: by its reader, scanned or walked)
+            if name in self._same:  # the vouched package's part, checked there: its count
+                assert self._vouched is not None
+                found = self._tags[name] = self._vouched._tags[name]
+            else:
+                if find_doctype(data):
+                    raise dtd_refusal(name)
+                found = self._tags[name] = data.count(b"<")
+                self._check_namespaces(data, name)
+                if name.lower().endswith(".rels"):
+                    check_macro_relationships(data, name)
+                if name != self.main_part and not self._vouched_for(name, data):
+                    parser_limits(data, name)  # (the main part: by its reader, scanned or walked)
+            tags += found
             if self._stream_main:  # read for a lean view: keep nothing not asked for again
                 self._bytes.pop(name, None)
                 self._archive.release(len(data))
@@ -321,7 +366,12 @@ class Package:
         with self._lock, boundary(found):
             cached = self._bytes.get(found)
             if cached is None:
-                cached = self._archive.inflate(self._archive.by_name[found])
+                member = self._archive.by_name[found]
+                known = self._known.pop(found, None)
+                if known is not None:
+                    cached = self._archive.adopt(member, *known)
+                else:
+                    cached = self._archive.inflate(member)
                 self._bytes[found] = cached
             return cached
 

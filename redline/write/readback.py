@@ -132,7 +132,12 @@ def _read_again(
         raise _GiveUp("the input's view was not scanned")
     if limits != package.limits:
         raise _GiveUp("other limits")
-    new = Package.from_bytes(output, limits, vouched=package)
+    # the bytes the write deflated, by the members' names, and the members it copied from the
+    # input's are taken as they are, not inflated again (Package.from_bytes: their sizes and
+    # CRCs checked; every other check of the load made as of any package)
+    written = {package.find(name) or name: data for name, data in changes.changed.items()}
+    written.update((name, bytes(data)) for name, data in changes.added)
+    new = Package.from_bytes(output, limits, vouched=package, written=written)
     main = new.main_part
     if main != package.main_part:
         raise _GiveUp("another main part")
