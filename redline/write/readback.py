@@ -372,6 +372,7 @@ class _Body:
             raise _GiveUp("no body end")
         self.body_close = close  # in the output's bytes
         self.entered = layout.entered
+        self._entered_in_order = sorted(layout.entered)  # (for _copy's ranges, by bisection)
         self.units = len(layout.ordinals)
         self._para_units: list[int] | None = None
         # per splice, its paragraphs (units of the input's layout)
@@ -553,7 +554,9 @@ class _Body:
         units_o.extend(map(d_ord.__add__, layout.ordinals[first:last]))
         units_s.extend(map(d_char.__add__, layout.starts[first:last]))
         units_e.extend(map(d_char.__add__, layout.ends[first:last]))
-        entered.update(base + u - first for u in self.entered if first <= u < last)
+        order = self._entered_in_order
+        lo, hi = bisect.bisect_left(order, first), bisect.bisect_left(order, last)
+        entered.update(map((base - first).__add__, order[lo:hi]))
         a, b = self.first_para(first), self.first_para(last)
         if a == b:
             return carry
