@@ -189,6 +189,7 @@ class Package:
         stream_main: bool = False,
         vouched: Package | None = None,
         written: Mapping[str, bytes] | None = None,
+        counted: Mapping[str, tuple[int, int]] | None = None,
     ) -> None:
         self.source_bytes = bytes(data)
         # a package whose parts were checked already: a part of the same name and bytes is not
@@ -200,7 +201,11 @@ class Package:
         self._written = written or {}
         self._known: dict[str, tuple[bytes, bool]] = {}  # see _adopt
         self._same: set[str] = set()  # parts whose member is the vouched package's, exactly
-        self._tags: dict[str, int] = {}  # per XML part, its tags (for a package vouching later)
+        # per XML part, its tags and its "xmlns" (what the limits count; for a package vouching
+        # later, and for a writer's count of what it changed: tags())
+        self._tags: dict[str, int] = {}
+        self._xmlns: dict[str, int] = {}
+        self._counted = counted or {}
         self.limits = limits or DEFAULT_LIMITS
         # The main part is left in the zip at load, to be read with stream(): its DOCTYPE and
         # tag-count checks are then the reader's to make (see redline.read.scan.BodyStream).
@@ -212,7 +217,7 @@ class Package:
         with boundary(None):
             self._load()
         self._vouched = None  # (needed by the load only: the input is not kept alive)
-        self._written, self._known, self._same = {}, {}, set()
+        self._written, self._known, self._same, self._counted = {}, {}, set(), {}
 
     # --- construction -------------------------------------------------------------------------
 
@@ -225,6 +230,7 @@ class Package:
         stream_main: bool = False,
         vouched: Package | None = None,
         written: Mapping[str, bytes] | None = None,
+        counted: Mapping[str, tuple[int, int]] | None = None,
     ) -> Package:
         """Load a package from its bytes, or raise :class:`PackageError`.  With
         ``stream_main`` the main part is not inflated at load (for :meth:`stream`).
@@ -234,8 +240,11 @@ class Package:
         bytes a writer deflated into members of ``data`` (by exact name; an output's changed
         and added parts), taken as those members' bytes without inflating them when their
         size and CRC are the members' (else ``crc_mismatch``, as an inflate would say); every
-        other check of a part is made of them as of any."""
-        return cls(data, limits, stream_main=stream_main, vouched=vouched, written=written)
+        other check of a part is made of them as of any.  ``counted``: of written parts, the
+        tags (``<``) and the ``xmlns`` their bytes hold, as the writer counted them (from the
+        input's counts, :meth:`counts`, and what it took out and put in), for the checks that
+        count them."""
+        return cls(data, limits, stream_main=stream_main, vouched=vouched, written=written, counted=counted)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], limits: Limits | None = None) -> Package:
@@ -292,14 +301,17 @@ class Package:
             if not self.is_xml(name) or (self._stream_main and name == self.main_part):
                 continue
             data = self.read(name)
-            if name in self._same:  # the vouched package's part, checked there: its count
+            if name in self._same:  # the vouched package's part, checked there: its counts
                 assert self._vouched is not None
                 found = self._tags[name] = self._vouched._tags[name]
+                self._xmlns[name] = self._vouched._xmlns[name]
             else:
                 if find_doctype(data):
                     raise dtd_refusal(name)
-                found = self._tags[name] = data.count(b"<")
-                self._check_namespaces(data, name)
+                counted = self._counted.get(name) if name in self._written else None
+                found, xmlns = counted if counted is not None else (data.count(b"<"), data.count(b"xmlns"))
+                self._tags[name], self._xmlns[name] = found, xmlns
+                self._check_namespaces(data, name, xmlns)
                 if name.lower().endswith(".rels"):
                     check_macro_relationships(data, name)
                 if name != self.main_part and not self._vouched_for(name, data):
@@ -325,11 +337,11 @@ class Package:
         found = vouched.find(name)
         return found is not None and vouched.read(found) == data
 
-    def _check_namespaces(self, data: bytes, name: str) -> None:
+    def _check_namespaces(self, data: bytes, name: str, xmlns: int) -> None:
         """Refuse a part with more namespace declarations than :attr:`Limits.max_namespaces`
-        (a count of ``xmlns`` in its bytes, exact only when that first count is over)."""
+        (``xmlns``: the count of ``xmlns`` in its bytes; exact only when that first count is over)."""
         limit = self.limits.max_namespaces
-        if data.count(b"xmlns") <= limit or len(_XMLNS_DECL.findall(data)) <= limit:
+        if xmlns <= limit or len(_XMLNS_DECL.findall(data)) <= limit:
             return
         raise PackageError(
             Code.TOO_MANY_NAMESPACES,
@@ -340,6 +352,14 @@ class Package:
         )
 
     # --- reading ------------------------------------------------------------------------------
+
+    def counts(self, name: str) -> tuple[int, int] | None:
+        """The tags (``<``) and the ``xmlns`` in XML part ``name``'s bytes, as the load
+        counted them (None for a part not counted: not XML, or a streamed main part)."""
+        found = self.find(name)
+        if found is None or found not in self._tags:
+            return None
+        return self._tags[found], self._xmlns[found]
 
     def find(self, name: str) -> str | None:
         """The package's own spelling of part ``name`` (case-insensitive, percent-decoded,

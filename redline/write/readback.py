@@ -76,7 +76,7 @@ from ..read.paragraphs import StoryText, text_limit
 from ..read.view import DocumentView, NodeMap, Paragraph, Scanned, SpanKind, Story
 from .splice import ByteOffsets, Spliced
 
-__all__ = ["COUNTS", "Changes", "read_again"]
+__all__ = ["COUNTS", "Changes", "read_again", "tag_change"]
 
 #: How :func:`read_again`'s read-backs went, counted over the process's life: ``"read again"``
 #: for each it read itself, and for each it left to the full read, the reason.
@@ -137,7 +137,14 @@ def _read_again(
     # CRCs checked; every other check of the load made as of any package)
     written = {package.find(name) or name: data for name, data in changes.changed.items()}
     written.update((name, bytes(data)) for name, data in changes.added)
-    new = Package.from_bytes(output, limits, vouched=package, written=written)
+    counted = {
+        found: counts
+        for name, spliced in changes.spliced.items()
+        if (found := package.find(name)) is not None
+        and found in written
+        and (counts := _spliced_counts(package, found, written[found], spliced)) is not None
+    }
+    new = Package.from_bytes(output, limits, vouched=package, written=written, counted=counted)
     main = new.main_part
     if main != package.main_part:
         raise _GiveUp("another main part")
@@ -171,6 +178,45 @@ def _read_again(
     if labels:
         out.finish_labels()
     return new, out
+
+
+def tag_change(package: Package, part: str, data: bytes, spliced: Sequence[Spliced] | None) -> int:
+    """The tags (``<``) ``data``, ``part``'s new bytes, holds more than the package's part does
+    (fewer: negative), counted from the splices when ``data`` is the part with ``spliced`` put in."""
+    counts = _spliced_counts(package, part, data, spliced) if spliced else None
+    new = counts[0] if counts is not None else data.count(b"<")
+    old = package.counts(part)
+    return new - (old[0] if old is not None else package.read(part).count(b"<"))
+
+
+def _spliced_counts(
+    package: Package, part: str, data: bytes, spliced: Sequence[Spliced]
+) -> tuple[int, int] | None:
+    """The tags (``<``) and the ``xmlns`` in ``data``, the bytes of ``part`` with ``spliced``'s
+    stretches put in, counted from the input's counts (:meth:`Package.counts`) and what each
+    stretch took out and put in; None when ``data`` is not exactly that (every byte between
+    the stretches compared with the input's) or the input's counts are unknown.  Exact: each
+    stretch's edges are a ``<`` (or the part's end), in which no ``xmlns`` can cross them."""
+    found = package.counts(part)
+    if found is None:
+        return None
+    tags, xmlns = found
+    old = package.read(part)
+    view = memoryview(old)
+    at = copied = 0  # in data, in old
+    for s in sorted(spliced, key=attrgetter("start_byte")):
+        if s.start_byte < copied or not data.startswith(view[copied : s.start_byte], at):
+            return None
+        at += s.start_byte - copied
+        if not data.startswith(s.put, at):
+            return None
+        at += len(s.put)
+        tags += s.put.count(b"<") - old.count(b"<", s.start_byte, s.end_byte)
+        xmlns += s.put.count(b"xmlns") - old.count(b"xmlns", s.start_byte, s.end_byte)
+        copied = s.end_byte
+    if len(data) - at != len(old) - copied or not data.startswith(view[copied:], at):
+        return None
+    return tags, xmlns
 
 
 def spliced_well_formed(spliced: Sequence[Spliced]) -> bool:
