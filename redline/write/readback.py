@@ -57,7 +57,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, repeat
-from operator import attrgetter
+from operator import add, attrgetter
 from typing import Any
 
 from lxml import etree
@@ -309,9 +309,9 @@ class _Old:
         starts = view.span_starts
         s_a, s_b = bisect.bisect_left(starts, t_a), bisect.bisect_left(starts, t_b)
         shift = out.size - t_a
-        out.offsets.extend(map(shift.__add__, starts[s_a:s_b]) if shift else starts[s_a:s_b])
+        out.offsets.extend(map(add, starts[s_a:s_b], repeat(shift)) if shift else starts[s_a:s_b])
         ordinals = self.ordinals[s_a:s_b]
-        out.nodes.extend(map(shift_ordinals.__add__, ordinals) if shift_ordinals else ordinals)
+        out.nodes.extend(map(add, ordinals, repeat(shift_ordinals)) if shift_ordinals else ordinals)
         out.kinds.extend(view.span_kinds[s_a:s_b])
         out.flags.extend(view.span_flags[s_a:s_b])
         out.pieces.append(view.text[t_a:t_b])
@@ -320,9 +320,9 @@ class _Old:
         refs = map(_REF, these)
         out.paragraphs.extend(
             zip(
-                map(shift.__add__, map(_START, these)) if shift else map(_START, these),
-                map(shift.__add__, map(_END, these)) if shift else map(_END, these),
-                map(shift_ordinals.__add__, refs) if shift_ordinals else refs,
+                map(add, map(_START, these), repeat(shift)) if shift else map(_START, these),
+                map(add, map(_END, these), repeat(shift)) if shift else map(_END, these),
+                map(add, refs, repeat(shift_ordinals)) if shift_ordinals else refs,
                 self.props[first:last],
                 strict=True,
             )
@@ -597,12 +597,12 @@ class _Body:
             return carry
         layout, old = self.layout, self.old
         base = len(units_o)
-        units_o.extend(map(d_ord.__add__, layout.ordinals[first:last]))
-        units_s.extend(map(d_char.__add__, layout.starts[first:last]))
-        units_e.extend(map(d_char.__add__, layout.ends[first:last]))
+        units_o.extend(map(add, layout.ordinals[first:last], repeat(d_ord)))
+        units_s.extend(map(add, layout.starts[first:last], repeat(d_char)))
+        units_e.extend(map(add, layout.ends[first:last], repeat(d_char)))
         order = self._entered_in_order
         lo, hi = bisect.bisect_left(order, first), bisect.bisect_left(order, last)
-        entered.update(map((base - first).__add__, order[lo:hi]))
+        entered.update(map(add, order[lo:hi], repeat(base - first)))
         a, b = self.first_para(first), self.first_para(last)
         if a == b:
             return carry
@@ -623,7 +623,7 @@ class _Body:
     @staticmethod
     def _append(text: StoryText, out: StoryText) -> None:
         shift, k = out.size, len(out.paragraphs)
-        out.offsets.extend(map(shift.__add__, text.offsets))
+        out.offsets.extend(map(add, text.offsets, repeat(shift)))
         out.nodes.extend(text.nodes)
         out.kinds.extend(text.kinds)
         out.flags.extend(text.flags)
@@ -646,8 +646,8 @@ class _Body:
         o, s, e = scanner._units
         base = len(units_o)
         units_o.extend(o[n:])
-        units_s.extend(map(at.__add__, s[n:]))
-        units_e.extend(map(at.__add__, e[n:]))
+        units_s.extend(map(add, s[n:], repeat(at)))
+        units_e.extend(map(add, e[n:], repeat(at)))
         entered.update(base + u - n for u in scanner._entered if u >= n)
 
     def _layout(
