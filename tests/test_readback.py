@@ -197,18 +197,18 @@ def test_a_generated_contract_edited_in_many_places_reads_back_as_the_full_read(
     assert _counted()["read again"] == before["read again"] + 1  # read again, not left to the full read
 
 
-def test_the_spliced_counts_are_given_only_for_the_input_with_the_splices_put_in(monkeypatch: Any) -> None:
+def test_thespliced_counts_are_given_only_for_the_input_with_the_splices_put_in(monkeypatch: Any) -> None:
     data = generate_contract("msa", seed=4, pages=3)
     package = Package.from_bytes(data)
     view = build_view(package)
     seen: list[tuple[str, bytes, list[Any]]] = []
-    real = readback._spliced_counts
+    real = readback.spliced_counts
 
     def spy(pkg: Package, part: str, written: bytes, spliced: list[Any]) -> tuple[int, int] | None:
         seen.append((part, written, spliced))
         return real(pkg, part, written, spliced)
 
-    monkeypatch.setattr(readback, "_spliced_counts", spy)
+    monkeypatch.setattr(readback, "spliced_counts", spy)
     outcome = _apply(data, _edits_for(package, view, seed=2, n=6))
     assert_same_as_full(outcome)
     assert seen

@@ -76,7 +76,7 @@ from ..read.paragraphs import StoryText, text_limit
 from ..read.view import DocumentView, NodeMap, Paragraph, Scanned, SpanKind, Story
 from .splice import ByteOffsets, Spliced
 
-__all__ = ["COUNTS", "Changes", "read_again", "tag_change"]
+__all__ = ["COUNTS", "Changes", "read_again", "spliced_counts", "tag_change"]
 
 #: How :func:`read_again`'s read-backs went, counted over the process's life: ``"read again"``
 #: for each it read itself, and for each it left to the full read, the reason.
@@ -142,7 +142,7 @@ def _read_again(
         for name, spliced in changes.spliced.items()
         if (found := package.find(name)) is not None
         and found in written
-        and (counts := _spliced_counts(package, found, written[found], spliced)) is not None
+        and (counts := spliced_counts(package, found, written[found], spliced)) is not None
     }
     new = Package.from_bytes(output, limits, vouched=package, written=written, counted=counted)
     main = new.main_part
@@ -183,13 +183,13 @@ def _read_again(
 def tag_change(package: Package, part: str, data: bytes, spliced: Sequence[Spliced] | None) -> int:
     """The tags (``<``) ``data``, ``part``'s new bytes, holds more than the package's part does
     (fewer: negative), counted from the splices when ``data`` is the part with ``spliced`` put in."""
-    counts = _spliced_counts(package, part, data, spliced) if spliced else None
+    counts = spliced_counts(package, part, data, spliced) if spliced else None
     new = counts[0] if counts is not None else data.count(b"<")
     old = package.counts(part)
     return new - (old[0] if old is not None else package.read(part).count(b"<"))
 
 
-def _spliced_counts(
+def spliced_counts(
     package: Package, part: str, data: bytes, spliced: Sequence[Spliced]
 ) -> tuple[int, int] | None:
     """The tags (``<``) and the ``xmlns`` in ``data``, the bytes of ``part`` with ``spliced``'s
