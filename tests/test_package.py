@@ -338,6 +338,49 @@ def _records(data: bytes) -> list[tuple[str, int, int, int, bytes]]:
     return out
 
 
+def test_a_read_back_takes_the_written_and_the_copied_parts_without_inflating_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the output of a write, loaded against its input (vouched) and the bytes it deflated
+    # (written): the same package as a plain load, with nothing inflated
+    pkg = Package.from_bytes(h.docx())
+    new_doc = h.document("<w:p><w:r><w:t>Changed.</w:t></w:r></w:p>")
+    out = pkg.to_bytes({"word/document.xml": new_doc})
+    plain = Package.from_bytes(out)
+
+    def no_inflate(self: zipread.Archive, m: zipread.Member) -> bytes:
+        raise AssertionError(f"inflated {m.name}")
+
+    monkeypatch.setattr(zipread.Archive, "inflate", no_inflate)
+    back = Package.from_bytes(out, vouched=pkg, written={"word/document.xml": new_doc})
+    assert back.markup == plain.markup
+    assert all(back.read(n) == plain.read(n) for n in plain.names if plain.is_xml(n))
+    assert back.read("word/document.xml") is new_doc
+    assert back.read("word/styles.xml") is pkg.read("word/styles.xml")
+
+
+def test_written_bytes_that_are_not_the_members_are_refused_as_damaged() -> None:
+    pkg = Package.from_bytes(h.docx())
+    new_doc = h.document("<w:p><w:r><w:t>Changed.</w:t></w:r></w:p>")
+    out = pkg.to_bytes({"word/document.xml": new_doc})
+    other = new_doc.replace(b"Changed", b"Chanted")  # the same size, another CRC
+    with pytest.raises(PackageError) as err:
+        Package.from_bytes(out, vouched=pkg, written={"word/document.xml": other})
+    assert err.value.code == Code.CRC_MISMATCH
+    with pytest.raises(PackageError) as err:
+        Package.from_bytes(out, written={"word/document.xml": new_doc + b" "})
+    assert err.value.code == Code.CRC_MISMATCH
+
+
+def test_a_member_changed_since_the_vouched_package_is_inflated_and_checked_again() -> None:
+    pkg = Package.from_bytes(h.docx())
+    new_doc = h.document("<w:p><w:r><w:t>Changed.</w:t></w:r></w:p>")
+    out = pkg.to_bytes({"word/document.xml": new_doc})  # the written bytes not given
+    back = Package.from_bytes(out, vouched=pkg)
+    assert back.read("word/document.xml") == new_doc
+    assert back.markup == Package.from_bytes(out).markup
+
+
 def test_saving_nothing_changed_gives_back_the_same_bytes() -> None:
     data = h.docx()
     assert Package.from_bytes(data).to_bytes({}) == data

@@ -88,6 +88,9 @@ def assert_same_as_full(outcome: Outcome, limits: Limits | None = None) -> None:
     f_package, f_view = full
     assert package.source_bytes == f_package.source_bytes
     assert package.names == f_package.names and package.main_part == f_package.main_part
+    # what the limits count, taken from the input and the splices, as the full read counts it
+    assert package.markup == f_package.markup
+    assert [package.counts(n) for n in package.names] == [f_package.counts(n) for n in package.names]
     assert _key(view) == _key(f_view)
     # the node map finds the same elements (its part parsed from the output)
     view.check_tree()
@@ -192,6 +195,30 @@ def test_a_generated_contract_edited_in_many_places_reads_back_as_the_full_read(
     assert outcome.report.totals.applied > 10
     assert_same_as_full(outcome)
     assert _counted()["read again"] == before["read again"] + 1  # read again, not left to the full read
+
+
+def test_thespliced_counts_are_given_only_for_the_input_with_the_splices_put_in(monkeypatch: Any) -> None:
+    data = generate_contract("msa", seed=4, pages=3)
+    package = Package.from_bytes(data)
+    view = build_view(package)
+    seen: list[tuple[str, bytes, list[Any]]] = []
+    real = readback.spliced_counts
+
+    def spy(pkg: Package, part: str, written: bytes, spliced: list[Any]) -> tuple[int, int] | None:
+        seen.append((part, written, spliced))
+        return real(pkg, part, written, spliced)
+
+    monkeypatch.setattr(readback, "spliced_counts", spy)
+    outcome = _apply(data, _edits_for(package, view, seed=2, n=6))
+    assert_same_as_full(outcome)
+    assert seen
+    part, written, spliced = seen[0]
+    assert real(package, part, written, spliced) == (written.count(b"<"), written.count(b"xmlns"))
+    # one byte other than the splices say, anywhere: no counts (the load counts the bytes)
+    for at in (0, spliced[0].start_byte - 1, spliced[-1].end_byte + 3, len(written) - 2):
+        bent = written[:at] + (b"x" if written[at : at + 1] != b"x" else b"y") + written[at + 1 :]
+        assert real(package, part, bent, spliced) is None
+    assert real(package, part, written + b" ", spliced) is None
 
 
 _KINDS = ("msa", "nda", "lease")

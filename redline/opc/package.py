@@ -188,11 +188,24 @@ class Package:
         *,
         stream_main: bool = False,
         vouched: Package | None = None,
+        written: Mapping[str, bytes] | None = None,
+        counted: Mapping[str, tuple[int, int]] | None = None,
     ) -> None:
         self.source_bytes = bytes(data)
         # a package whose parts were checked already: a part of the same name and bytes is not
-        # parsed again for the parser's limits (the read-back of an output written from it)
+        # parsed again for the parser's limits (the read-back of an output written from it),
+        # and a member stored exactly as its member (same method, CRC, sizes and deflated
+        # bytes) is not inflated nor checked again: the same stored bytes inflate to the same
+        # bytes, which passed every check of a part under the same limits
         self._vouched = vouched
+        self._written = written or {}
+        self._known: dict[str, tuple[bytes, bool]] = {}  # see _adopt
+        self._same: set[str] = set()  # parts whose member is the vouched package's, exactly
+        # per XML part, its tags and its "xmlns" (what the limits count; for a package vouching
+        # later, and for a writer's count of what it changed: tags())
+        self._tags: dict[str, int] = {}
+        self._xmlns: dict[str, int] = {}
+        self._counted = counted or {}
         self.limits = limits or DEFAULT_LIMITS
         # The main part is left in the zip at load, to be read with stream(): its DOCTYPE and
         # tag-count checks are then the reader's to make (see redline.read.scan.BodyStream).
@@ -204,6 +217,7 @@ class Package:
         with boundary(None):
             self._load()
         self._vouched = None  # (needed by the load only: the input is not kept alive)
+        self._written, self._known, self._same, self._counted = {}, {}, set(), {}
 
     # --- construction -------------------------------------------------------------------------
 
@@ -215,12 +229,22 @@ class Package:
         *,
         stream_main: bool = False,
         vouched: Package | None = None,
+        written: Mapping[str, bytes] | None = None,
+        counted: Mapping[str, tuple[int, int]] | None = None,
     ) -> Package:
         """Load a package from its bytes, or raise :class:`PackageError`.  With
         ``stream_main`` the main part is not inflated at load (for :meth:`stream`).
         ``vouched``: a package loaded with the same limits whose parts need no second check
-        where they are the same bytes (an output read back against its input)."""
-        return cls(data, limits, stream_main=stream_main, vouched=vouched)
+        where they are the same bytes (an output read back against its input): a member
+        stored exactly as the vouched package's is not inflated again.  ``written``: the
+        bytes a writer deflated into members of ``data`` (by exact name; an output's changed
+        and added parts), taken as those members' bytes without inflating them when their
+        size and CRC are the members' (else ``crc_mismatch``, as an inflate would say); every
+        other check of a part is made of them as of any.  ``counted``: of written parts, the
+        tags (``<``) and the ``xmlns`` their bytes hold, as the writer counted them (from the
+        input's counts, :meth:`counts`, and what it took out and put in), for the checks that
+        count them."""
+        return cls(data, limits, stream_main=stream_main, vouched=vouched, written=written, counted=counted)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], limits: Limits | None = None) -> Package:
@@ -233,6 +257,7 @@ class Package:
 
     def _load(self) -> None:
         self._archive = Archive(self.source_bytes, self.limits, NameCheck())
+        self._adopt()
         check_macro_members(m.name for m in self._archive.members)
         self._parts = PartNames.of(m.name for m in self._archive.members)
         self.names = self._parts.names
@@ -241,6 +266,30 @@ class Package:
         self._rels[""] = self._opc.package_rels
         self.main_part = self._opc.main_part
         self._scan_xml_parts()
+
+    def _adopt(self) -> None:
+        """The members whose bytes are known without inflating them (see :meth:`from_bytes`):
+        ``written`` ones, and those stored exactly as a member of the vouched package whose
+        bytes it holds (read and checked)."""
+        vouched = self._vouched
+        if vouched is not None and (vouched.limits != self.limits or vouched._stream_main):
+            vouched = None
+        if vouched is None and not self._written:
+            return
+        for m in self._archive.members:
+            data = self._written.get(m.name)
+            if data is not None:
+                self._known[m.name] = (data, False)
+                continue
+            if vouched is None:
+                continue
+            theirs = vouched._archive.by_name.get(m.name)
+            held = vouched._bytes.get(m.name)
+            if theirs is None or held is None or not self._archive.same_member(m, vouched._archive, theirs):
+                continue
+            self._known[m.name] = (held, True)
+            if m.name in vouched._tags:
+                self._same.add(m.name)
 
     def _scan_xml_parts(self) -> None:
         """Inflate every XML part (budget, CRC), refuse any DOCTYPE, count the tags, and hold
@@ -252,14 +301,22 @@ class Package:
             if not self.is_xml(name) or (self._stream_main and name == self.main_part):
                 continue
             data = self.read(name)
-            if find_doctype(data):
-                raise dtd_refusal(name)
-            tags += data.count(b"<")
-            self._check_namespaces(data, name)
-            if name.lower().endswith(".rels"):
-                check_macro_relationships(data, name)
-            if name != self.main_part and not self._vouched_for(name, data):
-                parser_limits(data, name)  # (the main part: by its reader, scanned or walked)
+            if name in self._same:  # the vouched package's part, checked there: its counts
+                assert self._vouched is not None
+                found = self._tags[name] = self._vouched._tags[name]
+                self._xmlns[name] = self._vouched._xmlns[name]
+            else:
+                if find_doctype(data):
+                    raise dtd_refusal(name)
+                counted = self._counted.get(name) if name in self._written else None
+                found, xmlns = counted if counted is not None else (data.count(b"<"), data.count(b"xmlns"))
+                self._tags[name], self._xmlns[name] = found, xmlns
+                self._check_namespaces(data, name, xmlns)
+                if name.lower().endswith(".rels"):
+                    check_macro_relationships(data, name)
+                if name != self.main_part and not self._vouched_for(name, data):
+                    parser_limits(data, name)  # (the main part: by its reader, scanned or walked)
+            tags += found
             if self._stream_main:  # read for a lean view: keep nothing not asked for again
                 self._bytes.pop(name, None)
                 self._archive.release(len(data))
@@ -280,11 +337,11 @@ class Package:
         found = vouched.find(name)
         return found is not None and vouched.read(found) == data
 
-    def _check_namespaces(self, data: bytes, name: str) -> None:
+    def _check_namespaces(self, data: bytes, name: str, xmlns: int) -> None:
         """Refuse a part with more namespace declarations than :attr:`Limits.max_namespaces`
-        (a count of ``xmlns`` in its bytes, exact only when that first count is over)."""
+        (``xmlns``: the count of ``xmlns`` in its bytes; exact only when that first count is over)."""
         limit = self.limits.max_namespaces
-        if data.count(b"xmlns") <= limit or len(_XMLNS_DECL.findall(data)) <= limit:
+        if xmlns <= limit or len(_XMLNS_DECL.findall(data)) <= limit:
             return
         raise PackageError(
             Code.TOO_MANY_NAMESPACES,
@@ -295,6 +352,14 @@ class Package:
         )
 
     # --- reading ------------------------------------------------------------------------------
+
+    def counts(self, name: str) -> tuple[int, int] | None:
+        """The tags (``<``) and the ``xmlns`` in XML part ``name``'s bytes, as the load
+        counted them (None for a part not counted: not XML, or a streamed main part)."""
+        found = self.find(name)
+        if found is None or found not in self._tags:
+            return None
+        return self._tags[found], self._xmlns[found]
 
     def find(self, name: str) -> str | None:
         """The package's own spelling of part ``name`` (case-insensitive, percent-decoded,
@@ -321,7 +386,12 @@ class Package:
         with self._lock, boundary(found):
             cached = self._bytes.get(found)
             if cached is None:
-                cached = self._archive.inflate(self._archive.by_name[found])
+                member = self._archive.by_name[found]
+                known = self._known.pop(found, None)
+                if known is not None:
+                    cached = self._archive.adopt(member, *known)
+                else:
+                    cached = self._archive.inflate(member)
                 self._bytes[found] = cached
             return cached
 

@@ -531,6 +531,26 @@ class Archive:
         self.inflated += len(out)
         return out
 
+    def adopt(self, m: Member, data: bytes, crc_known: bool = False) -> bytes:
+        """``data`` as ``m``'s inflated bytes without inflating ``m``: bytes known to be what
+        its data inflates to (the bytes a writer deflated into it, or an identical member's
+        bytes inflated and checked before).  The checks :meth:`inflate` makes of what it
+        produces are made of them -- the budget, the declared size, the CRC (``crc_known``:
+        checked already against this same CRC) -- with the same refusals."""
+        if len(data) > self.limits.max_total_bytes - self.inflated:
+            raise _budget_refusal(m.name, self.limits)
+        if len(data) != m.usize or (not crc_known and zlib.crc32(data) != m.crc):
+            raise _damaged(m.name)
+        self.inflated += len(data)
+        return data
+
+    def same_member(self, m: Member, other: Archive, o: Member) -> bool:
+        """Are ``m``'s stored bytes (method, CRC, sizes, data) exactly ``o``'s in ``other``?"""
+        if (m.method, m.crc, m.csize, m.usize) != (o.method, o.crc, o.csize, o.usize):
+            return False
+        theirs = memoryview(other.data)[o.data_start : o.data_start + o.csize]
+        return self.data.startswith(theirs, m.data_start)  # (a memcmp: "==" of views is not)
+
     def _inflate_deflate(self, m: Member, raw: memoryview, budget: int) -> bytes:
         # Never trust the declared size: produce at most one byte more than it (and never more
         # than the budget), so memory is bounded by sizes that passed the limits.

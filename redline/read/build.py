@@ -12,6 +12,8 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from collections.abc import Iterable
+from itertools import repeat
+from operator import add
 from typing import TYPE_CHECKING, Any
 
 from lxml import etree
@@ -101,7 +103,7 @@ class ViewBuilder:
                     self._flag_run(base + offset, flag)
         else:
             self._part_of_next_spans(story.part)
-            self.span_starts.extend(map(base.__add__, scanned.offsets) if base else scanned.offsets)
+            self.span_starts.extend(map(add, scanned.offsets, repeat(base)) if base else scanned.offsets)
             self.span_nodes.extend(scanned.nodes)
             self.span_kinds.extend(scanned.kinds)
             self.span_flags.extend(scanned.flags)

@@ -12,6 +12,7 @@ import bisect
 import functools
 import io
 from array import array
+from itertools import repeat
 from typing import TYPE_CHECKING
 
 from lxml import etree
@@ -69,19 +70,29 @@ def _label(view: DocumentView, numbering: Numbering, props: list[ParagraphProps]
         view.paragraphs[head.index].level = head.depth
 
 
+_IN_RESULT = bytes(1 if flag & SpanFlag.FIELD_RESULT else 0 for flag in range(256))
+
+
 def _field_contents(view: DocumentView, heads: list[Head]) -> list[int]:
     """The heads that are a contents field's lines (a TOC field's hyperlinked entries, with no
     page number or contents style): paragraphs whose text lies wholly in a field's result and
     reads as a later section's heading, word for word."""
-    flags, starts = view.span_flags, view.span_starts
+    starts = view.span_starts
+    # per span, 1 when it lies in a field's result, else 0 (one C pass; most documents have none)
+    in_field = bytes(view.span_flags).translate(_IN_RESULT)
+    if 1 not in in_field:
+        return []
 
     def in_result(index: int) -> bool:
         para = view.paragraphs[index]
         i = max(0, bisect.bisect_right(starts, para.start) - 1)
         j = bisect.bisect_left(starts, para.end)
-        return j > i and all(f & SpanFlag.FIELD_RESULT for f in flags[i:j])
+        return j > i and in_field.find(0, i, j) < 0
 
-    inside = [head.index for head in heads if in_result(head.index)]
+    # (a head in a result has its first span in one: only those are looked at whole)
+    paras, at = view.paragraphs, [head.index for head in heads]
+    firsts = map(bisect.bisect_right, repeat(starts), [paras[k].start for k in at])
+    inside = [k for k, i in zip(at, firsts, strict=True) if in_field[max(0, i - 1)] and in_result(k)]
     if not inside:
         return []
     text = view.text

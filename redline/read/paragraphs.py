@@ -21,6 +21,8 @@ import contextlib
 from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import add
 from typing import Any
 
 from shared_schema import Code
@@ -159,7 +161,7 @@ class Assembler:
         (self.ref, self.props, self.deleted, self._code, self.extra, self._cell,
          offsets, nodes, kinds, flags, pieces, held) = self._outer.pop()  # fmt: skip
         self._open_here()
-        out.offsets.extend(map(self.size.__add__, offsets))
+        out.offsets.extend(map(add, offsets, repeat(self.size)))
         out.nodes.extend(nodes)
         out.kinds.extend(kinds)
         out.flags.extend(flags)

@@ -403,7 +403,9 @@ class Patterns:
         )
         # table cells' start and end tags (a paragraph's place in a table: its cells)
         self.tc = re.compile(rf"<(/?){W}:tc(?=[\s/>]){A}(/?)>")
-        self.tc_start, self.tc_end = f"<{w}:tc", f"</{w}:tc"
+        # in every cell's start and end tag ("<w:tc", "</w:tc"): one search for both (what else
+        # holds it -- "<w:tcPr", text -- only costs the exact count, which finds no cell there)
+        self.tc_name = f"{w}:tc"
         self.ppr_end = re.compile(rf"</{W}:{ppr}\s*>")
         self.ppr_open = re.compile(rf"<{W}:{ppr}(?=[\s/>]){A}(/?)>")
         self.ppr_change = f"<{w}:pPrChange"
@@ -720,7 +722,7 @@ class Scanner:
         start = self._cell_at
         if at > start:
             pt, x = self.source.patterns, self.source.text
-            if x.find(pt.tc_start, start, at) >= 0 or x.find(pt.tc_end, start, at) >= 0:
+            if x.find(pt.tc_name, start, at) >= 0:
                 depth = self._cells
                 for close, empty in pt.tc.findall(x, start, at):
                     if close:

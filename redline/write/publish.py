@@ -27,7 +27,7 @@ from ..opc.package import Limits, Package, PackageError
 from ..read.load import load_view
 from ..read.view import DocumentView
 from .options import WriteOptions, WriteResult
-from .readback import Changes, read_again
+from .readback import Changes, read_again, tag_change
 from .splice import Splice
 from .writer import Ids, MarkupOverflow, Writer, document_ids
 
@@ -200,7 +200,7 @@ def _write(
     spliced = {part: found for part, found in splice.spliced.items() if part not in c_changed}
     # the output's tags, as the loader will count them, before anything is zipped
     tags = package.markup + sum(data.count(b"<") for _, data in added)
-    tags += sum(data.count(b"<") - package.read(part).count(b"<") for part, data in changed.items())
+    tags += sum(tag_change(package, part, data, spliced.get(part)) for part, data in changed.items())
     if tags > limit:
         raise MarkupOverflow()
     return package.to_bytes(changed, added), result, Changes(changed, added, spliced)

@@ -57,7 +57,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, repeat
-from operator import attrgetter
+from operator import add, attrgetter
 from typing import Any
 
 from lxml import etree
@@ -76,7 +76,7 @@ from ..read.paragraphs import StoryText, text_limit
 from ..read.view import DocumentView, NodeMap, Paragraph, Scanned, SpanKind, Story
 from .splice import ByteOffsets, Spliced
 
-__all__ = ["COUNTS", "Changes", "read_again"]
+__all__ = ["COUNTS", "Changes", "read_again", "spliced_counts", "tag_change"]
 
 #: How :func:`read_again`'s read-backs went, counted over the process's life: ``"read again"``
 #: for each it read itself, and for each it left to the full read, the reason.
@@ -132,7 +132,19 @@ def _read_again(
         raise _GiveUp("the input's view was not scanned")
     if limits != package.limits:
         raise _GiveUp("other limits")
-    new = Package.from_bytes(output, limits, vouched=package)
+    # the bytes the write deflated, by the members' names, and the members it copied from the
+    # input's are taken as they are, not inflated again (Package.from_bytes: their sizes and
+    # CRCs checked; every other check of the load made as of any package)
+    written = {package.find(name) or name: data for name, data in changes.changed.items()}
+    written.update((name, bytes(data)) for name, data in changes.added)
+    counted = {
+        found: counts
+        for name, spliced in changes.spliced.items()
+        if (found := package.find(name)) is not None
+        and found in written
+        and (counts := spliced_counts(package, found, written[found], spliced)) is not None
+    }
+    new = Package.from_bytes(output, limits, vouched=package, written=written, counted=counted)
     main = new.main_part
     if main != package.main_part:
         raise _GiveUp("another main part")
@@ -166,6 +178,45 @@ def _read_again(
     if labels:
         out.finish_labels()
     return new, out
+
+
+def tag_change(package: Package, part: str, data: bytes, spliced: Sequence[Spliced] | None) -> int:
+    """The tags (``<``) ``data``, ``part``'s new bytes, holds more than the package's part does
+    (fewer: negative), counted from the splices when ``data`` is the part with ``spliced`` put in."""
+    counts = spliced_counts(package, part, data, spliced) if spliced else None
+    new = counts[0] if counts is not None else data.count(b"<")
+    old = package.counts(part)
+    return new - (old[0] if old is not None else package.read(part).count(b"<"))
+
+
+def spliced_counts(
+    package: Package, part: str, data: bytes, spliced: Sequence[Spliced]
+) -> tuple[int, int] | None:
+    """The tags (``<``) and the ``xmlns`` in ``data``, the bytes of ``part`` with ``spliced``'s
+    stretches put in, counted from the input's counts (:meth:`Package.counts`) and what each
+    stretch took out and put in; None when ``data`` is not exactly that (every byte between
+    the stretches compared with the input's) or the input's counts are unknown.  Exact: each
+    stretch's edges are a ``<`` (or the part's end), in which no ``xmlns`` can cross them."""
+    found = package.counts(part)
+    if found is None:
+        return None
+    tags, xmlns = found
+    old = package.read(part)
+    view = memoryview(old)
+    at = copied = 0  # in data, in old
+    for s in sorted(spliced, key=attrgetter("start_byte")):
+        if s.start_byte < copied or not data.startswith(view[copied : s.start_byte], at):
+            return None
+        at += s.start_byte - copied
+        if not data.startswith(s.put, at):
+            return None
+        at += len(s.put)
+        tags += s.put.count(b"<") - old.count(b"<", s.start_byte, s.end_byte)
+        xmlns += s.put.count(b"xmlns") - old.count(b"xmlns", s.start_byte, s.end_byte)
+        copied = s.end_byte
+    if len(data) - at != len(old) - copied or not data.startswith(view[copied:], at):
+        return None
+    return tags, xmlns
 
 
 def spliced_well_formed(spliced: Sequence[Spliced]) -> bool:
@@ -258,9 +309,9 @@ class _Old:
         starts = view.span_starts
         s_a, s_b = bisect.bisect_left(starts, t_a), bisect.bisect_left(starts, t_b)
         shift = out.size - t_a
-        out.offsets.extend(map(shift.__add__, starts[s_a:s_b]) if shift else starts[s_a:s_b])
+        out.offsets.extend(map(add, starts[s_a:s_b], repeat(shift)) if shift else starts[s_a:s_b])
         ordinals = self.ordinals[s_a:s_b]
-        out.nodes.extend(map(shift_ordinals.__add__, ordinals) if shift_ordinals else ordinals)
+        out.nodes.extend(map(add, ordinals, repeat(shift_ordinals)) if shift_ordinals else ordinals)
         out.kinds.extend(view.span_kinds[s_a:s_b])
         out.flags.extend(view.span_flags[s_a:s_b])
         out.pieces.append(view.text[t_a:t_b])
@@ -269,9 +320,9 @@ class _Old:
         refs = map(_REF, these)
         out.paragraphs.extend(
             zip(
-                map(shift.__add__, map(_START, these)) if shift else map(_START, these),
-                map(shift.__add__, map(_END, these)) if shift else map(_END, these),
-                map(shift_ordinals.__add__, refs) if shift_ordinals else refs,
+                map(add, map(_START, these), repeat(shift)) if shift else map(_START, these),
+                map(add, map(_END, these), repeat(shift)) if shift else map(_END, these),
+                map(add, refs, repeat(shift_ordinals)) if shift_ordinals else refs,
                 self.props[first:last],
                 strict=True,
             )
@@ -367,6 +418,7 @@ class _Body:
             raise _GiveUp("no body end")
         self.body_close = close  # in the output's bytes
         self.entered = layout.entered
+        self._entered_in_order = sorted(layout.entered)  # (for _copy's ranges, by bisection)
         self.units = len(layout.ordinals)
         self._para_units: list[int] | None = None
         # per splice, its paragraphs (units of the input's layout)
@@ -545,10 +597,12 @@ class _Body:
             return carry
         layout, old = self.layout, self.old
         base = len(units_o)
-        units_o.extend(map(d_ord.__add__, layout.ordinals[first:last]))
-        units_s.extend(map(d_char.__add__, layout.starts[first:last]))
-        units_e.extend(map(d_char.__add__, layout.ends[first:last]))
-        entered.update(base + u - first for u in self.entered if first <= u < last)
+        units_o.extend(map(add, layout.ordinals[first:last], repeat(d_ord)))
+        units_s.extend(map(add, layout.starts[first:last], repeat(d_char)))
+        units_e.extend(map(add, layout.ends[first:last], repeat(d_char)))
+        order = self._entered_in_order
+        lo, hi = bisect.bisect_left(order, first), bisect.bisect_left(order, last)
+        entered.update(map(add, order[lo:hi], repeat(base - first)))
         a, b = self.first_para(first), self.first_para(last)
         if a == b:
             return carry
@@ -569,7 +623,7 @@ class _Body:
     @staticmethod
     def _append(text: StoryText, out: StoryText) -> None:
         shift, k = out.size, len(out.paragraphs)
-        out.offsets.extend(map(shift.__add__, text.offsets))
+        out.offsets.extend(map(add, text.offsets, repeat(shift)))
         out.nodes.extend(text.nodes)
         out.kinds.extend(text.kinds)
         out.flags.extend(text.flags)
@@ -592,8 +646,8 @@ class _Body:
         o, s, e = scanner._units
         base = len(units_o)
         units_o.extend(o[n:])
-        units_s.extend(map(at.__add__, s[n:]))
-        units_e.extend(map(at.__add__, e[n:]))
+        units_s.extend(map(add, s[n:], repeat(at)))
+        units_e.extend(map(add, e[n:], repeat(at)))
         entered.update(base + u - n for u in scanner._entered if u >= n)
 
     def _layout(
