@@ -327,6 +327,8 @@ class _Check:
         self._singles: dict[str, str | None] = {}  # a word that begins no longer term -> its term
         self._headings: list[Paragraph] = []  # paragraphs whose run-in heading is not read yet
         self._heading_keys: dict[str, list[str]] | None = None  # their headings, by key
+        self._heading_read: tuple[int, bool] = (-1, False)  # a paragraph's heading: a title?
+        self._run_parts: dict[str, _Parts | None] = {}  # a run's text -> its words and parts
         self._weak_forms: dict[str, list[str]] = defaultdict(list)  # term -> its lower-case forms
         for form, key in self.weak.items():
             self._weak_forms[key].append(form)
@@ -519,30 +521,33 @@ class _Check:
                     done = spans[step - 1][1]
         if not checked:
             return
+        self._quiet(para)  # (its run-in heading: read when a candidate asks)
+        if not runs:
+            return
         if skip_to < 0:
-            if not runs:
-                self._quiet(para)
-                return
             skip_to = self._run_in_heading(para, ptext)
         if quoted is None:
             quoted = _quoted_ranges(ptext)
+        parts_of = self._run_parts
         for run in runs:
-            s, e = run.start() - base, run.end() - base
+            s = run.start() - base
             phrase = run.group(0)
             if title_like:
                 self.known.add(key_of(phrase).casefold())
                 continue
-            tokens = [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(ptext, s, e)]
-            if any(t[2].casefold().removesuffix("’s") in _NAME_WORDS for t in tokens):
+            read = parts_of.get(phrase, _UNREAD)
+            if read is _UNREAD:
+                read = parts_of[phrase] = _parts(phrase)
+            if read is None:
                 continue  # "the Health Insurance Portability and Accountability Act"
-            # its parts between "and", "or", "for", ...: "Increased Claims or Unlimited Claims"
-            k = 0
-            for j in range(len(tokens) + 1):
-                if j == len(tokens) or tokens[j][2] in _SPLITTERS:
-                    a, b = (tokens[k][0], tokens[j - 1][1]) if j - 1 >= k else (0, 0)
-                    if j - 1 >= k and not (matched and any(x < b and a < y for x, y in matched)):
-                        self._candidate(para, ptext, tokens, k, j - 1, quoted, skip_to)
-                    k = j + 1  # (a part holding a defined term is no candidate)
+            relative, parts = read
+            tokens: list[tuple[int, int, str]] | None = None
+            for k, last in parts:
+                a, b = s + relative[k][0], s + relative[last][1]
+                if not (matched and any(x < b and a < y for x, y in matched)):
+                    if tokens is None:
+                        tokens = [(s + x, s + y, t) for x, y, t in relative]
+                    self._candidate(para, ptext, tokens, k, last, quoted, skip_to)
 
     def _single(self, tok: str, exact: set[int] | None, upper: set[int] | None) -> str | None:
         """The term a word that begins no longer one is a use of (None: none), as
@@ -604,7 +609,7 @@ class _Check:
                 return 0
             term = self.terms[key]
             if (
-                s < skip_to
+                self._skips(para, ptext, skip_to, s)
                 or _inside(quoted, s, e)
                 or not _lower_after_first(written, spelled)
                 or any(d.paragraph == para.index for d in term.definitions)
@@ -617,17 +622,23 @@ class _Check:
         return 0
 
     def _run_in_heading(self, para: Paragraph, ptext: str) -> int:
-        """Where a clause's run-in heading ("Initial Term. The term of ...") ends, else 0."""
+        """Where a clause's run-in heading ("Initial Term. The term of ...") may end, else 0:
+        where it does if it reads as a title (:meth:`_skips`).  (Its name is a known phrase:
+        :meth:`_heading_known`.)"""
         if not para.heads:
             return 0
         m = _RUN_IN.match(ptext)
-        if m is None:
-            return 0
-        heading = ptext[: m.end()].strip().rstrip(".:").strip()
-        if not _title_like(heading, _WORD.findall(heading)):
-            return 0
-        self.known.add(key_of(heading).casefold())
-        return m.end()
+        return 0 if m is None else m.end()
+
+    def _skips(self, para: Paragraph, ptext: str, skip_to: int, s: int) -> bool:
+        """Whether offset ``s`` lies in the paragraph's run-in heading, which may end at
+        ``skip_to`` (:meth:`_run_in_heading`): before it, and the heading reads as a title."""
+        if s >= skip_to:
+            return False
+        if self._heading_read[0] != para.index:
+            heading = ptext[:skip_to].strip().rstrip(".:").strip()
+            self._heading_read = (para.index, _title_like(heading, _WORD.findall(heading)))
+        return self._heading_read[1]
 
     def _candidate(
         self,
@@ -651,7 +662,7 @@ class _Check:
         s, e = tokens[a][0], tokens[b][1]
         phrase = key_of(ptext[s:e])
         folded = phrase.casefold()
-        if s < skip_to or _inside(quoted, s, e):
+        if self._skips(para, ptext, skip_to, s) or _inside(quoted, s, e):
             self.known.add(folded)
             return
         after = ptext[e : e + 4].lstrip(" ,")
@@ -1066,6 +1077,27 @@ class _Vocabulary:
                 return True
             at = text.find(word, at + 1)
         return False
+
+
+_Parts = tuple[list[tuple[int, int, str]], list[tuple[int, int]]]
+_UNREAD: Final[_Parts] = ([], [])
+
+
+def _parts(phrase: str) -> _Parts | None:
+    """A run of capitalised words: its words (start, end, word) and its parts between "and",
+    "or", "for", ... (the first and last word of each) -- "Increased Claims or Unlimited
+    Claims" -- or None when a word makes it a name (of a law, a body, a place, a company)."""
+    tokens = [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(phrase)]
+    if any(t[2].casefold().removesuffix("\u2019s") in _NAME_WORDS for t in tokens):
+        return None
+    parts: list[tuple[int, int]] = []
+    k = 0
+    for j in range(len(tokens) + 1):
+        if j == len(tokens) or tokens[j][2] in _SPLITTERS:
+            if j - 1 >= k:
+                parts.append((k, j - 1))
+            k = j + 1
+    return tokens, parts
 
 
 def _separated(view: DocumentView) -> bool:
