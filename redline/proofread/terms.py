@@ -480,7 +480,7 @@ class _Check:
                     if single is None:
                         continue
                     s, e = word.span()
-                    if not any(x <= s and e <= y and k == single for x, y, k in own):
+                    if not own or not any(x <= s and e <= y and k == single for x, y, k in own):
                         self.terms[single].uses.append((para.index, base + s))
                     matched.append((s, e))
                     done = e
@@ -496,7 +496,7 @@ class _Check:
                     if single is None:
                         continue
                     s, e = word.span()
-                    if not any(x <= s and e <= y and k == single for x, y, k in own):
+                    if not own or not any(x <= s and e <= y and k == single for x, y, k in own):
                         self.terms[single].uses.append((para.index, base + s))
                     matched.append((s, e))
                     done = e
@@ -544,7 +544,7 @@ class _Check:
             tokens: list[tuple[int, int, str]] | None = None
             for k, last in parts:
                 a, b = s + relative[k][0], s + relative[last][1]
-                if not (matched and any(x < b and a < y for x, y in matched)):
+                if not (matched and _overlaps(matched, a, b)):
                     if tokens is None:
                         tokens = [(s + x, s + y, t) for x, y, t in relative]
                     self._candidate(para, ptext, tokens, k, last, quoted, skip_to)
@@ -1081,6 +1081,14 @@ class _Vocabulary:
 
 _Parts = tuple[list[tuple[int, int, str]], list[tuple[int, int]]]
 _UNREAD: Final[_Parts] = ([], [])
+
+
+def _overlaps(spans: list[tuple[int, int]], a: int, b: int) -> bool:
+    """Whether [a, b) overlaps one of ``spans`` (in order, none overlapping another)."""
+    i = bisect.bisect_right(spans, (a, a))  # the first that begins after a; the one before may reach it
+    if i > 0 and spans[i - 1][1] > a:
+        return True
+    return i < len(spans) and spans[i][0] < b
 
 
 def _parts(phrase: str) -> _Parts | None:
