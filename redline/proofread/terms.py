@@ -31,12 +31,12 @@ from dataclasses import dataclass, field
 from itertools import islice, pairwise
 from typing import TYPE_CHECKING, Final
 
-from ..match.locate import Locator
 from ..read.sections import place, typed_number
 from .definitions import Definition, Form, clean_term, definitions, quoted_spans
 from .findings import Finding, Kind, Place
 
 if TYPE_CHECKING:
+    from ..match.locate import Locator
     from ..read.view import DocumentView, Paragraph
 
 MIN_DEFINITIONS: Final = 3  # definitions a document needs before a capitalised phrase is a term
@@ -856,6 +856,8 @@ class _Check:
     @property
     def locator(self) -> Locator:
         if self._locator is None:
+            from ..match.locate import Locator  # (the fixes' anchors only: it imports the schema)
+
             self._locator = Locator(self.view)
         return self._locator
 
