@@ -327,6 +327,7 @@ class _Check:
         self._singles: dict[str, str | None] = {}  # a word that begins no longer term -> its term
         self._headings: list[Paragraph] = []  # paragraphs whose run-in heading is not read yet
         self._heading_keys: dict[str, list[str]] | None = None  # their headings, by key
+        self._separated: bool | None = None  # whether each paragraph ends the text or a line feed does
         self._heading_read: tuple[int, bool] = (-1, False)  # a paragraph's heading: a title?
         self._run_parts: dict[str, _Parts | None] = {}  # a run's text -> its words and parts
         self._weak_forms: dict[str, list[str]] = defaultdict(list)  # term -> its lower-case forms
@@ -381,7 +382,9 @@ class _Check:
         the text, or its casefold when that is as long), in order."""
         view = self.view
         text = view.text
-        separated = _separated(view)
+        if self._separated is None:
+            self._separated = _separated(view)
+        separated = self._separated
         out: list[int] = []
         for word in words:
             n = len(word)
