@@ -675,10 +675,12 @@ class _Check:
             if inside and (inside.strip()[:1] in "\"“‘«'" or inside.strip().isupper()):
                 self.known.add(folded)  # the name before its definition or its acronym
                 return
-        if not determined:
-            determined = _determined(ptext, tokens[a][0])
         group = _singular(folded)  # "Applicable Law" and "Applicable Laws" are one term
         found = self.candidates.get(group)
+        if found is not None and found.determined and len(found.places) >= MAX_RELATED + 1:
+            return  # (nothing more to learn of it)
+        if not determined:
+            determined = _determined(ptext, tokens[a][0])
         if found is None:
             found = self.candidates[group] = _Candidate(phrase)
         if len(found.places) < MAX_RELATED + 1:
