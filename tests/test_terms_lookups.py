@@ -6,22 +6,17 @@ bisect says it does."""
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from redline.proofread.definitions import definitions
-from redline.proofread.terms import (
-    _INCORPORATES,
-    _WORD,
-    _Check,
-    _incorporates,
-    _overlaps,
-    _starts,
-    _Vocabulary,
-)
+from redline.proofread.terms import INCORPORATES, Vocabulary, incorporates, overlaps, token_starts
 from redline.read.view import DocumentView
 from testing.docbuild import P, Table, docx
 from tests.support import view_of
+
+_WORD = re.compile(r"[^\W_]+(?:[’'\-][^\W_]+)*")  # a word, as the terms pass reads a paragraph
 
 # words, joiners and the letters whose case rules differ (ß, İ, ı, ſ, the Kelvin sign, a
 # combining mark that casefolds to a letter)
@@ -52,7 +47,7 @@ def test_the_vocabulary_is_every_paragraphs_lower_case_words(
 ) -> None:
     view = _view(paragraphs, table)
     vocabulary = {w for w in _words(view) if w.islower()}
-    lazy = _Vocabulary(view)
+    lazy = Vocabulary(view)
     for word in [*asked, *vocabulary]:
         assert (word in lazy) == (word in vocabulary), word
 
@@ -63,12 +58,14 @@ def test_words_found_in_the_whole_text_are_the_paragraphs_own(
     paragraphs: list[str], table: bool, words: set[str]
 ) -> None:
     view = _view(paragraphs, table)
-    check = _Check(view, definitions(view))
     words = {w for w in words if _WORD.fullmatch(w)}
     expected = sorted(
-        p.start + at for p in view.paragraphs for at in _starts(view.paragraph_text(p), words, capital=False)
+        p.start + m.start()
+        for p in view.paragraphs
+        for m in _WORD.finditer(view.paragraph_text(p))
+        if m.group(0) in words
     )
-    assert check._token_starts(view.text, words) == expected
+    assert token_starts(view, view.text, words) == expected
     # casefolded: where a word whose casefold is one of them stands (when the lengths agree)
     folded = {w.casefold() for w in words}
     if len(view.text.casefold()) == len(view.text):
@@ -78,13 +75,13 @@ def test_words_found_in_the_whole_text_are_the_paragraphs_own(
             for m in _WORD.finditer(view.paragraph_text(p))
             if m.group(0).casefold() in folded
         )
-        assert check._token_starts(view.text.casefold(), folded) == expected
+        assert token_starts(view, view.text.casefold(), folded) == expected
 
 
 @settings(max_examples=200, deadline=None)
 @given(_TEXT)
 def test_the_incorporation_clause_is_found_where_a_search_finds_it(text: str) -> None:
-    assert _incorporates(text) == (_INCORPORATES.search(text) is not None)
+    assert incorporates(text) == (INCORPORATES.search(text) is not None)
 
 
 def test_the_incorporation_clause_in_its_forms() -> None:
@@ -94,9 +91,9 @@ def test_the_incorporation_clause_in_its_forms() -> None:
         "Variables shall have the respective meanings ascribed to them in Schedule 1.",
         "CAPITALIZED TERMS HAVE THE MEANINGS DEFINED IN THE LEASE.",
     ):
-        assert _incorporates(text), text
-        assert _incorporates("ſ " + text) == (_INCORPORATES.search("ſ " + text) is not None)
-    assert not _incorporates("These terms are final.")
+        assert incorporates(text), text
+        assert incorporates("ſ " + text) == (INCORPORATES.search("ſ " + text) is not None)
+    assert not incorporates("These terms are final.")
 
 
 @given(
@@ -110,4 +107,4 @@ def test_overlaps_is_the_brute_force_answer(raw: list[tuple[int, int]], a: int, 
         if not spans or start >= spans[-1][1]:
             spans.append((start, start + length))
     b = a + width
-    assert _overlaps(spans, a, b) == any(x < b and a < y for x, y in spans)
+    assert overlaps(spans, a, b) == any(x < b and a < y for x, y in spans)

@@ -26,7 +26,7 @@ import bisect
 import functools
 import re
 from collections import defaultdict
-from collections.abc import Container
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 from itertools import islice, pairwise
 from typing import TYPE_CHECKING, Final
@@ -185,7 +185,7 @@ _REFERENCE_WORDS: Final = frozenset(
     ]
 )
 _SPLITTERS: Final = _CONNECTORS - {"of", "&"}  # words that join two phrases, not a term's words
-_INCORPORATES: Final = re.compile(
+INCORPORATES: Final = re.compile(
     r"\b(?:capitali[sz]ed\s+terms|defined\s+terms|variables|terms)\b[^.;]{0,150}?\b(?:have|has|bear|shall\s+have|"
     r"will\s+have)\s+the\s+(?:respective\s+)?meanings?\b[^.;]{0,60}?\b(?:given|set\s+(?:forth|out)|ascribed|"
     r"assigned|defined|provided)\b",
@@ -319,7 +319,7 @@ class _Check:
         self.defs_by_paragraph: dict[int, list[Definition]] = defaultdict(list)
         for d in defs:
             self.defs_by_paragraph[d.paragraph].append(d)
-        self.vocabulary = _Vocabulary(view)  # the words the document writes in lower case
+        self.vocabulary = Vocabulary(view)  # the words the document writes in lower case
         self.known: set[str] = set()
         self.candidates: dict[str, _Candidate] = {}
         self.lowercase: list[tuple[Paragraph, int, int, str, str]] = []  # para, start, end, key, spelling
@@ -378,26 +378,9 @@ class _Check:
         return out
 
     def _token_starts(self, haystack: str, words: set[str] | dict[str, set[int]]) -> list[int]:
-        """Where in the view's text a word of its paragraph is one of ``words`` (``haystack``:
-        the text, or its casefold when that is as long), in order."""
-        view = self.view
-        text = view.text
         if self._separated is None:
-            self._separated = _separated(view)
-        separated = self._separated
-        out: list[int] = []
-        for word in words:
-            n = len(word)
-            for m in re.finditer(re.escape(word), haystack):
-                at = m.start()
-                if separated:  # (a paragraph's words are the text's: no word crosses a line feed)
-                    found = _TOKEN.match(text, at)
-                    if found is not None and found.end() - at == n:
-                        out.append(at)
-                elif _word_at(view, at, n):
-                    out.append(at)
-        out.sort()
-        return out
+            self._separated = _separated(self.view)
+        return token_starts(self.view, haystack, words, self._separated)
 
     def _folded_starts(self) -> list[int] | None:
         """Where a word whose casefold begins a term's lower-case form stands (see
@@ -547,7 +530,7 @@ class _Check:
             tokens: list[tuple[int, int, str]] | None = None
             for k, last in parts:
                 a, b = s + relative[k][0], s + relative[last][1]
-                if not (matched and _overlaps(matched, a, b)):
+                if not (matched and overlaps(matched, a, b)):
                     if tokens is None:
                         tokens = [(s + x, s + y, t) for x, y, t in relative]
                     self._candidate(para, ptext, tokens, k, last, quoted, skip_to)
@@ -724,7 +707,7 @@ class _Check:
             first, *others = cand.places
             if near is None:
                 if elsewhere is None:
-                    elsewhere = _incorporates(self.view.text)
+                    elsewhere = incorporates(self.view.text)
                 if elsewhere:
                     continue
             if self._heading_known(folded):
@@ -1058,7 +1041,7 @@ def _word_before(ptext: str, start: int) -> tuple[str, str] | None:
     return word.group(0)[::-1], ptext[end:start]
 
 
-class _Vocabulary:
+class Vocabulary:
     """The words a view's paragraphs write in lower case, looked up one by one (each word's
     answer kept): a word is one if the text holds it, in lower case, as one of its paragraph's
     words (as :data:`_WORD` reads them)."""
@@ -1090,7 +1073,7 @@ _Parts = tuple[list[tuple[int, int, str]], list[tuple[int, int]]]
 _UNREAD: Final[_Parts] = ([], [])
 
 
-def _overlaps(spans: list[tuple[int, int]], a: int, b: int) -> bool:
+def overlaps(spans: list[tuple[int, int]], a: int, b: int) -> bool:
     """Whether [a, b) overlaps one of ``spans`` (in order, none overlapping another)."""
     i = bisect.bisect_right(spans, (a, a))  # the first that begins after a; the one before may reach it
     if i > 0 and spans[i - 1][1] > a:
@@ -1115,6 +1098,31 @@ def _parts(phrase: str) -> _Parts | None:
     return tokens, parts
 
 
+def token_starts(
+    view: DocumentView, haystack: str, words: Iterable[str], separated: bool | None = None
+) -> list[int]:
+    """Where in the view's text a word of its paragraph (as :data:`_WORD` reads a paragraph's
+    text) is one of ``words``, in order; ``haystack``: the view's text, or its casefold when that
+    is as long (then where a word whose casefold is one of ``words`` stands); ``separated``:
+    :func:`_separated` of the view, if known."""
+    text = view.text
+    if separated is None:
+        separated = _separated(view)
+    out: list[int] = []
+    for word in words:
+        n = len(word)
+        for m in re.finditer(re.escape(word), haystack):
+            at = m.start()
+            if separated:  # (a paragraph's words are the text's: no word crosses a line feed)
+                found = _TOKEN.match(text, at)
+                if found is not None and found.end() - at == n:
+                    out.append(at)
+            elif _word_at(view, at, n):
+                out.append(at)
+    out.sort()
+    return out
+
+
 def _separated(view: DocumentView) -> bool:
     """Whether each paragraph of the view's text is followed by a line feed (the last by the
     end): then the words of the text are the words of its paragraphs."""
@@ -1131,24 +1139,22 @@ def _separated(view: DocumentView) -> bool:
 _TOKEN: Final = re.compile(r"(?<![^\W_])(?<![^\W_][\u2019'\-])[^\W_]+(?:[\u2019'\-][^\W_]+)*")
 
 
-def _incorporates(text: str) -> bool:
-    """Whether :data:`_INCORPORATES` finds a match in ``text`` -- tried only where one may begin:
+def incorporates(text: str) -> bool:
+    """Whether :data:`INCORPORATES` finds a match in ``text`` -- tried only where one may begin:
     at "terms" or "variables" (any case), or at the word before the space before "terms"."""
     lowered = text.lower()
     if len(lowered) != len(text) or any(c in text for c in "\u0130\u0131\u017f\u212a"):
-        return _INCORPORATES.search(text) is not None  # (re's ignoring case is not lower())
+        return INCORPORATES.search(text) is not None  # (re's ignoring case is not lower())
     for word in ("terms", "variables"):
         at = lowered.find(word)
         while at >= 0:
-            if _INCORPORATES.match(text, at):
+            if INCORPORATES.match(text, at):
                 return True
             if word == "terms":
                 space = at
                 while space > 0 and text[space - 1].isspace():
                     space -= 1
-                if space < at and any(
-                    _INCORPORATES.match(text, space - n) for n in (11, 7) if space - n >= 0
-                ):
+                if space < at and any(INCORPORATES.match(text, space - n) for n in (11, 7) if space - n >= 0):
                     return True  # "capitalised terms", "defined terms"
             at = lowered.find(word, at + 1)
     return False
@@ -1225,4 +1231,16 @@ def _distance(a: str, b: str, limit: int) -> int:
     return previous[-1]
 
 
-__all__ = ["Definition", "clean_term", "definitions", "key_of", "term_findings", "use_forms"]
+__all__ = [
+    "INCORPORATES",
+    "Definition",
+    "Vocabulary",
+    "clean_term",
+    "definitions",
+    "incorporates",
+    "key_of",
+    "overlaps",
+    "term_findings",
+    "token_starts",
+    "use_forms",
+]
