@@ -71,6 +71,7 @@ class Command:
     argv: list[str]
     env: dict[str, str] | None = None
     cwd: Path | None = None  # `python -c` puts the working folder first on the path
+    codes: tuple[int, ...] = (0,)  # the exit statuses that are a run (`redline check`: 1, findings)
 
 
 @dataclass
@@ -82,9 +83,11 @@ class Timing:
 def run_once(cmd: Command) -> tuple[float, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    subprocess.run(
-        cmd.argv, env=cmd.env, cwd=cmd.cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    done = subprocess.run(
+        cmd.argv, env=cmd.env, cwd=cmd.cwd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
+    if done.returncode not in cmd.codes:
+        raise subprocess.CalledProcessError(done.returncode, cmd.argv)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -118,11 +121,11 @@ def env_for(root: Path | None) -> dict[str, str]:
     return env
 
 
-def redline(*args: str, root: Path | None = None, name: str = "") -> Command:
+def redline(*args: str, root: Path | None = None, name: str = "", codes: tuple[int, ...] = (0,)) -> Command:
     """``redline ARGS`` from our checkout, or from ``root`` (run there: ``python -c`` puts the
-    working folder first on the path)."""
+    working folder first on the path); ``codes``: the exit statuses that are a run."""
     argv = [sys.executable, "-c", _REDLINE, *args]
-    return Command(name or "redline " + " ".join(args[:1]), argv, env_for(root), root or ROOT)
+    return Command(name or "redline " + " ".join(args[:1]), argv, env_for(root), root or ROOT, codes)
 
 
 def docx_import() -> Command:

@@ -26,13 +26,14 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_check_command(args: argparse.Namespace) -> int:
-    from redline.proofread.check import check_document, plain
-    from shared_schema import Code, Refusal, parse_edit_reply
+    from redline.proofread.check import Checked, check_document, plain
 
     doc = Path(args.doc)
     data = read_document(doc)
     batch = None
-    if args.reply is not None:
+    if args.reply is not None:  # (the schema's models: imported only for a reply)
+        from shared_schema import Code, Refusal, parse_edit_reply
+
         batch = parse_edit_reply(read_reply(args.reply))
         if batch is None:
             return refuse(
@@ -44,7 +45,7 @@ def run_check_command(args: argparse.Namespace) -> int:
                 ),
             )
     checked = check_document(data, batch, name=doc.name)
-    if isinstance(checked, Refusal):
+    if not isinstance(checked, Checked):
         return refuse("redline check", checked)
     if args.json:
         json.dump(checked.to_json(), sys.stdout, indent=2, ensure_ascii=False)

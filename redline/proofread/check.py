@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-
-from shared_schema import Edit, EditBatch, Refusal
+from typing import TYPE_CHECKING
 
 from ..opc.package import Limits, Package
 from ..read.load import load_view
@@ -22,8 +21,11 @@ from ..read.view import DocumentView
 from .findings import TITLES, Finding, Kind
 from .numbering import numbering_gaps
 from .references import broken_fields, dangling, references
-from .reply import after_view, reply_findings
 from .terms import term_findings
+
+if TYPE_CHECKING:  # (a reply's check imports the applier and the schema's models; the
+    # document's alone needs neither: a refusal is made where a document cannot be read)
+    from shared_schema import Edit, EditBatch, Refusal
 
 __all__ = [
     "Checked",
@@ -88,6 +90,10 @@ def check_parts(
     own = document_findings(view, package)
     caused: list[Finding] = []
     if entries is not None:
+        from shared_schema import EditBatch
+
+        from .reply import after_view, reply_findings
+
         if document is None:
             raise ValueError("checking a reply needs the document's bytes (document=...)")
         batch = entries if isinstance(entries, EditBatch) else EditBatch(edits=list(entries))
@@ -130,12 +136,10 @@ def check_document(
 ) -> Checked | Refusal:
     """:func:`check` of a document's bytes, or the refusal that says why it cannot be read."""
     loaded = load_view(data, limits)
-    if isinstance(loaded, Refusal):
-        return loaded
+    if not isinstance(loaded, tuple):
+        return loaded  # (a refusal)
     package, view = loaded
     return Checked(name, view.revision, check(view, entries, package=package, document=data))
-
-
 
 
 def plain(checked: Checked) -> str:

@@ -98,6 +98,7 @@ _MEANS: Final = re.compile(r"\s*,?\s*(?:\)\s*)?" + _VERB, re.IGNORECASE)
 _BOLD_VERB: Final = re.compile(r"[\"”’»]?\s*,?\s+" + _VERB, re.IGNORECASE)
 # A word every verb of :data:`_VERB` holds, read with the same case rules: a fast first look.
 _VERB_WORD: Final = re.compile(r"mean|defined|refer", re.IGNORECASE)
+_QUOTE_CHAR: Final = re.compile("[" + re.escape(_OPEN) + "]")  # one of the opening quotes
 _BETWEEN_TERMS: Final = re.compile(r"\s*(?:,|/|;)?\s*(?:(?:and|or|and/or)\s+)?(?:the\s+)?\Z", re.IGNORECASE)
 _FILLER: Final = frozenset(
     [
@@ -218,7 +219,8 @@ class _Reader:
             if not ptext.strip():
                 continue
             found = list(self._quoted(para, ptext))
-            entry = None if found else self._entry(para, ptext)
+            lead = -1 if found else _lead(ptext)  # (read once: the entry and the bold term begin there)
+            entry = None if found else self._entry(para, ptext, lead)
             if entry is not None and not entry[2]:
                 pending.append((para, entry[0], entry[1]))
                 continue
@@ -229,7 +231,7 @@ class _Reader:
                 continue
             yield from found
             if not found:
-                bold = self._bold_means(para, ptext)
+                bold = self._bold_means(para, ptext, lead)
                 if bold is not None:
                     yield bold
         yield from self._bold_list(pending)
@@ -248,7 +250,7 @@ class _Reader:
 
     # -- quoted forms -----------------------------------------------------------------------
     def _quoted(self, para: Paragraph, ptext: str) -> Iterator[Definition]:
-        if not any(q in ptext for q in _OPEN):
+        if _QUOTE_CHAR.search(ptext) is None:
             return
         matches = [m for m in QUOTED.finditer(ptext) if _plausible(m.group("term"))]
         if not matches:
@@ -307,9 +309,9 @@ class _Reader:
         return None
 
     # -- unquoted forms ---------------------------------------------------------------------
-    def _entry(self, para: Paragraph, ptext: str) -> tuple[int, int, bool] | None:
-        """(start, end, in a definitions clause) of the term an entry paragraph opens with."""
-        lead = _lead(ptext)
+    def _entry(self, para: Paragraph, ptext: str, lead: int) -> tuple[int, int, bool] | None:
+        """(start, end, in a definitions clause) of the term an entry paragraph opens with
+        (``lead``: where its words begin, :func:`_lead`)."""
         m = _ENTRY_TERM.match(ptext, lead)
         if m is None:
             return None
@@ -328,8 +330,7 @@ class _Reader:
             return None  # a signature block's "PROVIDER:", a form's "Name: {name}"
         return start, end, False  # (bold or not: read when a list of them is found)
 
-    def _bold_means(self, para: Paragraph, ptext: str) -> Definition | None:
-        lead = _lead(ptext)
+    def _bold_means(self, para: Paragraph, ptext: str, lead: int) -> Definition | None:
         words = _WORD.match(ptext, lead)
         if words is None or not words.group(0)[:1].isupper():
             return None

@@ -26,16 +26,17 @@ import bisect
 import functools
 import re
 from collections import defaultdict
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
-from itertools import islice
+from itertools import islice, pairwise
 from typing import TYPE_CHECKING, Final
 
-from ..match.locate import Locator
 from ..read.sections import place, typed_number
 from .definitions import Definition, Form, clean_term, definitions, quoted_spans
 from .findings import Finding, Kind, Place
 
 if TYPE_CHECKING:
+    from ..match.locate import Locator
     from ..read.view import DocumentView, Paragraph
 
 MIN_DEFINITIONS: Final = 3  # definitions a document needs before a capitalised phrase is a term
@@ -184,7 +185,7 @@ _REFERENCE_WORDS: Final = frozenset(
     ]
 )
 _SPLITTERS: Final = _CONNECTORS - {"of", "&"}  # words that join two phrases, not a term's words
-_INCORPORATES: Final = re.compile(
+INCORPORATES: Final = re.compile(
     r"\b(?:capitali[sz]ed\s+terms|defined\s+terms|variables|terms)\b[^.;]{0,150}?\b(?:have|has|bear|shall\s+have|"
     r"will\s+have)\s+the\s+(?:respective\s+)?meanings?\b[^.;]{0,60}?\b(?:given|set\s+(?:forth|out)|ascribed|"
     r"assigned|defined|provided)\b",
@@ -318,12 +319,20 @@ class _Check:
         self.defs_by_paragraph: dict[int, list[Definition]] = defaultdict(list)
         for d in defs:
             self.defs_by_paragraph[d.paragraph].append(d)
-        self.vocabulary: set[str] = set()
+        self.vocabulary = Vocabulary(view)  # the words the document writes in lower case
         self.known: set[str] = set()
         self.candidates: dict[str, _Candidate] = {}
         self.lowercase: list[tuple[Paragraph, int, int, str, str]] = []  # para, start, end, key, spelling
         self._locator: Locator | None = None
-        self._words: set[str] = set()  # every word of the view, gathered by the pass
+        self._singles: dict[str, str | None] = {}  # a word that begins no longer term -> its term
+        self._headings: list[Paragraph] = []  # paragraphs whose run-in heading is not read yet
+        self._heading_keys: dict[str, list[str]] | None = None  # their headings, by key
+        self._separated: bool | None = None  # whether each paragraph ends the text or a line feed does
+        self._heading_read: tuple[int, bool] = (-1, False)  # a paragraph's heading: a title?
+        self._run_parts: dict[str, _Parts | None] = {}  # a run's text -> its words and parts
+        self._weak_forms: dict[str, list[str]] = defaultdict(list)  # term -> its lower-case forms
+        for form, key in self.weak.items():
+            self._weak_forms[key].append(form)
         self._folds_seen: set[str] = set()  # the words casefolded so far
         self._folds_hit: set[str] = set()  # those whose casefold begins a term's lower-case form
 
@@ -340,18 +349,27 @@ class _Check:
         )
         runs = list(_RUN.finditer(text))
         run_starts = [m.start() for m in runs]
-        i = j = 0
+        # where a word in lower case begins a term (its lower-case form), and where a word
+        # whose casefold begins a term's lower-case form stands: found in the whole text (as
+        # the words of their paragraphs), so a paragraph with none of the four is passed by
+        low = self._token_starts(text, self.first_low)
+        folded = self._folded_starts()
+        i = j = k = f = 0
         for para in view.paragraphs:
-            a, b = i, j
-            i = bisect.bisect_left(starts, para.end, i)
-            j = bisect.bisect_left(run_starts, para.end, j)
-            self._paragraph(para, [x - para.start for x in starts[a:i]] if i > a else [], runs[b:j])
-        # the words of every paragraph are the words of the view's text (its paragraphs, each
-        # followed by a line feed, which no word crosses), gathered by the pass
-        self.vocabulary = {w for w in self._words if w.islower()}
-        for form, key in self.weak.items():
-            if form in self.vocabulary:
-                self.terms[key].weak_uses += 1
+            a, b, c, g = i, j, k, f
+            end = para.end
+            i = bisect.bisect_left(starts, end, i)
+            j = bisect.bisect_left(run_starts, end, j)
+            k = bisect.bisect_left(low, end, k)
+            if folded is not None:
+                f = bisect.bisect_left(folded, end, f)
+                if i == a and j == b and k == c and f == g:
+                    self._quiet(para)
+                    continue
+                fold_at = folded[g:f]
+            else:
+                fold_at = None
+            self._paragraph(para, starts[a:i], runs[b:j], low[c:k], fold_at)
         out: list[Finding] = []
         out += self._undefined()
         out += self._unused()
@@ -359,59 +377,116 @@ class _Check:
         out += self._lowercase()
         return out
 
-    def _paragraph(self, para: Paragraph, at: list[int], runs: list[re.Match[str]]) -> None:
-        """One paragraph: ``at``, where a capitalised word that begins a term stands (offsets
-        in the paragraph); ``runs``, its runs of capitalised words (:data:`_RUN`, in the view's
-        text)."""
+    def _token_starts(self, haystack: str, words: set[str] | dict[str, set[int]]) -> list[int]:
+        if self._separated is None:
+            self._separated = _separated(self.view)
+        return token_starts(self.view, haystack, words, self._separated)
+
+    def _folded_starts(self) -> list[int] | None:
+        """Where a word whose casefold begins a term's lower-case form stands (see
+        :meth:`_token_starts`), or None when casefolding changes the text's length (each
+        paragraph's words are then casefolded as they come)."""
+        if not self.first_folded:
+            return []
+        text = self.view.text
+        lowered = text.casefold()
+        if len(lowered) != len(text):
+            return None
+        return self._token_starts(lowered, self.first_folded)
+
+    def _quiet(self, para: Paragraph) -> None:
+        """A paragraph with no word that may begin a term and no run of capitalised words: only
+        its run-in heading counts (a known phrase), read when a candidate asks."""
+        if para.heads and para.story in CHECKED_STORIES:
+            self._headings.append(para)
+
+    def _paragraph(
+        self,
+        para: Paragraph,
+        at: list[int],
+        runs: list[re.Match[str]],
+        low: list[int],
+        folded_at: list[int] | None,
+    ) -> None:
+        """One paragraph: ``at``, where a capitalised word that begins a term stands; ``runs``,
+        its runs of capitalised words (:data:`_RUN`); ``low``, where a word in lower case that
+        begins a term stands; ``folded_at``, where a word whose casefold begins a term's
+        lower-case form stands (None: not known, read here) -- offsets in the view's text."""
         view = self.view
         ptext = view.text[para.start : para.end]
-        words = _WORD.findall(ptext)
-        if not words:
+        stripped_len = len(ptext.strip())
+        words = _WORD.findall(ptext) if stripped_len <= 120 or folded_at is None else None
+        if words is not None and not words:
             return
-        self._words.update(words)
         checked = para.story in CHECKED_STORIES
         here = self.defs_by_paragraph.get(para.index, ())
         defining = any(d.form in (Form.MEANS, Form.ENTRY, Form.BOLD) for d in here)
-        title_like = _title_like(ptext, words)
+        title_like = _title_like(ptext, words) if words is not None else False
         folding = checked and not title_like and not defining and bool(self.first_folded)
-        quoted = _quoted_ranges(ptext) if checked else []
-        skip_to = self._run_in_heading(para, ptext) if checked else 0
+        quoted: list[tuple[int, int]] | None = None
+        skip_to = -1  # not read yet
         matched: list[tuple[int, int]] = []  # the spans where a defined term is used
         first, first_upper, first_folded = self.first, self.first_upper, self.first_folded
-        # where a term may begin: a capitalised word that begins one, or (rarer) a word in lower
-        # case that begins a term's lower-case form -- looked for as the paragraph's distinct
-        # words, then found where they stand (no per-word work in a paragraph that has none)
-        distinct = set(words)
-        low_words = self.first_low & distinct
+        base = para.start
+        positions = [x - base for x in at]
+        extra = [x - base for x in low]
         if folding:
-            unseen = distinct - self._folds_seen  # each word of the document casefolded once
-            if unseen:
-                self._folds_seen |= unseen
-                self._folds_hit.update(t for t in unseen if t.casefold() in first_folded)
-            folded_hits = distinct & self._folds_hit
-            if folded_hits and not low_words:
-                # the casefolded paragraph's words decide, as they always did: the same words
-                # unless casefolding changed its length ("ß" -> "ss", "İ" -> "i̇")
-                lowered = ptext.casefold()
-                if len(lowered) != len(ptext) and first_folded.keys().isdisjoint(_WORD.findall(lowered)):
-                    folded_hits = set()
-            low_words |= folded_hits
-        if low_words:
-            at = sorted(set(at) | set(_starts(ptext, low_words, capital=False)))
-        if at:
-            own = [(d.span[0] - para.start, d.span[1] - para.start, key_of(d.term)) for d in here]
+            if folded_at is None:
+                assert words is not None
+                distinct = set(words)
+                unseen = distinct - self._folds_seen  # each word of the document casefolded once
+                if unseen:
+                    self._folds_seen |= unseen
+                    self._folds_hit.update(t for t in unseen if t.casefold() in first_folded)
+                folded_hits = distinct & self._folds_hit
+                if folded_hits and not (self.first_low & distinct):
+                    # the casefolded paragraph's words decide, as they always did: the same
+                    # words unless casefolding changed its length ("ß" -> "ss", "İ" -> "i̇")
+                    lowered = ptext.casefold()
+                    if len(lowered) != len(ptext) and first_folded.keys().isdisjoint(_WORD.findall(lowered)):
+                        folded_hits = set()
+                extra += _starts(ptext, folded_hits, capital=False)
+            else:
+                extra += [x - base for x in folded_at]
+        if extra:
+            positions = sorted(set(positions) | set(extra))
+        if positions:
+            own = [(d.span[0] - base, d.span[1] - base, key_of(d.term)) for d in here]
             done = 0  # characters before it are part of a match
-            for pos in at:
+            singles = self._singles
+            for pos in positions:
                 if pos < done:
                     continue
                 word = _WORD.match(ptext, pos)  # (a word begins at pos)
                 assert word is not None
                 tok = word.group(0)
+                single = singles.get(tok, _UNSEEN)
+                if single is not _UNSEEN:
+                    # a word that begins no longer term: its match is the word's own
+                    if single is None:
+                        continue
+                    s, e = word.span()
+                    if not own or not any(x <= s and e <= y and k == single for x, y, k in own):
+                        self.terms[single].uses.append((para.index, base + s))
+                    matched.append((s, e))
+                    done = e
+                    continue
                 exact = first.get(tok)
                 upper = first_upper.get(tok) if tok.isupper() and len(tok) > 1 else None
                 folded = first_folded.get(tok.casefold()) if folding else None
                 # as many words as the longest term the word may begin (most: one)
                 need = max(max(ls) for ls in (exact, upper, folded) if ls) if exact or upper or folded else 1
+                if need == 1 and tok.casefold() not in first_folded:
+                    # (what follows it never matters: the same answer wherever it stands)
+                    singles[tok] = single = self._single(tok, exact, upper)
+                    if single is None:
+                        continue
+                    s, e = word.span()
+                    if not own or not any(x <= s and e <= y and k == single for x, y, k in own):
+                        self.terms[single].uses.append((para.index, base + s))
+                    matched.append((s, e))
+                    done = e
+                    continue
                 if need == 1:
                     spans = [word.span()]
                 else:
@@ -422,29 +497,55 @@ class _Check:
                 if not step and upper:
                     step = self._match(para, ptext, spans, 0, upper, self.upper, own)
                 if not step and folded:
+                    if quoted is None:
+                        quoted = _quoted_ranges(ptext)
+                    if skip_to < 0:
+                        skip_to = self._run_in_heading(para, ptext)
                     step = self._match_folded(para, ptext, spans, 0, folded, quoted, skip_to)
                 if step:
                     matched.append((spans[0][0], spans[step - 1][1]))
                     done = spans[step - 1][1]
         if not checked:
             return
+        self._quiet(para)  # (its run-in heading: read when a candidate asks)
+        if not runs:
+            return
+        if skip_to < 0:
+            skip_to = self._run_in_heading(para, ptext)
+        if quoted is None:
+            quoted = _quoted_ranges(ptext)
+        parts_of = self._run_parts
         for run in runs:
-            s, e = run.start() - para.start, run.end() - para.start
+            s = run.start() - base
             phrase = run.group(0)
             if title_like:
                 self.known.add(key_of(phrase).casefold())
                 continue
-            tokens = [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(ptext, s, e)]
-            if any(t[2].casefold().removesuffix("’s") in _NAME_WORDS for t in tokens):
+            read = parts_of.get(phrase, _UNREAD)
+            if read is _UNREAD:
+                read = parts_of[phrase] = _parts(phrase)
+            if read is None:
                 continue  # "the Health Insurance Portability and Accountability Act"
-            # its parts between "and", "or", "for", ...: "Increased Claims or Unlimited Claims"
-            k = 0
-            for j in range(len(tokens) + 1):
-                if j == len(tokens) or tokens[j][2] in _SPLITTERS:
-                    a, b = (tokens[k][0], tokens[j - 1][1]) if j - 1 >= k else (0, 0)
-                    if j - 1 >= k and not (matched and any(x < b and a < y for x, y in matched)):
-                        self._candidate(para, ptext, tokens, k, j - 1, quoted, skip_to)
-                    k = j + 1  # (a part holding a defined term is no candidate)
+            relative, parts = read
+            tokens: list[tuple[int, int, str]] | None = None
+            for k, last in parts:
+                a, b = s + relative[k][0], s + relative[last][1]
+                if not (matched and overlaps(matched, a, b)):
+                    if tokens is None:
+                        tokens = [(s + x, s + y, t) for x, y, t in relative]
+                    self._candidate(para, ptext, tokens, k, last, quoted, skip_to)
+
+    def _single(self, tok: str, exact: set[int] | None, upper: set[int] | None) -> str | None:
+        """The term a word that begins no longer one is a use of (None: none), as
+        :meth:`_match` finds it: its exact form, else its form in capitals."""
+        key = key_of(tok)
+        if exact:
+            found = self.exact.get(key)
+            if found is not None:
+                return found
+        if upper:
+            return self.upper.get(key)
+        return None
 
     def _match(
         self,
@@ -494,7 +595,7 @@ class _Check:
                 return 0
             term = self.terms[key]
             if (
-                s < skip_to
+                self._skips(para, ptext, skip_to, s)
                 or _inside(quoted, s, e)
                 or not _lower_after_first(written, spelled)
                 or any(d.paragraph == para.index for d in term.definitions)
@@ -507,17 +608,23 @@ class _Check:
         return 0
 
     def _run_in_heading(self, para: Paragraph, ptext: str) -> int:
-        """Where a clause's run-in heading ("Initial Term. The term of ...") ends, else 0."""
+        """Where a clause's run-in heading ("Initial Term. The term of ...") may end, else 0:
+        where it does if it reads as a title (:meth:`_skips`).  (Its name is a known phrase:
+        :meth:`_heading_known`.)"""
         if not para.heads:
             return 0
         m = _RUN_IN.match(ptext)
-        if m is None:
-            return 0
-        heading = ptext[: m.end()].strip().rstrip(".:").strip()
-        if not _title_like(heading, _WORD.findall(heading)):
-            return 0
-        self.known.add(key_of(heading).casefold())
-        return m.end()
+        return 0 if m is None else m.end()
+
+    def _skips(self, para: Paragraph, ptext: str, skip_to: int, s: int) -> bool:
+        """Whether offset ``s`` lies in the paragraph's run-in heading, which may end at
+        ``skip_to`` (:meth:`_run_in_heading`): before it, and the heading reads as a title."""
+        if s >= skip_to:
+            return False
+        if self._heading_read[0] != para.index:
+            heading = ptext[:skip_to].strip().rstrip(".:").strip()
+            self._heading_read = (para.index, _title_like(heading, _WORD.findall(heading)))
+        return self._heading_read[1]
 
     def _candidate(
         self,
@@ -541,7 +648,7 @@ class _Check:
         s, e = tokens[a][0], tokens[b][1]
         phrase = key_of(ptext[s:e])
         folded = phrase.casefold()
-        if s < skip_to or _inside(quoted, s, e):
+        if self._skips(para, ptext, skip_to, s) or _inside(quoted, s, e):
             self.known.add(folded)
             return
         after = ptext[e : e + 4].lstrip(" ,")
@@ -551,10 +658,12 @@ class _Check:
             if inside and (inside.strip()[:1] in "\"“‘«'" or inside.strip().isupper()):
                 self.known.add(folded)  # the name before its definition or its acronym
                 return
-        if not determined:
-            determined = _determined(ptext, tokens[a][0])
         group = _singular(folded)  # "Applicable Law" and "Applicable Laws" are one term
         found = self.candidates.get(group)
+        if found is not None and found.determined and len(found.places) >= MAX_RELATED + 1:
+            return  # (nothing more to learn of it)
+        if not determined:
+            determined = _determined(ptext, tokens[a][0])
         if found is None:
             found = self.candidates[group] = _Candidate(phrase)
         if len(found.places) < MAX_RELATED + 1:
@@ -575,7 +684,7 @@ class _Check:
             return []
         # "Capitalised terms not defined here have the meanings given in the Agreement": the
         # document's terms may be defined in another; only a misspelt defined term is reported.
-        elsewhere = _INCORPORATES.search(self.view.text) is not None
+        elsewhere: bool | None = None  # (read when a candidate asks)
         out: list[Finding] = []
         vocabulary = self.vocabulary
         for cand in self.candidates.values():
@@ -596,8 +705,13 @@ class _Check:
             if near is None and not all(_in_vocabulary(w, vocabulary) for w in content):
                 continue
             first, *others = cand.places
-            if elsewhere and near is None:
-                continue
+            if near is None:
+                if elsewhere is None:
+                    elsewhere = incorporates(self.view.text)
+                if elsewhere:
+                    continue
+            if self._heading_known(folded):
+                continue  # a clause's run-in heading
             message = (
                 f"\u201c{cand.text}\u201d is used as a defined term but is not defined in this document."
             )
@@ -616,6 +730,27 @@ class _Check:
             )
         out.sort(key=lambda f: f.place.paragraph)
         return out
+
+    def _weak(self, term: _Term) -> bool:
+        """Whether a one-word term is used in lower case too (an ordinary word as well)."""
+        return bool(term.weak_uses) or any(
+            form in self.vocabulary for form in self._weak_forms.get(term.key, ())
+        )
+
+    def _heading_known(self, folded: str) -> bool:
+        """Whether a clause's run-in heading not read in the pass reads ``folded`` (as
+        :meth:`_run_in_heading` has it known)."""
+        if self._heading_keys is None:
+            keys: dict[str, list[str]] = defaultdict(list)
+            text = self.view.text
+            for para in self._headings:
+                ptext = text[para.start : para.end]
+                m = _RUN_IN.match(ptext)
+                if m is not None:
+                    heading = ptext[: m.end()].strip().rstrip(".:").strip()
+                    keys[key_of(heading).casefold()].append(heading)
+            self._heading_keys = keys
+        return any(_title_like(h, _WORD.findall(h)) for h in self._heading_keys.get(folded, ()))
 
     def _near(self, phrase: str) -> str | None:
         """The one defined term ``phrase`` is a misspelling of (two letters apart at most)."""
@@ -639,11 +774,12 @@ class _Check:
             if d.form is Form.MEANS:
                 together[d.paragraph].append(key_of(d.term))
         for term in self.terms.values():
-            if term.weak_uses or not term.key[:1].isupper():
+            if not term.key[:1].isupper():
                 continue  # a term defined in lower case ("you") is an ordinary word as well
+            unused: list[Finding] = []
             for d in term.definitions:
                 if d.form is Form.MEANS and any(
-                    self.terms[k].uses or self.terms[k].weak_uses
+                    self.terms[k].uses or self._weak(self.terms[k])
                     for k in together[d.paragraph]
                     if k != term.key
                 ):
@@ -651,13 +787,15 @@ class _Check:
                 if any(u[0] in d.scope if d.scope is not None else True for u in term.uses):
                     continue
                 where = f"in {d.scope.title}" if d.scope is not None else "anywhere in the document"
-                out.append(
+                unused.append(
                     Finding(
                         Kind.UNUSED_DEFINITION,
                         f"\u201c{d.term}\u201d is defined here but not used {where}.",
                         self._place(d.paragraph, d.term),
                     )
                 )
+            if unused and not self._weak(term):  # (a use in lower case is a use)
+                out += unused
         out.sort(key=lambda f: f.place.paragraph)
         return out
 
@@ -706,6 +844,8 @@ class _Check:
     @property
     def locator(self) -> Locator:
         if self._locator is None:
+            from ..match.locate import Locator  # (the fixes' anchors only: it imports the schema)
+
             self._locator = Locator(self.view)
         return self._locator
 
@@ -828,6 +968,7 @@ def _begins(ptext: str, at: int, capital: bool) -> bool:
 
 
 _WORD_CHAR: Final = re.compile(r"[^\W_]")
+_UNSEEN: Final = "\x00"  # (no term's key)
 
 
 def _quoted_ranges(ptext: str) -> list[tuple[int, int]]:
@@ -900,7 +1041,144 @@ def _word_before(ptext: str, start: int) -> tuple[str, str] | None:
     return word.group(0)[::-1], ptext[end:start]
 
 
-def _in_vocabulary(word: str, vocabulary: set[str]) -> bool:
+class Vocabulary:
+    """The words a view's paragraphs write in lower case, looked up one by one (each word's
+    answer kept): a word is one if the text holds it, in lower case, as one of its paragraph's
+    words (as :data:`_WORD` reads them)."""
+
+    def __init__(self, view: DocumentView) -> None:
+        self.view = view
+        self._known: dict[str, bool] = {}
+
+    def __contains__(self, word: object) -> bool:
+        if not isinstance(word, str) or not word.islower():
+            return False
+        found = self._known.get(word)
+        if found is None:
+            found = self._known[word] = self._find(word)
+        return found
+
+    def _find(self, word: str) -> bool:
+        view = self.view
+        text = view.text
+        at = text.find(word)
+        while at >= 0:
+            if _word_at(view, at, len(word)):
+                return True
+            at = text.find(word, at + 1)
+        return False
+
+
+_Parts = tuple[list[tuple[int, int, str]], list[tuple[int, int]]]
+_UNREAD: Final[_Parts] = ([], [])
+
+
+def overlaps(spans: list[tuple[int, int]], a: int, b: int) -> bool:
+    """Whether [a, b) overlaps one of ``spans`` (in order, none overlapping another)."""
+    i = bisect.bisect_right(spans, (a, a))  # the first that begins after a; the one before may reach it
+    if i > 0 and spans[i - 1][1] > a:
+        return True
+    return i < len(spans) and spans[i][0] < b
+
+
+def _parts(phrase: str) -> _Parts | None:
+    """A run of capitalised words: its words (start, end, word) and its parts between "and",
+    "or", "for", ... (the first and last word of each) -- "Increased Claims or Unlimited
+    Claims" -- or None when a word makes it a name (of a law, a body, a place, a company)."""
+    tokens = [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(phrase)]
+    if any(t[2].casefold().removesuffix("\u2019s") in _NAME_WORDS for t in tokens):
+        return None
+    parts: list[tuple[int, int]] = []
+    k = 0
+    for j in range(len(tokens) + 1):
+        if j == len(tokens) or tokens[j][2] in _SPLITTERS:
+            if j - 1 >= k:
+                parts.append((k, j - 1))
+            k = j + 1
+    return tokens, parts
+
+
+def token_starts(
+    view: DocumentView, haystack: str, words: Iterable[str], separated: bool | None = None
+) -> list[int]:
+    """Where in the view's text a word of its paragraph (as :data:`_WORD` reads a paragraph's
+    text) is one of ``words``, in order; ``haystack``: the view's text, or its casefold when that
+    is as long (then where a word whose casefold is one of ``words`` stands); ``separated``:
+    :func:`_separated` of the view, if known."""
+    text = view.text
+    if separated is None:
+        separated = _separated(view)
+    out: list[int] = []
+    for word in words:
+        n = len(word)
+        for m in re.finditer(re.escape(word), haystack):
+            at = m.start()
+            if separated:  # (a paragraph's words are the text's: no word crosses a line feed)
+                found = _TOKEN.match(text, at)
+                if found is not None and found.end() - at == n:
+                    out.append(at)
+            elif _word_at(view, at, n):
+                out.append(at)
+    out.sort()
+    return out
+
+
+def _separated(view: DocumentView) -> bool:
+    """Whether each paragraph of the view's text is followed by a line feed (the last by the
+    end): then the words of the text are the words of its paragraphs."""
+    text = view.text
+    paragraphs = view.paragraphs
+    for para, after in pairwise(paragraphs):
+        if after.start != para.end + 1 or text[para.end] != "\n":
+            return False
+    return not paragraphs or paragraphs[-1].end == len(text)
+
+
+# A word as :data:`_WORD` reads it from the start of its paragraph's text: not inside a word
+# (no letter or digit before it, nor an apostrophe or hyphen after one), read whole.
+_TOKEN: Final = re.compile(r"(?<![^\W_])(?<![^\W_][\u2019'\-])[^\W_]+(?:[\u2019'\-][^\W_]+)*")
+
+
+def incorporates(text: str) -> bool:
+    """Whether :data:`INCORPORATES` finds a match in ``text`` -- tried only where one may begin:
+    at "terms" or "variables" (any case), or at the word before the space before "terms"."""
+    lowered = text.lower()
+    if len(lowered) != len(text) or any(c in text for c in "\u0130\u0131\u017f\u212a"):
+        return INCORPORATES.search(text) is not None  # (re's ignoring case is not lower())
+    for word in ("terms", "variables"):
+        at = lowered.find(word)
+        while at >= 0:
+            if INCORPORATES.match(text, at):
+                return True
+            if word == "terms":
+                space = at
+                while space > 0 and text[space - 1].isspace():
+                    space -= 1
+                if space < at and any(INCORPORATES.match(text, space - n) for n in (11, 7) if space - n >= 0):
+                    return True  # "capitalised terms", "defined terms"
+            at = lowered.find(word, at + 1)
+    return False
+
+
+def _word_at(view: DocumentView, at: int, length: int) -> bool:
+    """Whether one of its paragraph's words (as :data:`_WORD` reads a paragraph's text, from
+    its start) begins at view offset ``at`` and is ``length`` characters long."""
+    para = view.paragraphs[max(0, bisect.bisect_right(view.para_starts, at) - 1)]
+    pos = at - para.start
+    if pos < 0 or at + length > para.end:
+        return False
+    text = view.text
+    if pos > 0:
+        before = text[at - 1]
+        if _WORD_CHAR.match(before):
+            return False
+        if before in "\u2019'-" and pos > 1 and _WORD_CHAR.match(text, at - 2) is not None:
+            return False
+    m = _WORD.match(text, at, para.end)
+    return m is not None and m.end() - at == length
+
+
+def _in_vocabulary(word: str, vocabulary: Container[str]) -> bool:
     low = word.casefold()
     for suffix in ("’s", "'s"):
         if low.endswith(suffix):
@@ -953,4 +1231,16 @@ def _distance(a: str, b: str, limit: int) -> int:
     return previous[-1]
 
 
-__all__ = ["Definition", "clean_term", "definitions", "key_of", "term_findings", "use_forms"]
+__all__ = [
+    "INCORPORATES",
+    "Definition",
+    "Vocabulary",
+    "clean_term",
+    "definitions",
+    "incorporates",
+    "key_of",
+    "overlaps",
+    "term_findings",
+    "token_starts",
+    "use_forms",
+]

@@ -120,34 +120,39 @@ class Head:
         return False
 
 
-@dataclass(frozen=True, slots=True)
-class _Index:
-    by_number: dict[tuple[Kind, tuple[str, ...]], list[Head]]
-    by_text: dict[str, list[Head]]
-
-
 @dataclass
 class Outline:
     heads: list[Head]
     head_of: list[Head | None]  # per entry: the section it lies in (its own, for a head)
-    # the heads by number and by text: made on the first look-up (a document whose edits name
-    # no section never asks, and indexing every head's texts is a fifth of reading it)
-    _index: _Index | None = field(default=None, repr=False, compare=False)
+    # the heads by number and by text: each made on its first look-up (a document whose edits
+    # name no section never asks, a reference by number needs no text, and indexing every
+    # head's texts is a fifth of reading it)
+    _by_number: dict[tuple[Kind, tuple[str, ...]], list[Head]] | None = field(
+        default=None, repr=False, compare=False
+    )
+    _by_text: dict[str, list[Head]] | None = field(default=None, repr=False, compare=False)
     # the short unnumbered body paragraphs by their text as a key (redline.read.headings reads
     # them once, on the first name the outline does not know)
     short_lines: dict[str, list[int]] | None = field(default=None, repr=False, compare=False)
 
-    def _indexes(self) -> _Index:
-        if self._index is None:
+    def _numbers(self) -> dict[tuple[Kind, tuple[str, ...]], list[Head]]:
+        if self._by_number is None:
             by_number: dict[tuple[Kind, tuple[str, ...]], list[Head]] = {}
-            by_text: dict[str, list[Head]] = {}
+            paths: dict[int, tuple[str, ...]] = {}
             for head in self.heads:
                 if head.number is not None:
-                    key = (head.number.kind, head.path)
+                    key = (head.number.kind, _path_of(head, paths))
                     by_number.setdefault(key, []).append(head)
                     own = (head.number.kind, head.number.path)
                     if own != key:
                         by_number.setdefault(own, []).append(head)
+            self._by_number = by_number
+        return self._by_number
+
+    def _texts(self) -> dict[str, list[Head]]:
+        if self._by_text is None:
+            by_text: dict[str, list[Head]] = {}
+            for head in self.heads:
                 words = _title_words(head) if head.number is not None else head.title
                 texts = {head.title, head.cite, words}
                 if head.heading:  # a heading's title is its whole line: its run-in title too
@@ -159,8 +164,8 @@ class Outline:
                 for text in texts:
                     if text:
                         by_text.setdefault(_key_text(text), []).append(head)
-            self._index = _Index(by_number, by_text)
-        return self._index
+            self._by_text = by_text
+        return self._by_text
 
     def named(self, name: str) -> list[Head]:
         """Every section ``name`` names (several when it is ambiguous), best reading first."""
@@ -171,7 +176,7 @@ class Outline:
             found = self._numbered(ref)
             if found:
                 return _best(found, ref.written)
-        by_text = self._indexes().by_text.get(ref.text)
+        by_text = self._texts().get(ref.text)
         if by_text:
             return list(by_text)
         return self._number_and_title(name)
@@ -191,7 +196,7 @@ class Outline:
     def _numbered(self, ref: Reference) -> list[Head]:
         assert ref.target is not None
         kind, path = ref.target
-        by_number = self._indexes().by_number
+        by_number = self._numbers()
         found = by_number.get((kind, path), [])
         if not found and kind in (Kind.CLAUSE, Kind.ARTICLE):  # "Section 4" for "Article 4"
             other = Kind.ARTICLE if kind is Kind.CLAUSE else Kind.CLAUSE
@@ -464,6 +469,37 @@ def _continues(previous: str, value: str) -> bool:
     return len(previous) == 1 and len(value) == 1 and ord(value) == ord(previous) + 1
 
 
+def _relative(head: Head, number: Number, entry: Entry) -> bool:
+    """Whether a numbered head's number is read inside its parent's ("(b)" of 4.2: 4.2(b))."""
+    parent = head.parent
+    return (
+        parent is not None
+        and parent.number is not None
+        and parent.number.kind in (Kind.CLAUSE, Kind.ARTICLE)
+        and number.kind is Kind.CLAUSE
+        and len(number.path) == 1
+        and (number.parenthesised or number.style != "1" or (not head.typed and (entry.ilvl or 0) > 0))
+    )
+
+
+def _path_of(head: Head, known: dict[int, tuple[str, ...]]) -> tuple[str, ...]:
+    """A numbered head's full number (:attr:`Head.path`), without naming it (its citation and
+    title are made on their first use); ``known``: the paths read so far, by id of head."""
+    entry = head.entry
+    number = head.number
+    if entry is None or number is None:
+        return head.path
+    found = known.get(id(head))
+    if found is None:
+        parent = head.parent
+        if parent is not None and _relative(head, number, entry):
+            found = (*_path_of(parent, known), *number.path)
+        else:
+            found = number.path
+        known[id(head)] = found
+    return found
+
+
 def _name(head: Head, entry: Entry) -> None:
     """Set the head's full number, citation and title."""
     parent = head.parent
@@ -472,14 +508,7 @@ def _name(head: Head, entry: Entry) -> None:
     if number is None:
         head._cite = head._title = _short(text, 80)
     else:
-        relative = (
-            parent is not None
-            and parent.number is not None
-            and parent.number.kind in (Kind.CLAUSE, Kind.ARTICLE)
-            and number.kind is Kind.CLAUSE
-            and len(number.path) == 1
-            and (number.parenthesised or number.style != "1" or (not head.typed and (entry.ilvl or 0) > 0))
-        )
+        relative = _relative(head, number, entry)
         as_typed = " ".join(unicodedata.normalize("NFKC", head.shown or "").split())
         shown = as_typed.rstrip(".: ")
         if shown.endswith(")") and "(" not in shown:
