@@ -180,3 +180,34 @@ def test_a_field_code_rewritten_as_a_re_save_writes_it_is_no_change() -> None:
     sent = _bytes(_doc(_page_field("1", toc)))
     returned = _bytes(_doc(_page_field("2", ' TOC \\z \\o "1-3" \\u \\h \\* MERGEFORMAT')))
     assert _untracked(sent, returned) == []
+
+
+def _wrapped_rows(bold: set[tuple[int, int]]) -> bytes:
+    """A 3x3 table of a style whose first column is bold, its last two rows each wrapped in a
+    content control (a repeating section: ``w:sdt`` > ``w:sdtContent`` > ``w:tr``); ``bold``:
+    the cells (row, column) whose runs state bold themselves."""
+    d = docx.Document()
+    d.add_paragraph("Fees are set out below.")
+    t = d.add_table(rows=3, cols=3)
+    t.style = d.styles["Light Grid Accent 1"]  # (first row and first column bold, tblLook 04A0)
+    for r, row in enumerate(t.rows):
+        for c, cell in enumerate(row.cells):
+            cell.paragraphs[0].add_run(f"cell {r}{c}").bold = True if (r, c) in bold else None
+    for k, tr in enumerate(list(t._tbl.tr_lst)[1:]):
+        sdt = parse_xml(f'<w:sdt {_W}><w:sdtPr><w:id w:val="{k + 7}"/></w:sdtPr><w:sdtContent/></w:sdt>')
+        tr.addprevious(sdt)
+        sdt[1].append(tr)
+    return _bytes(d)
+
+
+def test_a_table_styles_first_column_written_on_rows_in_content_controls_is_no_change() -> None:
+    """HC031: a row in a content control is the table's own row -- its first cell is in the
+    first column the style makes bold, and the row counts in the bands and the last row."""
+    sent = _wrapped_rows(set())
+    assert reconcile(sent, _wrapped_rows({(1, 0), (2, 0)})).to_dict()["untracked"] == []
+
+
+def test_a_cell_made_bold_in_a_row_in_a_content_control_is_a_format_change() -> None:
+    sent = _wrapped_rows(set())
+    found = reconcile(sent, _wrapped_rows({(1, 0), (1, 1)})).to_dict()["untracked"]
+    assert [(u["kind"], u["before"], u["properties"]) for u in found] == [("format", "cell 11", ["b"])]

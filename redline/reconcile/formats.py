@@ -150,8 +150,10 @@ class StyleProps:
         """The visible run properties the table style of ``paragraph``'s cell gives it: the
         whole table's, then the conditional formats (``w:tblStylePr``) its place turns on --
         bands, first and last column, first and last row, in the order ECMA-376 Part 1,
-        §17.7.6 applies them -- as the table's ``w:tblLook`` enables them.  A re-save that
-        writes a table style's bold first row on the runs (LibreOffice does) reads the same."""
+        §17.7.6 applies them -- as the table's ``w:tblLook`` enables them; rows and cells in
+        content controls or custom XML count as the table's own (:func:`_own`).  A re-save that
+        writes a table style's bold first row or column on the runs (LibreOffice does) reads
+        the same."""
         if paragraph is None or not self.tables:
             return ()
         cell = next(paragraph.iterancestors(_TC), None)
@@ -163,9 +165,9 @@ class StyleProps:
         return known[1]
 
     def _table(self, cell: etree._Element) -> Props:
-        row = cell.getparent()
-        table = row.getparent() if row is not None else None
-        if row is None or table is None or table.tag != _TBL:
+        row = next(cell.iterancestors(_TR), None)
+        table = next(row.iterancestors(_TBL), None) if row is not None else None
+        if row is None or table is None:
             return ()
         tpr = table.find(w("tblPr"))
         ts = tpr.find(w("tblStyle")) if tpr is not None else None
@@ -175,9 +177,9 @@ class StyleProps:
         look = _look(tpr.find(w("tblLook")) if tpr is not None else None)
         rows = self._rows.get(id(table))
         if rows is None:
-            listed = list(table.iterchildren(_TR))  # (kept: an id names its element while it lives)
+            listed = _own(table, _TR)  # (kept: an id names its element while it lives)
             rows = self._rows[id(table)] = (table, listed, {id(r): k for k, r in enumerate(listed)})
-        cells = [c for c in row.iterchildren(_TC)]
+        cells = _own(row, _TC)
         ri, ci, count = rows[2].get(id(row), 0), cells.index(cell), len(rows[1])
         on = ["wholeTable"]
         if not look["noVBand"]:
@@ -229,6 +231,23 @@ class StyleProps:
         return tuple(
             (self.of(r, pstyle, table), "".join(t.text or "" for t in r.iterchildren(_T))) for r in runs
         )
+
+
+_WRAPPERS = frozenset((w("sdt"), w("sdtContent"), w("customXml")))
+
+
+def _own(parent: etree._Element, tag: str) -> list[etree._Element]:
+    """``parent``'s rows (of a table) or cells (of a row), in order, with those wrapped in a
+    content control or custom XML (a repeating section's rows are ``w:sdt`` > ``w:sdtContent``
+    > ``w:tr``): to Word and LibreOffice they are the table's own, and count in its bands and
+    its first and last row and column."""
+    out: list[etree._Element] = []
+    for child in parent.iterchildren():
+        if child.tag == tag:
+            out.append(child)
+        elif child.tag in _WRAPPERS:
+            out.extend(_own(child, tag))
+    return out
 
 
 def _characters(
