@@ -61,7 +61,6 @@ RESAVE_DOCS = tuple(
 )  # fmt: skip
 RESAVE_LEFT = {
     "oxpt-CA009-altchunk.docx": "LibreOffice expands the altChunk (not text SENT reads) into the body",
-    "oxpt-HC061-hyperlink-in-field.docx": "superscript on heading cells; a SEQ's \\s dropped",
     "oxpt-RA001-tracked-moves.docx": "LibreOffice rewrites another author's moves: 97 read as new",
     "oxpt-RP051-arabic-itu.docx": "LibreOffice rewrites revisions in right-to-left numbered paragraphs",
     "poi-stress010-un-cedaw-arabic.docx": "LibreOffice writes a comment anew (read as theirs)",

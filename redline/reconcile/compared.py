@@ -306,12 +306,19 @@ _FORMAT_SWITCHES = ("\\@", "\\#", "\\*")
 """The switches that say how a result looks (a date's picture, a number's, ``MERGEFORMAT``):
 its look is computed like the result, and a re-save writes them its own way (LibreOffice adds a
 date's default picture, and quotes it anew)."""
+_COUNTING_SWITCHES = {"SEQ": frozenset(("\\c", "\\h", "\\n", "\\r", "\\s"))}
+"""Per field, the switches that say how its number is counted: a ``SEQ``'s repeat (``\\c``),
+next (``\\n``), reset to a number (``\\r``) or at a heading level (``\\s``), hidden (``\\h``).
+Which sequence it counts (its identifier, a bookmark) is what it asks; how it counts is its
+result's computation -- a caption's number, computed as a page number is -- and a re-save
+writes it its own way (LibreOffice drops ``\\s``)."""
 
 
 def normal_code(code: str) -> str:
     """A field code as what it asks for: its name in capitals, its arguments in order, its
     switches with their arguments in a sorted order (a re-save reorders them: ``TOC \\o "1-3"
-    \\h`` and ``TOC \\h \\o "1-3"`` ask the same), the format switches left out."""
+    \\h`` and ``TOC \\h \\o "1-3"`` ask the same), the format switches and a field's counting
+    switches (:data:`_COUNTING_SWITCHES`) left out."""
     tokens = [m.group(1) if m.group(1) is not None else m.group(2) for m in _ARG.finditer(code)]
     if not tokens:
         return ""
@@ -325,7 +332,8 @@ def normal_code(code: str) -> str:
             switches[-1].append(tok)
         else:
             args.append(tok)
-    kept = sorted(" ".join(x for x in sw if x) for sw in switches if sw[0] not in _FORMAT_SWITCHES)
+    dropped = {*_FORMAT_SWITCHES, *_COUNTING_SWITCHES.get(name, ())}
+    kept = sorted(" ".join(x for x in sw if x) for sw in switches if sw[0] not in dropped)
     return " ".join([name, *args, *kept])
 
 

@@ -3,7 +3,8 @@
 For each paragraph of SENT whose text RETURNED kept (found through the comparison's
 differences: same text, no revision in either), the characters' *visible* run properties are
 compared: bold, italic, underline, strike-through (single and double), capitals, small
-capitals, highlighting, superscript/subscript and hidden text, each as the run states it
+capitals, highlighting, superscript/subscript (which way the text stands off the line, whether
+``w:vertAlign`` or ``w:position`` puts it there) and hidden text, each as the run states it
 directly (a toggle absent reads as off).  A stretch of characters whose properties differ the
 same way is one :class:`~redline.reconcile.report.Untracked` entry of kind ``format``, with
 the property names.  What a re-save rewrites without changing how the text looks -- fonts
@@ -30,7 +31,7 @@ from .report import Untracked
 __all__ = ["VISIBLE", "StyleProps", "find_format_changes"]
 
 _R, _RPR, _PPR, _VAL = w("r"), w("rPr"), w("pPr"), w("val")
-_T, _PSTYLE, _RSTYLE = w("t"), w("pStyle"), w("rStyle")
+_T, _PSTYLE, _RSTYLE, _POSITION = w("t"), w("pStyle"), w("rStyle"), w("position")
 _TBL, _TR, _TC = w("tbl"), w("tr"), w("tc")
 _LOOK_BITS = {"firstRow": 0x20, "lastRow": 0x40, "firstColumn": 0x80, "lastColumn": 0x100,
               "noHBand": 0x200, "noVBand": 0x400}  # fmt: skip
@@ -76,7 +77,27 @@ def _stated(rpr: etree._Element | None) -> dict[str, str]:
         elif val.lower() in ("none", "baseline"):
             val = ""
         out[name] = val
+    if not out.get("vertAlign"):
+        raised = _raised(rpr.find(_POSITION))
+        if raised is not None:
+            out["vertAlign"] = raised
     return out
+
+
+def _raised(position: etree._Element | None) -> str | None:
+    """A ``w:position`` (half-points above the line) as the way the text stands off the line:
+    ``superscript`` raised, ``subscript`` lowered, ``""`` on it; None: not stated.  Raised text
+    reads raised whether ``w:vertAlign`` or ``w:position`` raises it -- LibreOffice reads a
+    position as an escapement and may write it back as ``w:vertAlign`` (HC061: a table style's
+    ``w:position`` written as superscript on every cell) -- so which way it stands is the
+    property compared: text on the line made superscript is still a change."""
+    if position is None:
+        return None
+    try:
+        half_points = int(float(position.get(_VAL) or "0"))
+    except ValueError:
+        return None
+    return "superscript" if half_points > 0 else "subscript" if half_points < 0 else ""
 
 
 class StyleProps:
