@@ -10,7 +10,7 @@ offsets carried into SENT's text past the differences between them): a long cont
 its words, and the text alone cannot tell two deletions of "least" apart.  Then by id again,
 whatever the text, near where it stood: a revision another author changed inside reads
 differently, and may be split in pieces that keep its id.  Comments pair by id, then by author
-and text: the longest common subsequence of the two lists
+and text (as words: :func:`_words`): the longest common subsequence of the two lists
 (:func:`redline.text.worddiff.diff_opcodes`), then in any order (LibreOffice writes a reply
 before the comment it answers).
 
@@ -186,32 +186,39 @@ def _by_place(sent: list[Revision], returned: list[Revision], back: list[Differe
                 break
 
 
+def _words(text: str) -> str:
+    """A comment's text as its words: a re-save adds or drops empty paragraphs and spaces in a
+    comment (LibreOffice writes a comment that opens with a field as an empty paragraph and its
+    text), which do not make it another comment."""
+    return " ".join(text.split())
+
+
 def pair_comments(sent: list[DocComment], returned: list[DocComment]) -> Pairs:
     pairs = Pairs()
     by_id: dict[tuple[str, str, str], int] = {}
     for j, c in enumerate(returned):
-        by_id.setdefault((id_key(c.id), c.author or "", c.text), j)
+        by_id.setdefault((id_key(c.id), c.author or "", _words(c.text)), j)
     taken: set[int] = set()
     for i, c in enumerate(sent):
-        found = by_id.get((id_key(c.id), c.author or "", c.text))
+        found = by_id.get((id_key(c.id), c.author or "", _words(c.text)))
         if found is not None and found not in taken:
             pairs.to_returned[i] = [found]
             pairs.how[i] = "id"
             taken.add(found)
     left_s = [i for i in range(len(sent)) if i not in pairs.to_returned]
     left_r = [j for j in range(len(returned)) if j not in taken]
-    key_s = [(sent[i].author or "", "comment", sent[i].text) for i in left_s]
-    key_r = [(returned[j].author or "", "comment", returned[j].text) for j in left_r]
+    key_s = [(sent[i].author or "", "comment", _words(sent[i].text)) for i in left_s]
+    key_r = [(returned[j].author or "", "comment", _words(returned[j].text)) for j in left_r]
     _by_text(key_s, key_r, left_s, left_r, pairs)
     # then in any order: a re-save may write a reply before the comment it answers
     free: dict[tuple[str, str], list[int]] = {}
     taken = pairs.returned
     for j, c in enumerate(returned):
         if j not in taken:
-            free.setdefault((c.author or "", c.text), []).append(j)
+            free.setdefault((c.author or "", _words(c.text)), []).append(j)
     for i, c in enumerate(sent):
-        if i not in pairs.to_returned and free.get((c.author or "", c.text)):
-            pairs.to_returned[i] = [free[(c.author or "", c.text)].pop(0)]
+        if i not in pairs.to_returned and free.get((c.author or "", _words(c.text))):
+            pairs.to_returned[i] = [free[(c.author or "", _words(c.text))].pop(0)]
             pairs.how[i] = "text"
     return pairs
 
