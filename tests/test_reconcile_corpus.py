@@ -63,7 +63,6 @@ RESAVE_LEFT = {
     "oxpt-CA009-altchunk.docx": "LibreOffice expands the altChunk (not text SENT reads) into the body",
     "oxpt-RA001-tracked-moves.docx": "LibreOffice rewrites another author's moves: 97 read as new",
     "oxpt-RP051-arabic-itu.docx": "LibreOffice rewrites revisions in right-to-left numbered paragraphs",
-    "poi-stress023-adu-ordinance.docx": "LibreOffice rewrites another author's insertions: 18 read as new",
 }
 # where LibreOffice drops what only layout could tell is shown: a warning names it, nothing untracked
 RESAVE_WARNED = {"d2p-checked-boxes.docx": "the default footer of section 2"}

@@ -30,9 +30,11 @@ from ..opc.package import Limits, Package, PackageError
 from ..read.annotations import Annotations, DocComment, Revision, read_annotations
 from ..read.load import load_view
 from ..read.view import DocumentView
+from .align import Difference, differences
+from .compared import Carry, Computed
 from .formats import find_format_changes
 from .ours import Change, decide, group_ours
-from .pairing import pair_comments, pair_revisions
+from .pairing import holds_nothing, pair_comments, pair_revisions
 from .readings import read_rejected
 from .report import ReconcileReport, ReportWarning, Untracked
 from .shown import unshown_parts
@@ -188,7 +190,17 @@ def _reconcile(report: ReconcileReport, a: Loaded, b: Loaded, options: Reconcile
     report.sent_revision, report.returned_revision = sent.revision, returned.revision
     author = options.author or default_author(sent_ann)
     report.author = author
-    pairs = pair_revisions(sent_ann.revisions, ret_ann.revisions, sent.text, returned.text)
+    back = [Difference(d.b_start, d.b_end, d.a_start, d.a_end) for d in differences(sent.text, returned.text)]
+    carry = Carry((sent, a[0]), (returned, ret_package), back)
+    pairs = pair_revisions(
+        sent_ann.revisions,
+        ret_ann.revisions,
+        sent.text,
+        returned.text,
+        Computed(returned).covers,
+        carry,
+        back,
+    )
     changes = group_ours(sent, sent_ann.revisions, author) if author else []
     index = {id(r): i for i, r in enumerate(sent_ann.revisions)}
     for c in changes:
@@ -201,7 +213,7 @@ def _reconcile(report: ReconcileReport, a: Loaded, b: Loaded, options: Reconcile
         hows = {pairs.how[index[id(r)]] for r in c.revisions if index[id(r)] in pairs.how}
         c.entry.paired = next((h for h in ("place", "text", "id") if h in hows), None)
     paired = pairs.returned
-    theirs = [r for j, r in enumerate(ret_ann.revisions) if j not in paired]
+    theirs = [r for j, r in enumerate(ret_ann.revisions) if j not in paired and not holds_nothing(r)]
     plain = read_rejected(returned, theirs)
     rejected = decide(changes, sent, returned, ret_ann, theirs, plain)
     expected = read_rejected(sent, [r for c in rejected for r in c.revisions])
