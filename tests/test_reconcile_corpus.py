@@ -60,7 +60,6 @@ RESAVE_DOCS = tuple(
     if n != "d2p-strict-ooxml.docx"
 )  # fmt: skip
 RESAVE_LEFT = {
-    "oxpt-CA009-altchunk.docx": "LibreOffice expands the altChunk (not text SENT reads) into the body",
     "oxpt-RA001-tracked-moves.docx": "LibreOffice rewrites another author's moves: 97 read as new",
     "oxpt-RP051-arabic-itu.docx": "LibreOffice rewrites revisions in right-to-left numbered paragraphs",
 }

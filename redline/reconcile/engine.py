@@ -33,9 +33,10 @@ from ..read.view import DocumentView
 from .align import Difference, differences
 from .compared import Carry, Computed
 from .formats import find_format_changes
+from .imported import Chunk, imported, with_imports
 from .ours import Change, decide, group_ours
 from .pairing import holds_nothing, pair_comments, pair_revisions
-from .readings import read_rejected
+from .readings import Reading, read_rejected
 from .report import ReconcileReport, ReportWarning, Untracked
 from .shown import unshown_parts
 from .untracked import find_untracked
@@ -217,19 +218,49 @@ def _reconcile(report: ReconcileReport, a: Loaded, b: Loaded, options: Reconcile
     plain = read_rejected(returned, theirs)
     rejected = decide(changes, sent, returned, ret_ann, theirs, plain)
     expected = read_rejected(sent, [r for c in rejected for r in c.revisions])
+    chunks = (imported(a[0], sent, options.limits), imported(ret_package, returned, options.limits))
+    expected, plain = with_imports(expected, chunks[0]), with_imports(plain, chunks[1])
     unshown = (unshown_parts(a[0]), unshown_parts(ret_package))
     notes: list[str] = []
-    untracked, _ = find_untracked(
+    untracked, kept = find_untracked(
         changes, sent, expected, returned, plain, unshown, (a[0], ret_package), notes
     )
+    untracked = _unread(untracked, kept, expected, chunks[0], notes)
     untracked.extend(find_format_changes(changes, sent, expected, returned, plain, theirs))
     untracked.sort(key=lambda u: (u.start, u.end))
     report.untracked = untracked
     report.warnings.extend(ReportWarning(Code.LOSSY_CONVERSION.value, n) for n in notes)
     report.ours = [c.entry for c in changes]
     report.their_revisions = [_their_revision(returned, r, changes) for r in theirs]
-    report.their_comments = _their_comments(sent_ann.comments, ret_ann.comments, returned)
+    sent_comments = sent_ann.comments + [x for c in chunks[0] for x in c.comments]
+    report.their_comments = _their_comments(sent_comments, ret_ann.comments, returned)
     _threads(report, ret_package, ret_ann)
+
+
+def _unread(
+    untracked: list[Untracked],
+    kept: list[Difference],
+    expected: Reading,
+    chunks: list[Chunk],
+    notes: list[str],
+) -> list[Untracked]:
+    """Text RETURNED alone reads at the place of a chunk of SENT's that is not read
+    (:mod:`redline.reconcile.imported`): said in ``notes``, not reported as untracked."""
+    places = {expected.at(c.place): c for c in chunks if c.text is None}
+    if not places:
+        return untracked
+    out = untracked[len(kept) :]
+    for u, d in zip(untracked, kept, strict=False):
+        c = places.get(d.a_start) if d.a_start == d.a_end else None
+        if c is None:
+            out.append(u)
+            continue
+        notes.append(
+            f"{c.part} ({c.kind or 'content of an unknown type'}), content SENT imports and reconcile "
+            f"does not read, is written out in RETURNED as {_short(u.after)}: not compared -- "
+            "compare it with SENT by eye"
+        )
+    return out
 
 
 def _place(view: DocumentView, paragraph: int | None) -> dict[str, Any]:
