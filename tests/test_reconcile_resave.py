@@ -197,3 +197,28 @@ def test_an_insertion_written_as_a_move_of_the_same_text_is_the_same_revision() 
     assert [(r["kind"], r["text"]) for r in d["theirs"]["revisions"]] == [
         ("move_to", "They need no separate gate.")
     ]
+
+
+def _deleted_row(marks: bool) -> bytes:
+    """A 2x2 table whose empty second row another author deleted (``w:trPr/w:del``); ``marks``:
+    its cells' paragraph marks tracked as deleted too (as Word writes it)."""
+    d = docx.Document()
+    d.add_paragraph("The fees are set out below.")
+    t = d.add_table(rows=2, cols=2)
+    for c, cell in enumerate(t.rows[0].cells):
+        cell.paragraphs[0].add_run(f"Fee {c + 1}")
+    tr = t.rows[1]._tr
+    rid = 31 if marks else 7  # (renumbered, as a re-save does)
+    tr.get_or_add_trPr().append(docx.oxml.parse_xml(f'<w:del {_W} w:id="{rid}" {_BY}/>'))
+    if marks:
+        for k, cell in enumerate(t.rows[1].cells):
+            ppr = cell.paragraphs[0]._p.get_or_add_pPr()
+            ppr.append(docx.oxml.parse_xml(f'<w:rPr {_W}><w:del w:id="{32 + k}" {_BY}/></w:rPr>'))
+    d.add_paragraph("The fees are due monthly.")
+    return _bytes(d)
+
+
+def test_a_row_deletion_written_without_its_marks_deleted_is_the_same_revision() -> None:
+    """HC031: LibreOffice writes another author's row deletion with its cells' marks untracked."""
+    d = reconcile(_deleted_row(True), _deleted_row(False)).to_dict()
+    assert d["theirs"]["revisions"] == [] and d["untracked"] == []

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from ..opc.namespaces import R_NS, w
+from ..opc.namespaces import R_NS, REL_BASE, w
 from ..opc.package import Limits, Package
 from ..read.annotations import DocComment, read_annotations
 from ..read.load import load_view
@@ -36,6 +36,7 @@ from .readings import Reading
 __all__ = ["Chunk", "imported", "with_imports"]
 
 _ALT_CHUNK, _P = w("altChunk"), w("p")
+_REL = REL_BASE + "aFChunk"
 _DOCX = frozenset((
     "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml",
     "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
@@ -68,6 +69,9 @@ class Chunk:
 def imported(package: Package, view: DocumentView, limits: Limits | None = None) -> list[Chunk]:
     """Every ``w:altChunk`` of the body of ``view`` (of ``package``), in order, with what it reads."""
     main = package.main_part
+    rels = {rel.id: rel.target for rel in package.rels(main) if not rel.external and rel.type == _REL}
+    if not rels:  # (no file imported: the body is not walked)
+        return []
     body = [p for p in view.paragraphs if p.part == main and p.story == "body"]
     if not body:
         return []
@@ -78,7 +82,6 @@ def imported(package: Package, view: DocumentView, limits: Limits | None = None)
     if next(root.iter(_ALT_CHUNK), None) is None:
         return []
     starts = {id(p.element): p.start for p in body}
-    rels = {rel.id: rel.target for rel in package.rels(main) if not rel.external}
     out: list[Chunk] = []
     for el in root.iter(_ALT_CHUNK):
         target = rels.get(el.get(f"{{{R_NS}}}id") or "")

@@ -67,6 +67,8 @@ _DIRECTION = {  # (a move is a deletion and an insertion Word ties together: by 
     RevisionKind.INSERT: "in", RevisionKind.MOVE_TO: "in", RevisionKind.PARAGRAPH_INSERT: "in",
     RevisionKind.CUSTOM_XML_INSERT: "in", RevisionKind.DELETE: "out", RevisionKind.MOVE_FROM: "out",
     RevisionKind.PARAGRAPH_DELETE: "out", RevisionKind.CUSTOM_XML_DELETE: "out",
+    # a row's record: a re-save writes a row deleted without its cells' marks deleted (HC031)
+    RevisionKind.ROW_INSERT: "rows in", RevisionKind.ROW_DELETE: "rows out",
 }  # fmt: skip
 
 
