@@ -58,6 +58,7 @@ def _look(el: etree._Element | None) -> dict[str, bool]:
 VISIBLE = ("b", "i", "u", "strike", "dstrike", "caps", "smallCaps", "highlight", "vertAlign", "vanish")
 _TOGGLES = frozenset(("b", "i", "strike", "dstrike", "caps", "smallCaps", "vanish"))
 _OFF = frozenset(("0", "false", "off", "none"))
+_NAMES = {w(name): name for name in VISIBLE}
 
 Props = tuple[tuple[str, str], ...]
 
@@ -67,9 +68,14 @@ def _stated(rpr: etree._Element | None) -> dict[str, str]:
     out: dict[str, str] = {}
     if rpr is None:
         return out
-    for name in VISIBLE:
-        el = rpr.find(w(name))
-        if el is None:
+    position: etree._Element | None = None
+    for el in rpr:  # (one pass over its children: the first statement of a property counts)
+        name = _NAMES.get(el.tag)
+        if name is None:
+            if el.tag == _POSITION and position is None:
+                position = el
+            continue
+        if name in out:
             continue
         val = (el.get(_VAL) or ("single" if name == "u" else "on")).strip()
         if name in _TOGGLES:
@@ -77,8 +83,8 @@ def _stated(rpr: etree._Element | None) -> dict[str, str]:
         elif val.lower() in ("none", "baseline"):
             val = ""
         out[name] = val
-    if not out.get("vertAlign"):
-        raised = _raised(rpr.find(_POSITION))
+    if not out.get("vertAlign") and position is not None:
+        raised = _raised(position)
         if raised is not None:
             out["vertAlign"] = raised
     return out
