@@ -180,3 +180,100 @@ def test_a_field_code_rewritten_as_a_re_save_writes_it_is_no_change() -> None:
     sent = _bytes(_doc(_page_field("1", toc)))
     returned = _bytes(_doc(_page_field("2", ' TOC \\z \\o "1-3" \\u \\h \\* MERGEFORMAT')))
     assert _untracked(sent, returned) == []
+
+
+def _wrapped_rows(bold: set[tuple[int, int]]) -> bytes:
+    """A 3x3 table of a style whose first column is bold, its last two rows each wrapped in a
+    content control (a repeating section: ``w:sdt`` > ``w:sdtContent`` > ``w:tr``); ``bold``:
+    the cells (row, column) whose runs state bold themselves."""
+    d = docx.Document()
+    d.add_paragraph("Fees are set out below.")
+    t = d.add_table(rows=3, cols=3)
+    t.style = d.styles["Light Grid Accent 1"]  # (first row and first column bold, tblLook 04A0)
+    for r, row in enumerate(t.rows):
+        for c, cell in enumerate(row.cells):
+            cell.paragraphs[0].add_run(f"cell {r}{c}").bold = True if (r, c) in bold else None
+    for k, tr in enumerate(list(t._tbl.tr_lst)[1:]):
+        sdt = parse_xml(f'<w:sdt {_W}><w:sdtPr><w:id w:val="{k + 7}"/></w:sdtPr><w:sdtContent/></w:sdt>')
+        tr.addprevious(sdt)
+        sdt[1].append(tr)
+    return _bytes(d)
+
+
+def test_a_table_styles_first_column_written_on_rows_in_content_controls_is_no_change() -> None:
+    """HC031: a row in a content control is the table's own row -- its first cell is in the
+    first column the style makes bold, and the row counts in the bands and the last row."""
+    sent = _wrapped_rows(set())
+    assert reconcile(sent, _wrapped_rows({(1, 0), (2, 0)})).to_dict()["untracked"] == []
+
+
+def test_a_cell_made_bold_in_a_row_in_a_content_control_is_a_format_change() -> None:
+    sent = _wrapped_rows(set())
+    found = reconcile(sent, _wrapped_rows({(1, 0), (1, 1)})).to_dict()["untracked"]
+    assert [(u["kind"], u["before"], u["properties"]) for u in found] == [("format", "cell 11", ["b"])]
+
+
+def _raised_cells(run_props: dict[tuple[int, int], str]) -> bytes:
+    """A 2x2 table whose style raises its text (``w:position`` in the whole table's run
+    properties, as HC061's does); ``run_props``: the cells whose run states properties itself."""
+    d = docx.Document()
+    d.add_paragraph("Fees are set out below.")
+    t = d.add_table(rows=2, cols=2)
+    t.style = d.styles["Table Grid"]
+    style = t.style.element
+    rpr = style.find(f"{{{_WNS}}}rPr")
+    if rpr is None:
+        rpr = parse_xml(f"<w:rPr {_W}/>")
+        style.find(f"{{{_WNS}}}name").addnext(rpr)
+    rpr.append(parse_xml(f'<w:position {_W} w:val="6"/>'))
+    for r, row in enumerate(t.rows):
+        for c, cell in enumerate(row.cells):
+            run = cell.paragraphs[0].add_run(f"cell {r}{c}")
+            if (r, c) in run_props:
+                run._r.get_or_add_rPr().append(parse_xml(run_props[(r, c)]))
+    d.add_paragraph("The fees are due monthly.")
+    return _bytes(d)
+
+
+_WNS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+_SUPER = f'<w:vertAlign {_W} w:val="superscript"/>'
+
+
+def test_text_raised_by_position_written_as_superscript_is_no_change() -> None:
+    """HC061: LibreOffice writes a table style's ``w:position`` as ``w:vertAlign`` superscript
+    on the runs -- raised text still reads raised."""
+    sent = _raised_cells({})
+    returned = _raised_cells({k: _SUPER for k in ((0, 0), (0, 1), (1, 0), (1, 1))})
+    assert reconcile(sent, returned).to_dict()["untracked"] == []
+
+
+def test_raised_text_put_back_on_the_line_or_lowered_is_a_format_change() -> None:
+    sent = _raised_cells({})
+    returned = _raised_cells({
+        (0, 0): f'<w:position {_W} w:val="0"/>', (1, 1): f'<w:vertAlign {_W} w:val="subscript"/>',
+    })  # fmt: skip
+    found = reconcile(sent, returned).to_dict()["untracked"]
+    assert [(u["before"], u["properties"]) for u in found] == [
+        ("cell 00", ["vertAlign"]),
+        ("cell 11", ["vertAlign"]),
+    ]
+
+
+def test_text_on_the_line_made_superscript_is_a_format_change() -> None:
+    sent = _bytes(_doc(_page_field("1"), body="Liability is capped at 106 dollars."))
+    d = _doc(_page_field("1"), body="Liability is capped at 10")
+    d.paragraphs[0].add_run("6").font.superscript = True
+    d.paragraphs[0].add_run(" dollars.")
+    found = reconcile(sent, _bytes(d)).to_dict()["untracked"]
+    assert [(u["kind"], u["before"], u["properties"]) for u in found] == [("format", "6", ["vertAlign"])]
+
+
+def test_a_seq_fields_counting_switches_dropped_are_no_change() -> None:
+    """HC061: LibreOffice drops a ``SEQ``'s ``\\s 1`` (restart at each heading 1): how a caption
+    is numbered is its result's computation; which sequence it counts is what it asks."""
+    sent = _bytes(_doc(_page_field("1", " SEQ Table \\* ARABIC \\s 1 ")))
+    assert _untracked(sent, _bytes(_doc(_page_field("2", " SEQ Table \\* ARABIC ")))) == []
+    found = reconcile(sent, _bytes(_doc(_page_field("1", " SEQ Figure \\* ARABIC \\s 1 ")))).to_dict()
+    assert [(u["kind"], u["before"], u["after"]) for u in found["untracked"]] == [
+        ("field", "SEQ Table", "SEQ Figure")
+    ]

@@ -8,6 +8,7 @@
 * :mod:`~redline.reconcile.untracked` -- what they changed without tracking
 * :mod:`~redline.reconcile.formats` -- formatting they changed without tracking
 * :mod:`~redline.reconcile.shown` -- the headers and footers a document never shows
+* :mod:`~redline.reconcile.imported` -- content a document imports (``w:altChunk``), read as its text
 * :mod:`~redline.reconcile.converted` -- a RETURNED in another format, and what its format loses
 * :mod:`~redline.reconcile.report` -- the report's shape; :mod:`~redline.reconcile.memo` -- the memo
 """

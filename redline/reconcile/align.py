@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from ..text.worddiff import diff_opcodes
 
-__all__ = ["Difference", "differences", "shift"]
+__all__ = ["Difference", "carried", "differences", "shift"]
 
 _TOKEN = re.compile(r"\n|[^\S\n]+|\d[\d.,]*\d|\w+|[^\w\s]")
 _JOINT = 50  # paragraphs: a longer differing stretch is diffed paragraph by paragraph
@@ -111,3 +111,16 @@ def shift(diffs: list[Difference], offset: int) -> int:
             return d.b_start
         break
     return offset + delta
+
+
+def carried(diffs: list[Difference], offset: int) -> tuple[int, int]:
+    """Where offset ``offset`` of the first text stands in the second: a point past the
+    differences before it, or -- inside (or at an edge of) a stretch the two read differently --
+    all of that stretch's counterpart ``[start, end)``."""
+    for d in diffs:
+        if d.a_start <= offset <= d.a_end and d.a_end > d.a_start:
+            return d.b_start, d.b_end
+        if d.a_start > offset:
+            break
+    at = shift(diffs, offset)
+    return at, at

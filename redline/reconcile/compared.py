@@ -32,13 +32,13 @@ from ..opc.namespaces import w
 from ..opc.package import Package
 from ..read.roles import SpanFlag
 from ..read.view import DocumentView
-from .align import Difference, differences
+from .align import Difference, carried, differences
 from .readings import Reading
 from .shown import StoryKey, continuous_stories, shown_stories
 
 __all__ = [
-    "COMPUTED", "Compared", "Computed", "compared_differences", "compared_texts", "field_code_changes",
-    "normal_code",
+    "COMPUTED", "Carry", "Compared", "Computed", "compared_differences", "compared_texts",
+    "field_code_changes", "normal_code",
 ]  # fmt: skip
 
 _MAIN = "main"
@@ -124,6 +124,18 @@ class Computed:
             return True  # (a view without trees: as the flag says)
         return self.node(node, self.view.span_flags[span])
 
+    def covers(self, start: int, end: int) -> bool:
+        """Is all of view ``[start, end)`` (non-empty) the result of computed fields?"""
+        if end <= start:
+            return False
+        starts = self.view.span_starts
+        i = max(0, bisect.bisect_right(starts, start) - 1)
+        while i < len(starts) and starts[i] < end:
+            if not self(i):
+                return False
+            i += 1
+        return True
+
     def node(self, node: object, flags: int) -> bool:
         """Is ``node`` (of a span with ``flags``) in a computed field's result?"""
         if not flags & SpanFlag.FIELD_RESULT:
@@ -186,6 +198,51 @@ def _stories(view: DocumentView, package: Package) -> tuple[dict[str, list[Story
         keys.setdefault(part, []).append(key)
     side = {p.part for p in view.paragraphs if p.story in _SIDE}
     return keys, side
+
+
+class Carry:
+    """Where a view offset of document B stands in document A's view, story by story: in a
+    header or footer, in the story A shows under the same section and type
+    (:func:`~redline.reconcile.shown.shown_stories`) past the differences of the two stories'
+    texts; elsewhere past the differences of the whole texts (``back``: B's against A's).  A
+    re-save writes a header a section inherits out once per section, so the whole texts
+    do not line up there."""
+
+    def __init__(
+        self, a: tuple[DocumentView, Package], b: tuple[DocumentView, Package], back: list[Difference]
+    ) -> None:
+        self.a, self.b, self.back = a[0], b[0], back
+        keys_a, self.side_a = _stories(*a)
+        self.keys_b, self.side_b = _stories(*b)
+        self.by_key_a = {k: p for p, ks in keys_a.items() for k in ks}
+        self.ranges_a, self.ranges_b = _ranges(self.a), _ranges(self.b)
+        self._diffs: dict[tuple[str, str], list[Difference]] = {}
+
+    def __call__(self, offset: int) -> tuple[int, int]:
+        b = self.b
+        if not b.paragraphs or not self.side_b:
+            return carried(self.back, offset)
+        part = b.paragraph_at(min(offset, max(len(b.text) - 1, 0))).part
+        keys = self.keys_b.get(part) if part in self.side_b else None
+        pa = self.by_key_a.get(keys[0]) if keys else None
+        if pa is None or pa not in self.ranges_a or part not in self.ranges_b:
+            return carried(self.back, offset)
+        a0, a1 = self.ranges_a[pa]
+        b0, b1 = self.ranges_b[part]
+        diffs = self._diffs.get((pa, part))
+        if diffs is None:
+            diffs = self._diffs[(pa, part)] = differences(b.text[b0:b1], self.a.text[a0:a1])
+        lo, hi = carried(diffs, max(0, min(offset, b1) - b0))
+        return lo + a0, hi + a0
+
+
+def _ranges(view: DocumentView) -> dict[str, tuple[int, int]]:
+    """Each part's range of the view's text (its first paragraph's start, its last's end)."""
+    out: dict[str, tuple[int, int]] = {}
+    for p in view.paragraphs:
+        lo, _ = out.get(p.part, (p.start, p.end))
+        out[p.part] = (lo, p.end)
+    return out
 
 
 def compared_texts(view: DocumentView, reading: Reading, package: Package) -> dict[str, Compared]:
@@ -306,12 +363,19 @@ _FORMAT_SWITCHES = ("\\@", "\\#", "\\*")
 """The switches that say how a result looks (a date's picture, a number's, ``MERGEFORMAT``):
 its look is computed like the result, and a re-save writes them its own way (LibreOffice adds a
 date's default picture, and quotes it anew)."""
+_COUNTING_SWITCHES = {"SEQ": frozenset(("\\c", "\\h", "\\n", "\\r", "\\s"))}
+"""Per field, the switches that say how its number is counted: a ``SEQ``'s repeat (``\\c``),
+next (``\\n``), reset to a number (``\\r``) or at a heading level (``\\s``), hidden (``\\h``).
+Which sequence it counts (its identifier, a bookmark) is what it asks; how it counts is its
+result's computation -- a caption's number, computed as a page number is -- and a re-save
+writes it its own way (LibreOffice drops ``\\s``)."""
 
 
 def normal_code(code: str) -> str:
     """A field code as what it asks for: its name in capitals, its arguments in order, its
     switches with their arguments in a sorted order (a re-save reorders them: ``TOC \\o "1-3"
-    \\h`` and ``TOC \\h \\o "1-3"`` ask the same), the format switches left out."""
+    \\h`` and ``TOC \\h \\o "1-3"`` ask the same), the format switches and a field's counting
+    switches (:data:`_COUNTING_SWITCHES`) left out."""
     tokens = [m.group(1) if m.group(1) is not None else m.group(2) for m in _ARG.finditer(code)]
     if not tokens:
         return ""
@@ -325,7 +389,8 @@ def normal_code(code: str) -> str:
             switches[-1].append(tok)
         else:
             args.append(tok)
-    kept = sorted(" ".join(x for x in sw if x) for sw in switches if sw[0] not in _FORMAT_SWITCHES)
+    dropped = {*_FORMAT_SWITCHES, *_COUNTING_SWITCHES.get(name, ())}
+    kept = sorted(" ".join(x for x in sw if x) for sw in switches if sw[0] not in dropped)
     return " ".join([name, *args, *kept])
 
 

@@ -30,10 +30,13 @@ from ..opc.package import Limits, Package, PackageError
 from ..read.annotations import Annotations, DocComment, Revision, read_annotations
 from ..read.load import load_view
 from ..read.view import DocumentView
+from .align import Difference, differences
+from .compared import Carry, Computed
 from .formats import find_format_changes
+from .imported import Chunk, imported, with_imports
 from .ours import Change, decide, group_ours
-from .pairing import pair_comments, pair_revisions
-from .readings import read_rejected
+from .pairing import holds_nothing, pair_comments, pair_revisions
+from .readings import Reading, read_rejected
 from .report import ReconcileReport, ReportWarning, Untracked
 from .shown import unshown_parts
 from .untracked import find_untracked
@@ -188,7 +191,17 @@ def _reconcile(report: ReconcileReport, a: Loaded, b: Loaded, options: Reconcile
     report.sent_revision, report.returned_revision = sent.revision, returned.revision
     author = options.author or default_author(sent_ann)
     report.author = author
-    pairs = pair_revisions(sent_ann.revisions, ret_ann.revisions, sent.text, returned.text)
+    back = [Difference(d.b_start, d.b_end, d.a_start, d.a_end) for d in differences(sent.text, returned.text)]
+    carry = Carry((sent, a[0]), (returned, ret_package), back)
+    pairs = pair_revisions(
+        sent_ann.revisions,
+        ret_ann.revisions,
+        sent.text,
+        returned.text,
+        Computed(returned).covers,
+        carry,
+        back,
+    )
     changes = group_ours(sent, sent_ann.revisions, author) if author else []
     index = {id(r): i for i, r in enumerate(sent_ann.revisions)}
     for c in changes:
@@ -201,23 +214,53 @@ def _reconcile(report: ReconcileReport, a: Loaded, b: Loaded, options: Reconcile
         hows = {pairs.how[index[id(r)]] for r in c.revisions if index[id(r)] in pairs.how}
         c.entry.paired = next((h for h in ("place", "text", "id") if h in hows), None)
     paired = pairs.returned
-    theirs = [r for j, r in enumerate(ret_ann.revisions) if j not in paired]
+    theirs = [r for j, r in enumerate(ret_ann.revisions) if j not in paired and not holds_nothing(r)]
     plain = read_rejected(returned, theirs)
     rejected = decide(changes, sent, returned, ret_ann, theirs, plain)
     expected = read_rejected(sent, [r for c in rejected for r in c.revisions])
+    chunks = (imported(a[0], sent, options.limits), imported(ret_package, returned, options.limits))
+    expected, plain = with_imports(expected, chunks[0]), with_imports(plain, chunks[1])
     unshown = (unshown_parts(a[0]), unshown_parts(ret_package))
     notes: list[str] = []
-    untracked, _ = find_untracked(
+    untracked, kept = find_untracked(
         changes, sent, expected, returned, plain, unshown, (a[0], ret_package), notes
     )
+    untracked = _unread(untracked, kept, expected, chunks[0], notes)
     untracked.extend(find_format_changes(changes, sent, expected, returned, plain, theirs))
     untracked.sort(key=lambda u: (u.start, u.end))
     report.untracked = untracked
     report.warnings.extend(ReportWarning(Code.LOSSY_CONVERSION.value, n) for n in notes)
     report.ours = [c.entry for c in changes]
     report.their_revisions = [_their_revision(returned, r, changes) for r in theirs]
-    report.their_comments = _their_comments(sent_ann.comments, ret_ann.comments, returned)
+    sent_comments = sent_ann.comments + [x for c in chunks[0] for x in c.comments]
+    report.their_comments = _their_comments(sent_comments, ret_ann.comments, returned)
     _threads(report, ret_package, ret_ann)
+
+
+def _unread(
+    untracked: list[Untracked],
+    kept: list[Difference],
+    expected: Reading,
+    chunks: list[Chunk],
+    notes: list[str],
+) -> list[Untracked]:
+    """Text RETURNED alone reads at the place of a chunk of SENT's that is not read
+    (:mod:`redline.reconcile.imported`): said in ``notes``, not reported as untracked."""
+    places = {expected.at(c.place): c for c in chunks if c.text is None}
+    if not places:
+        return untracked
+    out = untracked[len(kept) :]
+    for u, d in zip(untracked, kept, strict=False):
+        c = places.get(d.a_start) if d.a_start == d.a_end else None
+        if c is None:
+            out.append(u)
+            continue
+        notes.append(
+            f"{c.part} ({c.kind or 'content of an unknown type'}), content SENT imports and reconcile "
+            f"does not read, is written out in RETURNED as {_short(u.after)}: not compared -- "
+            "compare it with SENT by eye"
+        )
+    return out
 
 
 def _place(view: DocumentView, paragraph: int | None) -> dict[str, Any]:

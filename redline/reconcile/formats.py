@@ -3,7 +3,8 @@
 For each paragraph of SENT whose text RETURNED kept (found through the comparison's
 differences: same text, no revision in either), the characters' *visible* run properties are
 compared: bold, italic, underline, strike-through (single and double), capitals, small
-capitals, highlighting, superscript/subscript and hidden text, each as the run states it
+capitals, highlighting, superscript/subscript (which way the text stands off the line, whether
+``w:vertAlign`` or ``w:position`` puts it there) and hidden text, each as the run states it
 directly (a toggle absent reads as off).  A stretch of characters whose properties differ the
 same way is one :class:`~redline.reconcile.report.Untracked` entry of kind ``format``, with
 the property names.  What a re-save rewrites without changing how the text looks -- fonts
@@ -30,7 +31,7 @@ from .report import Untracked
 __all__ = ["VISIBLE", "StyleProps", "find_format_changes"]
 
 _R, _RPR, _PPR, _VAL = w("r"), w("rPr"), w("pPr"), w("val")
-_T, _PSTYLE, _RSTYLE = w("t"), w("pStyle"), w("rStyle")
+_T, _PSTYLE, _RSTYLE, _POSITION = w("t"), w("pStyle"), w("rStyle"), w("position")
 _TBL, _TR, _TC = w("tbl"), w("tr"), w("tc")
 _LOOK_BITS = {"firstRow": 0x20, "lastRow": 0x40, "firstColumn": 0x80, "lastColumn": 0x100,
               "noHBand": 0x200, "noVBand": 0x400}  # fmt: skip
@@ -57,6 +58,7 @@ def _look(el: etree._Element | None) -> dict[str, bool]:
 VISIBLE = ("b", "i", "u", "strike", "dstrike", "caps", "smallCaps", "highlight", "vertAlign", "vanish")
 _TOGGLES = frozenset(("b", "i", "strike", "dstrike", "caps", "smallCaps", "vanish"))
 _OFF = frozenset(("0", "false", "off", "none"))
+_NAMES = {w(name): name for name in VISIBLE}
 
 Props = tuple[tuple[str, str], ...]
 
@@ -66,9 +68,14 @@ def _stated(rpr: etree._Element | None) -> dict[str, str]:
     out: dict[str, str] = {}
     if rpr is None:
         return out
-    for name in VISIBLE:
-        el = rpr.find(w(name))
-        if el is None:
+    position: etree._Element | None = None
+    for el in rpr:  # (one pass over its children: the first statement of a property counts)
+        name = _NAMES.get(el.tag)
+        if name is None:
+            if el.tag == _POSITION and position is None:
+                position = el
+            continue
+        if name in out:
             continue
         val = (el.get(_VAL) or ("single" if name == "u" else "on")).strip()
         if name in _TOGGLES:
@@ -76,7 +83,27 @@ def _stated(rpr: etree._Element | None) -> dict[str, str]:
         elif val.lower() in ("none", "baseline"):
             val = ""
         out[name] = val
+    if not out.get("vertAlign") and position is not None:
+        raised = _raised(position)
+        if raised is not None:
+            out["vertAlign"] = raised
     return out
+
+
+def _raised(position: etree._Element | None) -> str | None:
+    """A ``w:position`` (half-points above the line) as the way the text stands off the line:
+    ``superscript`` raised, ``subscript`` lowered, ``""`` on it; None: not stated.  Raised text
+    reads raised whether ``w:vertAlign`` or ``w:position`` raises it -- LibreOffice reads a
+    position as an escapement and may write it back as ``w:vertAlign`` (HC061: a table style's
+    ``w:position`` written as superscript on every cell) -- so which way it stands is the
+    property compared: text on the line made superscript is still a change."""
+    if position is None:
+        return None
+    try:
+        half_points = int(float(position.get(_VAL) or "0"))
+    except ValueError:
+        return None
+    return "superscript" if half_points > 0 else "subscript" if half_points < 0 else ""
 
 
 class StyleProps:
@@ -150,8 +177,10 @@ class StyleProps:
         """The visible run properties the table style of ``paragraph``'s cell gives it: the
         whole table's, then the conditional formats (``w:tblStylePr``) its place turns on --
         bands, first and last column, first and last row, in the order ECMA-376 Part 1,
-        §17.7.6 applies them -- as the table's ``w:tblLook`` enables them.  A re-save that
-        writes a table style's bold first row on the runs (LibreOffice does) reads the same."""
+        §17.7.6 applies them -- as the table's ``w:tblLook`` enables them; rows and cells in
+        content controls or custom XML count as the table's own (:func:`_own`).  A re-save that
+        writes a table style's bold first row or column on the runs (LibreOffice does) reads
+        the same."""
         if paragraph is None or not self.tables:
             return ()
         cell = next(paragraph.iterancestors(_TC), None)
@@ -163,9 +192,9 @@ class StyleProps:
         return known[1]
 
     def _table(self, cell: etree._Element) -> Props:
-        row = cell.getparent()
-        table = row.getparent() if row is not None else None
-        if row is None or table is None or table.tag != _TBL:
+        row = next(cell.iterancestors(_TR), None)
+        table = next(row.iterancestors(_TBL), None) if row is not None else None
+        if row is None or table is None:
             return ()
         tpr = table.find(w("tblPr"))
         ts = tpr.find(w("tblStyle")) if tpr is not None else None
@@ -175,9 +204,9 @@ class StyleProps:
         look = _look(tpr.find(w("tblLook")) if tpr is not None else None)
         rows = self._rows.get(id(table))
         if rows is None:
-            listed = list(table.iterchildren(_TR))  # (kept: an id names its element while it lives)
+            listed = _own(table, _TR)  # (kept: an id names its element while it lives)
             rows = self._rows[id(table)] = (table, listed, {id(r): k for k, r in enumerate(listed)})
-        cells = [c for c in row.iterchildren(_TC)]
+        cells = _own(row, _TC)
         ri, ci, count = rows[2].get(id(row), 0), cells.index(cell), len(rows[1])
         on = ["wholeTable"]
         if not look["noVBand"]:
@@ -229,6 +258,23 @@ class StyleProps:
         return tuple(
             (self.of(r, pstyle, table), "".join(t.text or "" for t in r.iterchildren(_T))) for r in runs
         )
+
+
+_WRAPPERS = frozenset((w("sdt"), w("sdtContent"), w("customXml")))
+
+
+def _own(parent: etree._Element, tag: str) -> list[etree._Element]:
+    """``parent``'s rows (of a table) or cells (of a row), in order, with those wrapped in a
+    content control or custom XML (a repeating section's rows are ``w:sdt`` > ``w:sdtContent``
+    > ``w:tr``): to Word and LibreOffice they are the table's own, and count in its bands and
+    its first and last row and column."""
+    out: list[etree._Element] = []
+    for child in parent.iterchildren():
+        if child.tag == tag:
+            out.append(child)
+        elif child.tag in _WRAPPERS:
+            out.extend(_own(child, tag))
+    return out
 
 
 def _characters(

@@ -10,7 +10,7 @@ offsets carried into SENT's text past the differences between them): a long cont
 its words, and the text alone cannot tell two deletions of "least" apart.  Then by id again,
 whatever the text, near where it stood: a revision another author changed inside reads
 differently, and may be split in pieces that keep its id.  Comments pair by id, then by author
-and text: the longest common subsequence of the two lists
+and text (as words: :func:`_words`): the longest common subsequence of the two lists
 (:func:`redline.text.worddiff.diff_opcodes`), then in any order (LibreOffice writes a reply
 before the comment it answers).
 
@@ -21,18 +21,33 @@ splits our ``w:ins`` in two, and the new piece may get a new id; an untracked ed
 renumbered insertion changes the text the second pass compares (``how``: ``"place"``).  And a
 revision of SENT a re-save merged into its neighbour (touching revisions of one author, kind and
 date become one) is paired with the revision that now holds its text at its place.
+
+Last of all, **cut anew** (:func:`_recut`): a revision of RETURNED still unpaired that touches a
+revision of SENT of its author and direction (inserting or deleting) and holds no text of its
+own -- a paragraph mark, a computed field's result, or words that revision holds -- is a piece
+of it: a re-save runs an author's insertion across the mark between two of theirs, writes a
+tracked field with its result in one insertion, a tracked custom XML element as a mark, an
+insertion as a move, and a header it writes out once per section with copies of its revisions
+(places in headers and footers are carried story by story:
+:class:`~redline.reconcile.compared.Carry`).  A revision that holds nothing at all (an empty
+run: :func:`holds_nothing`) is no change of anyone's.  None of this hides a change of the text:
+a revision paired stays in what RETURNED reads, and the comparison that follows reports what
+it holds that SENT does not read.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..opc.namespaces import w
 from ..read.annotations import DocComment, Revision
 from ..read.ids import id_key
+from ..read.roles import RevisionKind
 from ..text.worddiff import diff_opcodes
-from .align import Difference, differences, shift
+from .align import Difference, carried, differences, shift
 
-__all__ = ["Pairs", "pair_comments", "pair_revisions"]
+__all__ = ["Pairs", "holds_nothing", "pair_comments", "pair_revisions"]
 
 
 @dataclass
@@ -48,6 +63,13 @@ class Pairs:
 
 
 _CONTEXT = 12  # a revision's text shorter than this is told apart by the text before it
+_DIRECTION = {  # (a move is a deletion and an insertion Word ties together: by its text, the same)
+    RevisionKind.INSERT: "in", RevisionKind.MOVE_TO: "in", RevisionKind.PARAGRAPH_INSERT: "in",
+    RevisionKind.CUSTOM_XML_INSERT: "in", RevisionKind.DELETE: "out", RevisionKind.MOVE_FROM: "out",
+    RevisionKind.PARAGRAPH_DELETE: "out", RevisionKind.CUSTOM_XML_DELETE: "out",
+    # a row's record: a re-save writes a row deleted without its cells' marks deleted (HC031)
+    RevisionKind.ROW_INSERT: "rows in", RevisionKind.ROW_DELETE: "rows out",
+}  # fmt: skip
 
 
 def _key(r: Revision, text: str) -> tuple[str, str, str]:
@@ -56,11 +78,46 @@ def _key(r: Revision, text: str) -> tuple[str, str, str]:
     return (r.author or "", r.kind.value, text[max(0, r.start - _CONTEXT) : r.start] + "\x00" + r.text)
 
 
+_EMPTY_OK = frozenset((w("r"), w("rPr")))
+_TEXT_KINDS = frozenset(
+    (RevisionKind.INSERT, RevisionKind.DELETE, RevisionKind.MOVE_TO, RevisionKind.MOVE_FROM)
+)
+
+
+def holds_nothing(r: Revision) -> bool:
+    """Is ``r`` an insertion or deletion of nothing -- runs with no content at all (LibreOffice
+    writes ``<w:ins><w:r/></w:ins>`` where a revision of another author ends in an empty run)?  It
+    changes nothing, whoever it names: no change of theirs."""
+    el = r.element
+    if el is None or r.kind not in _TEXT_KINDS or r.text:
+        return False
+    for x in el.iterdescendants():
+        if x.tag not in _EMPTY_OK and not any(a.tag == _RPR for a in x.iterancestors()):
+            return False
+    return True
+
+
+_RPR = w("rPr")
+
+
 def pair_revisions(
-    sent: list[Revision], returned: list[Revision], sent_text: str = "", returned_text: str = ""
+    sent: list[Revision],
+    returned: list[Revision],
+    sent_text: str = "",
+    returned_text: str = "",
+    computed: Callable[[int, int], bool] | None = None,
+    carry: Callable[[int], tuple[int, int]] | None = None,
+    back: list[Difference] | None = None,
 ) -> Pairs:
+    """``computed``: is RETURNED's view ``[start, end)`` all computed fields' results (none: no
+    text is)?  ``carry``: where RETURNED's view offset stands in SENT's (a point, or a stretch:
+    :class:`redline.reconcile.compared.Carry`; none: past the differences of the two texts);
+    ``back``: those differences, RETURNED's text against SENT's, when they are known."""
     pairs = Pairs()
-    back = [Difference(d.b_start, d.b_end, d.a_start, d.a_end) for d in differences(sent_text, returned_text)]
+    if back is None:
+        back = [
+            Difference(d.b_start, d.b_end, d.a_start, d.a_end) for d in differences(sent_text, returned_text)
+        ]
     by_id: dict[tuple[str, str, str], list[int]] = {}
     for j, r in enumerate(returned):
         by_id.setdefault((id_key(r.id), r.author or "", r.kind.value), []).append(j)
@@ -91,7 +148,56 @@ def pair_revisions(
     by_id_pass(False)
     _by_place(sent, returned, back, pairs)
     _merged(sent, returned, back, pairs)
+    _recut(sent, returned, pairs, computed or (lambda s, e: False), carry or (lambda x: carried(back, x)))
     return pairs
+
+
+def _recut(
+    sent: list[Revision],
+    returned: list[Revision],
+    pairs: Pairs,
+    computed: Callable[[int, int], bool],
+    carry: Callable[[int], tuple[int, int]],
+) -> None:
+    """A revision of RETURNED still unpaired that touches (overlaps or adjoins, RETURNED's offsets
+    carried into SENT's text) a revision of SENT of its author and direction (inserting: an
+    insertion, a move's destination, a paragraph mark or custom XML inserted; deleting: the
+    same taken out) and adds no text that revision does not hold -- its text, paragraph marks
+    and computed fields' results left out, is part of that revision's -- is a piece of it cut
+    anew: a re-save extends an author's insertion across the paragraph mark between two of
+    theirs, writes a tracked field with its result inside one insertion, or a tracked custom XML
+    element as a mark inserted (LibreOffice does each).  Nothing of the text is hidden by it:
+    the piece stays in what RETURNED reads, and what it holds that SENT does not read is
+    an untracked difference."""
+    taken = pairs.returned
+    left = [j for j in range(len(returned)) if j not in taken]
+    if not left:
+        return
+    by_way: dict[tuple[str, str], list[int]] = {}
+    for i, s in enumerate(sent):
+        way = _DIRECTION.get(s.kind)
+        if way is not None:
+            by_way.setdefault((s.author or "", way), []).append(i)
+    for j in left:
+        r = returned[j]
+        way = _DIRECTION.get(r.kind)
+        if way is None:
+            continue
+        at, end = carry(r.start)[0], carry(r.end)[1]
+        near = [
+            i for i in by_way.get((r.author or "", way), ()) if sent[i].start <= end and at <= sent[i].end
+        ]
+        if not near:
+            continue
+        text = r.text.replace("\n", "")
+        if (
+            text
+            and not computed(r.start, r.end)
+            and (at == end or not any(text in sent[i].text for i in near))
+        ):
+            continue  # (text of its own: new, or more than SENT's revision holds)
+        pairs.to_returned.setdefault(near[0], []).append(j)
+        pairs.how.setdefault(near[0], "place")
 
 
 _MERGING = frozenset(("insert", "delete", "move_from", "move_to"))
@@ -178,6 +284,8 @@ def _by_place(sent: list[Revision], returned: list[Revision], back: list[Differe
         if not candidates:
             continue
         at, end = shift(back, r.start), shift(back, r.end)
+        if r.end > r.start and at == end:
+            continue  # (all of its text is new: no piece of a revision SENT holds)
         for i in candidates:
             s = sent[i]
             if s.start <= at and end <= s.end and (s.end > s.start or at == s.start):
@@ -186,32 +294,39 @@ def _by_place(sent: list[Revision], returned: list[Revision], back: list[Differe
                 break
 
 
+def _words(text: str) -> str:
+    """A comment's text as its words: a re-save adds or drops empty paragraphs and spaces in a
+    comment (LibreOffice writes a comment that opens with a field as an empty paragraph and its
+    text), which do not make it another comment."""
+    return " ".join(text.split())
+
+
 def pair_comments(sent: list[DocComment], returned: list[DocComment]) -> Pairs:
     pairs = Pairs()
     by_id: dict[tuple[str, str, str], int] = {}
     for j, c in enumerate(returned):
-        by_id.setdefault((id_key(c.id), c.author or "", c.text), j)
+        by_id.setdefault((id_key(c.id), c.author or "", _words(c.text)), j)
     taken: set[int] = set()
     for i, c in enumerate(sent):
-        found = by_id.get((id_key(c.id), c.author or "", c.text))
+        found = by_id.get((id_key(c.id), c.author or "", _words(c.text)))
         if found is not None and found not in taken:
             pairs.to_returned[i] = [found]
             pairs.how[i] = "id"
             taken.add(found)
     left_s = [i for i in range(len(sent)) if i not in pairs.to_returned]
     left_r = [j for j in range(len(returned)) if j not in taken]
-    key_s = [(sent[i].author or "", "comment", sent[i].text) for i in left_s]
-    key_r = [(returned[j].author or "", "comment", returned[j].text) for j in left_r]
+    key_s = [(sent[i].author or "", "comment", _words(sent[i].text)) for i in left_s]
+    key_r = [(returned[j].author or "", "comment", _words(returned[j].text)) for j in left_r]
     _by_text(key_s, key_r, left_s, left_r, pairs)
     # then in any order: a re-save may write a reply before the comment it answers
     free: dict[tuple[str, str], list[int]] = {}
     taken = pairs.returned
     for j, c in enumerate(returned):
         if j not in taken:
-            free.setdefault((c.author or "", c.text), []).append(j)
+            free.setdefault((c.author or "", _words(c.text)), []).append(j)
     for i, c in enumerate(sent):
-        if i not in pairs.to_returned and free.get((c.author or "", c.text)):
-            pairs.to_returned[i] = [free[(c.author or "", c.text)].pop(0)]
+        if i not in pairs.to_returned and free.get((c.author or "", _words(c.text))):
+            pairs.to_returned[i] = [free[(c.author or "", _words(c.text))].pop(0)]
             pairs.how[i] = "text"
     return pairs
 

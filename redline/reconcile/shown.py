@@ -11,6 +11,8 @@ such a part is not an untracked change (:mod:`redline.reconcile.untracked`).
 
 from __future__ import annotations
 
+import weakref
+
 from lxml import etree
 
 from ..opc.namespaces import R_NS, REL_BASE, W_NS, w
@@ -31,12 +33,22 @@ def _on(el: etree._Element | None) -> bool:
     return val is None or val.lower() not in _OFF
 
 
+_SHOWN: weakref.WeakKeyDictionary[Package, dict[StoryKey, str]] = weakref.WeakKeyDictionary()
+
+
 def shown_stories(package: Package) -> dict[StoryKey, str]:
     """Every header and footer a section shows, by (section, tag, type) -> its part: what a
     reader sees on that section's pages, whatever the part is named.  A section without a
     reference of a type inherits the previous section's part (LibreOffice writes the inherited
     one out as a part of its own, and renumbers the parts: pairing by key, not by part name,
-    reads both the same)."""
+    reads both the same).  (Read once per package: a package never changes.)"""
+    found = _SHOWN.get(package)
+    if found is None:
+        found = _SHOWN[package] = _shown_stories(package)
+    return dict(found)
+
+
+def _shown_stories(package: Package) -> dict[StoryKey, str]:
     main = package.main_part
     root = package.xml(main)
     body = root.find(w("body"))
