@@ -4,7 +4,10 @@ edits (the anchor and its replacement), each peer in its own throw-away virtual 
 for the next run -- or the interpreter of an environment that already holds them, named by
 ``$REDLINE_BENCH_PEERS`` (nothing installed then; a peer it cannot import is a row saying so).
 A peer that cannot be installed -- no network, no Python new enough -- is skipped, and the table
-says so.
+says so.  A peer whose releases declare a newer Python than its code needs (docx-redline 1.0.3
+declares >= 3.12 and runs on 3.10 and 3.11: its tests' syntax and imports, and the runner below
+applying all 20 edits) is installed with ``--ignore-requires-python`` where only an older Python
+is at hand, and the table's note says so.
 
 * python-docx: open + save (no edit at all: the reference every row below is read against);
 * docx-redline: ``Redliner(...).replace_text(anchor, replacement)`` per edit, ``save``;
@@ -32,12 +35,13 @@ VENVS = Path(tempfile.gettempdir()) / "redline-bench-peers"
 class Peer:
     name: str  # as the table says it
     packages: tuple[str, ...]  # what pip installs
-    min_python: tuple[int, int]
+    min_python: tuple[int, int]  # the oldest Python its code runs on
+    declared: tuple[int, int] | None = None  # the newer one its releases declare, where they do
 
 
 PEERS = (
     Peer("python-docx", ("python-docx",), (3, 9)),
-    Peer("docx-redline", ("docx-redline",), (3, 10)),
+    Peer("docx-redline", ("docx-redline",), (3, 10), declared=(3, 12)),
     Peer("adeu", ("adeu",), (3, 12)),
     Peer("docx-editor", ("docx-editor",), (3, 12)),
 )
@@ -113,9 +117,12 @@ def find_python(minimum: tuple[int, int]) -> str | None:
     return None
 
 
-def environment(peers: tuple[Peer, ...], say: object = print) -> tuple[str | None, dict[str, str]]:
+def environment(
+    peers: tuple[Peer, ...], say: object = print, notes: dict[str, str] | None = None
+) -> tuple[str | None, dict[str, str]]:
     """The interpreter of one throw-away environment holding every peer it could install, and why
-    each other peer is missing."""
+    each other peer is missing; ``notes`` (when given) gets how a peer was installed if not as
+    its release asks (``--ignore-requires-python``)."""
     assert callable(say)
     missing: dict[str, str] = {}
     given = os.environ.get("REDLINE_BENCH_PEERS")  # an environment already holding them (no pip)
@@ -140,11 +147,19 @@ def environment(peers: tuple[Peer, ...], say: object = print) -> tuple[str | Non
         if vi < peer.min_python:
             missing[peer.name] = f"needs Python >= {peer.min_python[0]}.{peer.min_python[1]}, found {version}"
             continue
+        older = peer.declared is not None and vi < peer.declared
+        if older and notes is not None:
+            assert peer.declared is not None
+            notes[peer.name] = (
+                f"installed on Python {version} with --ignore-requires-python (its release declares "
+                f">= {peer.declared[0]}.{peer.declared[1]}; its code runs on {version})"
+            )
         if all(p.lower() in installed for p in peer.packages):
             continue
-        say(f"peers: pip install {' '.join(peer.packages)} ...")
+        flags = ["--ignore-requires-python"] if older else []
+        say(f"peers: pip install {' '.join(flags + list(peer.packages))} ...")
         got = subprocess.run(
-            [str(py), "-m", "pip", "install", "-q", *peer.packages],
+            [str(py), "-m", "pip", "install", "-q", *flags, *peer.packages],
             capture_output=True,
             text=True,
             timeout=600,

@@ -2,10 +2,12 @@
 table, ``python -m benchmarks.run``, takes minutes; this is the loop to measure a change by):
 
     python -m benchmarks.targets [--rounds N] [--big-rounds M] [--only apply10,apply300,inproc,write]
-                                 [--before DIR]  # DIR: a `git archive` of an older commit
+                                 [--before DIR] [--no-peers]  # DIR: a `git archive` of an older commit
 
 * ``apply10``: ``redline apply`` of 20 edits on the 10-page contract against python-docx open +
-  save, whole processes interleaved, medians of CPU time (row 9; target ≤ 1.8×);
+  save, whole processes interleaved, medians of CPU time (row 9; target ≤ 1.8×), and against
+  docx-redline applying the same 20 edits, interleaved in the same rounds (target: faster; its
+  environment as :mod:`benchmarks.peers` makes it, ``--no-peers`` leaves it out);
 * ``apply300``: ``redline apply`` of the 300-page contract's 200 written edits against the floor
   (inflate + parse + deflate ``document.xml``), processes interleaved, CPU medians (row 11;
   target ≤ 1.5×);
@@ -75,17 +77,23 @@ def _before_note(got: dict[str, processes.Timing], reference: str) -> str:
     return f"; before {_ms(b.cpu)}, {b.cpu / r.cpu:.2f}×"
 
 
-def apply10(rounds: int, before: Path | None = None) -> None:
+def apply10(rounds: int, before: Path | None = None, with_peers: bool = True) -> None:
     processes.compile_bytecode()
     small = contract("msa", 1, SMALL)
     doc = CACHE / f"msa-1-{SMALL}-20.docx"
     folder = Path(tempfile.mkdtemp(prefix="redline-bench-"))
+    writes = dense_writes(load_flatten(small), 20)
     reply = folder / "reply.md"
-    reply.write_text(writes_reply(dense_writes(load_flatten(small), 20)), encoding="utf-8")
+    reply.write_text(writes_reply(writes), encoding="utf-8")
     ours = processes.redline("apply", str(doc), str(reply), "-o", str(folder / "o.docx"), "--date", DATE,
                              name="ours")  # fmt: skip
     ref = processes.docx_save(doc, folder / "docx.docx")
     commands = [ours, ref]
+    peer_note = ""
+    if with_peers:
+        peer, peer_note = _docx_redline(doc, writes, folder)
+        if peer is not None:
+            commands.append(peer)
     if before is not None:
         b_args = ("apply", str(doc), str(reply), "-o", str(folder / "b.docx"), "--date", DATE)
         commands.append(processes.redline(*b_args, root=before, name="before"))
@@ -94,6 +102,38 @@ def apply10(rounds: int, before: Path | None = None) -> None:
     print(f"apply10  ours {_ms(o.cpu)}  python-docx open+save {_ms(r.cpu)}  ratio {o.cpu / r.cpu:.2f}× "
           f"(target ≤ 1.8×; CPU, {rounds} rounds; wall {o.wall / r.wall:.2f}×)"
           + _before_note(got, ref.name))  # fmt: skip
+    if "docx-redline" in got:
+        d = got["docx-redline"]
+        print(f"apply10  docx-redline {_ms(d.cpu)} ({d.cpu / r.cpu:.2f}× python-docx): ours ÷ docx-redline "
+              f"{o.cpu / d.cpu:.2f}× (target < 1.0×; CPU; wall {o.wall / d.wall:.2f}×)"
+              + peer_note)  # fmt: skip
+    elif with_peers:
+        print(f"apply10  docx-redline: not measured ({peer_note.lstrip('; ')})")
+
+
+def _docx_redline(
+    doc: Path, writes: list[tuple[str, str]], folder: Path
+) -> tuple[processes.Command | None, str]:
+    """docx-redline applying ``writes`` to ``doc`` as a process (benchmarks.peers' runner and
+    environment), after one run that checks it applies them all; or None and why not."""
+    import json
+
+    from . import peers
+
+    chosen = tuple(p for p in peers.PEERS if p.name == "docx-redline")
+    notes: dict[str, str] = {}
+    py, missing = peers.environment(chosen, print, notes)
+    if py is None or "docx-redline" in missing:
+        return None, "; " + missing.get("docx-redline", "no Python to run it")
+    edits = folder / "edits.json"
+    edits.write_text(json.dumps(writes, ensure_ascii=False), encoding="utf-8")
+    out = folder / "docx-redline.docx"
+    first = peers.run_peer(py, "docx-redline", doc, edits, out)
+    note = f"; it applied {first['applied']:.0f} of {len(writes)}"
+    if "docx-redline" in notes:
+        note += "; " + notes["docx-redline"]
+    argv = [py, "-c", peers.RUNNER, "docx-redline", str(doc), str(edits), str(out)]
+    return processes.Command("docx-redline", argv), note
 
 
 def _big() -> tuple[bytes, Path, list[tuple[str, str]]]:
@@ -172,13 +212,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--big-rounds", type=int, default=7, help="rounds on the 300-page contract (7)")
     parser.add_argument("--only", default="apply10,apply300,inproc,write", help="comma-separated rows")
     parser.add_argument("--before", type=Path, metavar="DIR", help="an older checkout, for the process rows")
+    parser.add_argument("--no-peers", action="store_true", help="apply10 without docx-redline")
     args = parser.parse_args(argv)
     rows = args.only.split(",")
     before = args.before.resolve() if args.before is not None else None
     if before is not None:
         processes.compile_bytecode(before)
     if "apply10" in rows:
-        apply10(args.rounds, before)
+        apply10(args.rounds, before, not args.no_peers)
     if "apply300" in rows:
         apply300(args.big_rounds, before)
     if "inproc" in rows:
