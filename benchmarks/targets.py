@@ -16,7 +16,8 @@ table, ``python -m benchmarks.run``, takes minutes; this is the loop to measure 
 * ``inproc``: the same in process, ``apply_reply`` against ``floor``, medians of wall time and
   of CPU time (every thread), interleaved (row 11; target ≤ 2.0×);
 * ``write``: revisions + save per written edit on the 300-page contract (row 5; target
-  ≤ 150 µs/edit), wall and CPU medians.
+  ≤ 150 µs/edit), wall and CPU medians; and each edit more (the slope from 50 to 200 edits,
+  interleaved: the save's fixed cost, the part's deflate, left out).
 """
 
 from __future__ import annotations
@@ -179,31 +180,43 @@ def inproc(rounds: int) -> None:
           f"ratio {ow / fw:.2f}× wall, {oc / fc:.2f}× CPU (target ≤ 2.0×; {rounds} rounds)")  # fmt: skip
 
 
+def _write_once(big: bytes, writes: list[tuple[str, str]]) -> tuple[int, float, float, float, float]:
+    """One write-back of ``writes``: (edits, revisions wall, save wall, revisions CPU, save CPU)."""
+    ld: Loaded = loaded_for_write(big, writes)
+    gc.collect()
+    w0, c0 = time.perf_counter(), time.process_time()
+    writer = write_revisions(ld)
+    w1, c1 = time.perf_counter(), time.process_time()
+    save(ld, writer)
+    w2, c2 = time.perf_counter(), time.process_time()
+    return len(ld.planned), w1 - w0, w2 - w1, c1 - c0, c2 - c1
+
+
 def write(rounds: int) -> None:
+    """Revisions + save of the 200 edits, and of their first quarter interleaved with them: the
+    cost per edit whole (what the target names), and per edit more (the slope between the two,
+    which leaves out what one save pays whatever the edits: the part's deflate among it)."""
     big, _, writes = _big()
-    walls: dict[str, list[float]] = {"write": [], "save": []}
-    cpus: dict[str, list[float]] = {"write": [], "save": []}
-    n = 0
+    few = writes[: len(writes) // 4]
+    got: dict[str, list[tuple[int, float, float, float, float]]] = {"all": [], "few": []}
     for i in range(rounds + 1):
-        ld: Loaded = loaded_for_write(big, writes)
-        n = len(ld.planned)
-        gc.collect()
-        w0, c0 = time.perf_counter(), time.process_time()
-        writer = write_revisions(ld)
-        w1, c1 = time.perf_counter(), time.process_time()
-        save(ld, writer)
-        w2, c2 = time.perf_counter(), time.process_time()
-        if i:
-            walls["write"].append(w1 - w0)
-            walls["save"].append(w2 - w1)
-            cpus["write"].append(c1 - c0)
-            cpus["save"].append(c2 - c1)
-        del ld, writer
-    mw, ms_ = statistics.median(walls["write"]), statistics.median(walls["save"])
-    cw, cs = statistics.median(cpus["write"]), statistics.median(cpus["save"])
+        for key, ws in (("all", writes), ("few", few)):
+            one = _write_once(big, ws)
+            if i:
+                got[key].append(one)
+
+    def med(key: str, k: int) -> float:
+        return statistics.median(x[k] for x in got[key])
+
+    n, m = got["all"][0][0], got["few"][0][0]
+    mw, ms_, cw, cs = (med("all", k) for k in (1, 2, 3, 4))
+    slope_w = (mw + ms_ - med("few", 1) - med("few", 2)) / (n - m)
+    slope_c = (cw + cs - med("few", 3) - med("few", 4)) / (n - m)
     print(f"write    {(mw + ms_) / n * 1e6:.0f} µs/edit wall (revisions {_ms(mw)}, save {_ms(ms_)}), "
           f"{(cw + cs) / n * 1e6:.0f} µs/edit CPU (revisions {_ms(cw)}, save {_ms(cs)}); {n} edits "
           f"(target ≤ 150 µs/edit; {rounds} rounds)")  # fmt: skip
+    print(f"write    each edit more: {slope_w * 1e6:.0f} µs wall, {slope_c * 1e6:.0f} µs CPU "
+          f"({m} → {n} edits; what a save pays whatever its edits left out)")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
