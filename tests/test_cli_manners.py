@@ -45,3 +45,42 @@ def test_redline_mcp_without_its_extra_names_the_extra(
     assert redline_main(["mcp"]) == 2
     err = capsys.readouterr().err
     assert "pip install 'redline[mcp]'" in err and "Traceback" not in err
+
+
+def test_apply_keeps_the_collector_off_until_its_outcome_is_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cyclic collector is off from the apply until the outcome is written and freed (its
+    first pass would walk everything the outcome holds, just before freeing it), and on again
+    when the command returns -- also when the command fails."""
+    import gc
+    import weakref
+
+    import redline.opc.files as files
+    import redline_cli.redline as cli
+
+    samples = Path(__file__).resolve().parent.parent / "sample_contracts"
+    seen: dict[str, object] = {}
+    real_apply, real_write = cli.apply_reply, files.write_atomic
+
+    def apply(*args: object, **kwargs: object) -> object:
+        outcome = real_apply(*args, **kwargs)  # type: ignore[arg-type]
+        seen["outcome"] = weakref.ref(outcome)
+        return outcome
+
+    def write(path: Path, data: bytes) -> None:
+        seen["collector on while writing"] = gc.isenabled()
+        real_write(path, data)
+
+    monkeypatch.setattr(cli, "apply_reply", apply)
+    monkeypatch.setattr(files, "write_atomic", write)
+    assert gc.isenabled()
+    out = tmp_path / "out.docx"
+    doc, reply = samples / "commercial-lease.docx", samples / "commercial-lease.reply.md"
+    assert redline_main(["apply", str(doc), str(reply), "-o", str(out)]) in (0, 1)
+    assert seen["collector on while writing"] is False
+    dropped = seen["outcome"]
+    assert callable(dropped) and dropped() is None  # freed before the collector came back
+    assert gc.isenabled() and out.exists()
+    assert redline_main(["apply", str(tmp_path / "missing.docx"), str(reply)]) == 3
+    assert gc.isenabled()
