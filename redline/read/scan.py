@@ -132,14 +132,15 @@ class Source:
         return (m.end(), close) if close >= m.end() else None
 
 
-def prepare(data: bytes, part: str, check: bool = True) -> Source | None:
+def prepare(data: bytes, part: str, check: bool = True, xmlns: int | None = None) -> Source | None:
     """``data`` as a :class:`Source`, or None when the part needs the tree walk.
 
     Raises ``dtd_forbidden`` as the parser would; every other oddity (another encoding,
     prefixes redeclared below the root, comments or CDATA, a malformed part) returns None so
     that the tree walk decides, and refuses with its own typed errors.  ``check=False`` leaves
     the parser's check (well-formed, no comment or processing instruction) to the caller:
-    :class:`Check`, which can run while the part is scanned.
+    :class:`Check`, which can run while the part is scanned.  ``xmlns``: how many times
+    ``xmlns`` occurs in ``data``, when known (:meth:`redline.opc.package.Package.counts`).
     """
     if find_doctype(data):
         raise dtd_refusal(part)
@@ -149,7 +150,7 @@ def prepare(data: bytes, part: str, check: bool = True) -> Source | None:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    head = plain_root(data, text)
+    head = plain_root(data, text, xmlns)
     if head is None or data.find(b"CDATA[", head.root_end) >= 0:
         return None
     root, (w, r, mc), root_end = head.root, head.prefixes, head.root_end
@@ -184,11 +185,13 @@ class Head:
     root_end: int
 
 
-def plain_root(data: bytes, text: str) -> Head | None:
+def plain_root(data: bytes, text: str, xmlns: int | None = None) -> Head | None:
     """The root of the part ``data`` whose text from its start (the root's start tag at
     least) is ``text``, or None when the scanner cannot read the part plainly: another
     encoding declared, no root start tag it reads (:func:`_prefixes`), or one of its prefixes
-    (or namespaces) bound again below the root."""
+    (or namespaces) bound again below the root.  ``xmlns``: how many times ``xmlns`` occurs
+    in ``data``, when known: all of them in the root's start tag, nothing below it is looked
+    at (a search of the whole part saved)."""
     if _other_encoding(text[:200]):
         return None
     root = _root(text)
@@ -196,7 +199,8 @@ def plain_root(data: bytes, text: str) -> Head | None:
     if root is None or found is None:
         return None
     root_end = len(text[: root.end()].encode("utf-8"))  # in bytes (a BOM is in the text too)
-    if _redeclares(data, root_end, _own(found)):
+    below = xmlns is None or data.count(b"xmlns", 0, root_end) != xmlns  # declarations after the root's tag
+    if below and _redeclares(data, root_end, _own(found)):
         return None
     return Head(root, found, root_end)
 
