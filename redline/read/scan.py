@@ -359,9 +359,11 @@ class Patterns:
         # The tags that matter, found by name only (a few per paragraph, ~20 ms over 6 MB);
         # the rest of a start tag (attributes, its end) is read only where needed.
         # Groups: a w: end tag; an mc: end tag; a paragraph's start tag (whole: "/" when
-        # empty); paragraph properties without attributes (whole: "", their content is found by
-        # its end tag, ppr_end: a lazy ".*?" up to it cost a third of the scan); another w:
-        # start tag (its name: the rest is read where needed); an mc: start tag.
+        # empty), and the paragraph properties' start tag without attributes that follows it
+        # straight away (most paragraphs: one match for both); paragraph properties without
+        # attributes (whole: "", their content is found by its end tag, ppr_end: a lazy ".*?"
+        # up to it cost a third of the scan); another w: start tag (its name: the rest is read
+        # where needed); an mc: start tag.
         M = re.escape(mc) if mc else None
         alt = "|".join(names(Role.SKIPPED, namespace=MC_NS))  # mc:Fallback
         fallback = (rf"|{M}:({alt})\s*>", rf"|{M}:({alt})(?=[\s/>])") if M else ("|()(?!)", "|()(?!)")
@@ -376,7 +378,7 @@ class Patterns:
         # of them (most of a part's tags) is given up after a few steps.
         self.token = re.compile(
             rf"<(?:/(?:{W}:({closing})\s*>{fallback[0]})"
-            rf"|{W}:(?:{p}(?:(?=[\s/>]){A}(/?)>"
+            rf"|{W}:(?:{p}(?:(?=[\s/>]){A}(/?)>(?:(?<!/>)(<{W}:{ppr}>))?"
             rf"|{ppr[len(p) :]}>())"
             rf"|({opening})(?=[\s/>])){fallback[1]})",
             re.DOTALL,
@@ -386,8 +388,10 @@ class Patterns:
         # and the "<" that begins it -- no other text holds a "<" -- so reading the text finds
         # markup inside a w:t (markup_in_text, which the tree walk refuses) at no extra cost.
         # Searched up to and including the "<" after the range read (the tag that ends it).
+        # (the end tag as Word writes it, "</w:t>", is tried first: a plain literal, quicker
+        # than the general form it is a case of)
         self.texts = re.compile(
-            rf"<{W}:{t}(?=[\s/>]){A}(?:/>|>([^<]*(?:(?=</{W}:{t}\s*>)|<))(?:</{W}:{t}\s*>)?)"
+            rf"<{W}:{t}(?=[\s/>]){A}(?:/>|>([^<]*(?:(?=</{W}:{t}>)|(?=</{W}:{t}\s*>)|<))(?:</{W}:{t}>|</{W}:{t}\s*>)?)"
         )
         # a w:t whose text is followed by anything but its end tag: an element inside it
         self.markup_in_text = re.compile(rf"<{W}:{t}(?=[\s>]){A}>[^<]*<(?!/{W}:{t}\s*>)")
@@ -568,7 +572,7 @@ class Scanner:
                         if size > asm.max_size:
                             raise too_much_text(asm.max_size, self.source.part)
                     ordinal += len(texts)
-            closing, mc_closing, p_empty, blob, name, mc_name = m.groups()
+            closing, mc_closing, p_empty, p_ppr, blob, name, mc_name = m.groups()
             if mc_closing is not None:  # </mc:Fallback>
                 pos = m.end()
                 skip -= 1
@@ -613,16 +617,23 @@ class Scanner:
                 if role is _PARAGRAPH:
                     if skip:
                         ordinal += 1
+                    else:
+                        cell = self._cells_before(at)
+                        if not inside:
+                            u_start, u_entered = at, bool(fields or flagged or cell)
+                        # extra: where its content starts (its properties' start tag included)
+                        asm.begin(ordinal, bool(fields) and not fields[-1], pos - len(p_ppr or ""), cell)
+                        inside = True
+                        ordinal += 1
+                    if empty:
+                        close_at = pos
+                    elif p_ppr is None:
                         continue
-                    cell = self._cells_before(at)
-                    if not inside:
-                        u_start, u_entered = at, bool(fields or flagged or cell)
-                    asm.begin(ordinal, bool(fields) and not fields[-1], pos, cell)  # extra: its content
-                    inside = True
-                    ordinal += 1
-                    if not empty:
-                        continue
-                    close_at = pos
+                    else:  # its properties' start tag, matched with it: read them now
+                        role = _PROPERTIES
+                if role is _PARAGRAPH:
+                    if skip:
+                        continue  # an empty paragraph inside something skipped
                 elif role is _PROPERTIES:
                     if empty:
                         continue
