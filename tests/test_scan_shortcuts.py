@@ -55,3 +55,48 @@ def test_a_redeclared_prefix_below_the_root_still_sends_the_part_to_the_tree_wal
     assert scan.prepare(data, "word/document.xml", xmlns=data.count(b"xmlns")) is None
     plain = (_ROOT.format(extra="") + "<w:body><w:p/></w:body></w:document>").encode()
     assert scan.prepare(plain, "word/document.xml", xmlns=plain.count(b"xmlns")) is not None
+
+
+# -- the table cells a paragraph lies in -------------------------------------------------------
+# (the search for cells' tags reads on from the end of a paragraph that held no paragraph)
+
+
+def _cell(content: str, kind: str) -> str:
+    return {"full": f"<w:tc><w:tcPr/>{content}</w:tc>", "bare": "<w:tc><w:tcPr/></w:tc>", "empty": "<w:tc/>"}[kind]
+
+
+@st.composite
+def _block(draw: st.DrawFn, depth: int = 0) -> str:
+    """A paragraph (maybe holding a text box, whose content may hold a table) or a table."""
+    text = draw(st.sampled_from(["a", "b c", ""]))
+    if depth < 2 and draw(st.booleans()):
+        inner = "".join(draw(st.lists(_block(depth + 1), min_size=1, max_size=2)))
+        kinds = draw(st.lists(st.sampled_from(["full", "full", "bare", "empty"]), min_size=1, max_size=3))
+        table = f"<w:tbl><w:tblPr/><w:tr>{''.join(_cell(inner, k) for k in kinds)}</w:tr></w:tbl>"
+        if draw(st.booleans()):
+            return table
+        box = f"<w:txbxContent>{table}<w:p><w:r><w:t>box</w:t></w:r></w:p></w:txbxContent>"
+        if draw(st.booleans()):
+            box = f"<w:txbxContent>{table}</w:txbxContent>"  # (a box that ends with a table)
+        return f"<w:p><w:r><w:t>{text}</w:t></w:r><w:r><w:pict>{box}</w:pict></w:r><w:r><w:t>z</w:t></w:r></w:p>"
+    return f"<w:p><w:r><w:t>{text}</w:t></w:r></w:p>"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_block(), min_size=1, max_size=4))
+def test_paragraphs_lie_in_the_cells_the_tree_walk_finds_them_in(blocks: list[str]) -> None:
+    from redline.opc.package import Package
+    from redline.opc.working import WorkingCopy
+    from redline.read.build import flatten, scanned_view, stories_of
+    from redline.read.labels import numbering_of
+    from testing.hostile_docs import Entry, document, docx_parts, raw_zip
+
+    body = "".join(blocks) + "<w:sectPr/>"
+    data = raw_zip([Entry(n, d) for n, d in docx_parts({"word/document.xml": document(body)})])
+    package = Package.from_bytes(data)
+    working = WorkingCopy(package)
+    tree = flatten(stories_of(package, working), package.revision, numbering_of(package))
+    scanned = scanned_view(package, working)
+    assert scanned is not None
+    assert scanned.text == tree.text
+    assert [p.cell for p in scanned.paragraphs] == [p.cell for p in tree.paragraphs]

@@ -535,6 +535,7 @@ class Scanner:
         u_ordinals, u_starts, u_ends = self._units
         u_start, placing = 0, self._placing  # where the open outermost paragraph's start tag is
         u_entered = False  # it began inside a complex field or a flagged element
+        lone = False  # it holds no paragraph read so far (see _cells_before)
         pos = start
         for m in pt.token.finditer(x, start, end):
             at = m.start()
@@ -543,10 +544,11 @@ class Scanner:
             if at > pos:
                 texts = texts_in(x, pos, at + 1)
                 if texts:
-                    if "<" in "".join(texts):
+                    joined = "".join(texts)
+                    if "<" in joined:
                         raise Unscannable("markup inside a text element")
                     if inside and not skip and not (fields and not fields[-1]):
-                        if amp and x.find("&", pos, at) >= 0:
+                        if amp and "&" in joined:  # (what the texts hold: shorter than the markup)
                             texts = [unescape(t) for t in texts]
                         bits = flagged | (1 if fields else 0)
                         size = asm.size
@@ -620,7 +622,9 @@ class Scanner:
                     else:
                         cell = self._cells_before(at)
                         if not inside:
-                            u_start, u_entered = at, bool(fields or flagged or cell)
+                            u_start, u_entered, lone = at, bool(fields or flagged or cell), True
+                        else:
+                            lone = False  # the cells were asked for inside the outermost paragraph
                         # extra: where its content starts (its properties' start tag included)
                         asm.begin(ordinal, bool(fields) and not fields[-1], pos - len(p_ppr or ""), cell)
                         inside = True
@@ -690,6 +694,12 @@ class Scanner:
             outermost, ended = asm.outermost, asm.ref
             asm.end()
             inside = asm.ref is not None  # back in the paragraph that holds a text box
+            if outermost and lone and self._cell_at == u_start:
+                # No cells asked for since its start tag: what it holds is a whole element's
+                # content, every cell it may hold (a text box's table) closed in it, so the
+                # cells open after it are those open before it -- the search for cells reads on
+                # from its end tag rather than through its text.
+                self._cell_at = pos
             if placing and outermost:
                 if u_entered:
                     self._entered.append(len(u_ordinals))
