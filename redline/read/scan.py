@@ -470,7 +470,8 @@ class Scanner:
         self.pos = 0  # everything before has been counted
         self.ordinal = 0  # NODE_TAGS elements before ``pos``
         self._props: dict[str, tuple[ParagraphProps, bool]] = {}
-        self._blobs: dict[str, tuple[int, bool]] = {}  # see _shape
+        # per w:pPr text: _shape's count and flag, and _read_ppr's reading once asked for
+        self._blobs: dict[str, tuple[int, bool, tuple[ParagraphProps, bool] | None]] = {}
         # Where section properties may be: paragraph properties holding a w:sectPr, and what
         # follows a story's last paragraph (the body's own w:sectPr).
         self._sections: list[tuple[int, int]] = []
@@ -567,8 +568,9 @@ class Scanner:
                             size = ends.pop()
                             offsets.extend(ends)
                             nodes.extend(range(ordinal, ordinal + n))
-                            kinds.extend(bytes(n))
-                            flags.extend(bytes((bits,)) * n)
+                            zeros = bytes(n)
+                            kinds.extend(zeros)
+                            flags.extend(bytes((bits,)) * n if bits else zeros)
                             pieces.extend(texts)
                         asm.size = size
                         if size > asm.max_size:
@@ -620,7 +622,7 @@ class Scanner:
                     if skip:
                         ordinal += 1
                     else:
-                        cell = self._cells_before(at)
+                        cell = self._cells_before(at) if at > self._cell_at else self._cells
                         if not inside:
                             u_start, u_entered, lone = at, bool(fields or flagged or cell), True
                         else:
@@ -653,12 +655,16 @@ class Scanner:
                     pos = shut.end()
                     shape = blobs.get(blob)
                     if shape is None:
-                        shape = blobs[blob] = self._shape(blob)
+                        shape = blobs[blob] = (*self._shape(blob), None)
                     ordinal += shape[0]
                     if shape[1]:
                         self._sections.append((blob_at, pos))
                     if inside and not skip:
-                        asm.props, asm.deleted = self._read_ppr(blob)
+                        read = shape[2]
+                        if read is None:  # (read when a paragraph first has them: one lookup after)
+                            read = self._read_ppr(blob)
+                            blobs[blob] = (shape[0], shape[1], read)
+                        asm.props, asm.deleted = read
                     continue
                 elif role is _CHARACTER or role is _SYMBOL:
                     if inside and not skip and not (fields and not fields[-1]):
