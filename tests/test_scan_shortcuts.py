@@ -1,8 +1,9 @@
 """The scanner's shortcuts read exactly what the long way reads.
 
-Each shortcut the scanner takes for speed -- a count the package's load made reused instead of a
-search of the part -- is held here to the long way, on parts built to put the case the shortcut
-skips (a prefix or namespace bound again below the root) where it can be.
+Each shortcut the scanner takes for speed is held here to the long way, on parts built to put the
+case the shortcut skips where it can be: a count the package's load made, reused instead of a
+search of the part (a prefix or namespace bound again below the root), and the search for table
+cells read on from the end of a paragraph that held no paragraph (a text box's table).
 """
 
 from __future__ import annotations
@@ -11,7 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from redline.opc.namespaces import MC_NS, R_NS, W_NS
+from redline.opc.package import Package
+from redline.opc.working import WorkingCopy
 from redline.read import scan
+from redline.read.build import flatten, scanned_view, stories_of
+from redline.read.labels import numbering_of
+from testing.hostile_docs import Entry, document, docx_parts, raw_zip
 
 _ROOT = f'<w:document xmlns:w="{W_NS}" xmlns:r="{R_NS}" xmlns:mc="{MC_NS}"{{extra}}>'
 _DECLS = [
@@ -62,7 +68,8 @@ def test_a_redeclared_prefix_below_the_root_still_sends_the_part_to_the_tree_wal
 
 
 def _cell(content: str, kind: str) -> str:
-    return {"full": f"<w:tc><w:tcPr/>{content}</w:tc>", "bare": "<w:tc><w:tcPr/></w:tc>", "empty": "<w:tc/>"}[kind]
+    cells = {"full": f"<w:tc><w:tcPr/>{content}</w:tc>", "bare": "<w:tc><w:tcPr/></w:tc>", "empty": "<w:tc/>"}
+    return cells[kind]
 
 
 @st.composite
@@ -78,19 +85,14 @@ def _block(draw: st.DrawFn, depth: int = 0) -> str:
         box = f"<w:txbxContent>{table}<w:p><w:r><w:t>box</w:t></w:r></w:p></w:txbxContent>"
         if draw(st.booleans()):
             box = f"<w:txbxContent>{table}</w:txbxContent>"  # (a box that ends with a table)
-        return f"<w:p><w:r><w:t>{text}</w:t></w:r><w:r><w:pict>{box}</w:pict></w:r><w:r><w:t>z</w:t></w:r></w:p>"
+        runs = f"<w:r><w:t>{text}</w:t></w:r><w:r><w:pict>{box}</w:pict></w:r><w:r><w:t>z</w:t></w:r>"
+        return f"<w:p>{runs}</w:p>"
     return f"<w:p><w:r><w:t>{text}</w:t></w:r></w:p>"
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(_block(), min_size=1, max_size=4))
 def test_paragraphs_lie_in_the_cells_the_tree_walk_finds_them_in(blocks: list[str]) -> None:
-    from redline.opc.package import Package
-    from redline.opc.working import WorkingCopy
-    from redline.read.build import flatten, scanned_view, stories_of
-    from redline.read.labels import numbering_of
-    from testing.hostile_docs import Entry, document, docx_parts, raw_zip
-
     body = "".join(blocks) + "<w:sectPr/>"
     data = raw_zip([Entry(n, d) for n, d in docx_parts({"word/document.xml": document(body)})])
     package = Package.from_bytes(data)
