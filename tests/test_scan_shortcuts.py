@@ -8,6 +8,8 @@ cells read on from the end of a paragraph that held no paragraph (a text box's t
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -102,3 +104,29 @@ def test_paragraphs_lie_in_the_cells_the_tree_walk_finds_them_in(blocks: list[st
     assert scanned is not None
     assert scanned.text == tree.text
     assert [p.cell for p in scanned.paragraphs] == [p.cell for p in tree.paragraphs]
+
+
+# -- the w:t texts: the literal forms Word writes, tried first ----------------------------------
+
+_A = r"""(?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*"""
+_GENERAL = re.compile(rf"<w:t(?=[\s/>]){_A}(?:/>|>([^<]*(?:(?=</w:t\s*>)|<))(?:</w:t\s*>)?)")
+"""The texts' expression in its general form only (any attributes, any spacing)."""
+
+_PIECES = [
+    "<w:t>", '<w:t xml:space="preserve">', "<w:t xml:space='preserve'>", '<w:t  xml:space="preserve">',
+    '<w:t xml:space="preserve" w14:x="1">', '<w:t xml:space="preserve"/>', "<w:t/>", "<w:t />", "<w:t\n>",
+    "</w:t>", "</w:t >", "</w:t\n>", "<w:tab/>", "<w:tbl>", "<w:r>", "</w:r>", "<w:b/>", "<w:br/>",
+    "a", "b c", "&amp;", " ", '"', ">", "/",
+]  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=14), st.integers(0, 20), st.integers(0, 20))
+def test_the_texts_read_with_the_literal_forms_first_are_the_general_forms_texts(
+    pieces: list[str], cut_a: int, cut_b: int
+) -> None:
+    x = "".join(pieces)
+    start, end = min(cut_a, len(x)), max(min(cut_b, len(x)), min(cut_a, len(x)))
+    texts = scan.patterns("w", "mc").texts
+    assert texts.findall(x, start, end) == _GENERAL.findall(x, start, end)
+    assert texts.findall(x) == _GENERAL.findall(x)

@@ -388,10 +388,13 @@ class Patterns:
         # and the "<" that begins it -- no other text holds a "<" -- so reading the text finds
         # markup inside a w:t (markup_in_text, which the tree walk refuses) at no extra cost.
         # Searched up to and including the "<" after the range read (the tag that ends it).
-        # (the end tag as Word writes it, "</w:t>", is tried first: a plain literal, quicker
-        # than the general form it is a case of)
+        # The start and end tags as Word writes them ("<w:t>", '<w:t xml:space="preserve">',
+        # "</w:t>") are tried first, as plain literals: the general forms they are cases of
+        # (any attributes, any spacing) cost a third of the search more.
+        end_tag = rf"</{W}:{t}>|</{W}:{t}\s*>"
+        text = rf"([^<]*(?:(?=</{W}:{t}>)|(?=</{W}:{t}\s*>)|<))(?:{end_tag})?"
         self.texts = re.compile(
-            rf"<{W}:{t}(?=[\s/>]){A}(?:/>|>([^<]*(?:(?=</{W}:{t}>)|(?=</{W}:{t}\s*>)|<))(?:</{W}:{t}>|</{W}:{t}\s*>)?)"
+            rf'<{W}:{t}(?:(?:>| xml:space="preserve">|(?=[\s/]){A}>){text}|(?=[\s/]){A}/>)'
         )
         # a w:t whose text is followed by anything but its end tag: an element inside it
         self.markup_in_text = re.compile(rf"<{W}:{t}(?=[\s>]){A}>[^<]*<(?!/{W}:{t}\s*>)")
