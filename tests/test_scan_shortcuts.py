@@ -19,6 +19,7 @@ from redline.opc.working import WorkingCopy
 from redline.read import scan
 from redline.read.build import flatten, scanned_view, stories_of
 from redline.read.labels import numbering_of
+from redline.read.paragraphs import Assembler, StoryText
 from testing.hostile_docs import Entry, document, docx_parts, raw_zip
 
 _ROOT = f'<w:document xmlns:w="{W_NS}" xmlns:r="{R_NS}" xmlns:mc="{MC_NS}"{{extra}}>'
@@ -130,3 +131,47 @@ def test_the_texts_read_with_the_literal_forms_first_are_the_general_forms_texts
     texts = scan.patterns("w", "mc").texts
     assert texts.findall(x, start, end) == _GENERAL.findall(x, start, end)
     assert texts.findall(x) == _GENERAL.findall(x)
+
+
+# -- offsets made at the end: the pieces' running lengths ---------------------------------------
+
+_Para = tuple[bool, list["str | _Para"]]  # (its mark deleted, its texts and text boxes)
+
+
+@st.composite
+def _para(draw: st.DrawFn, depth: int = 0) -> _Para:
+    items: list[str | _Para] = []
+    for _ in range(draw(st.integers(0, 4))):
+        if depth < 2 and draw(st.integers(0, 4)) == 0:
+            items.append(draw(_para(depth + 1)))
+        else:
+            items.append(draw(st.text(alphabet="ab\u201c", min_size=1, max_size=4)))
+    return draw(st.booleans()), items
+
+
+def _assemble(paras: list[_Para], offsets: bool) -> StoryText:
+    asm = Assembler(offsets=offsets)
+    refs = iter(range(10_000))
+
+    def read(para: _Para) -> None:
+        deleted, items = para
+        asm.begin(next(refs), False)
+        for item in items:
+            if isinstance(item, str):
+                asm.add(item, next(refs), 0, 0)
+            else:
+                read(item)
+        asm.deleted = deleted
+        asm.end()
+
+    for para in paras:
+        read(para)
+    return asm.finish()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_para(), max_size=5))
+def test_offsets_made_at_the_end_are_those_kept_as_the_spans_come(paras: list[_Para]) -> None:
+    kept, made = _assemble(paras, True), _assemble(paras, False)
+    assert made == kept
+    assert made.offsets == [sum(map(len, made.pieces[:i])) for i in range(len(made.pieces))]

@@ -35,7 +35,6 @@ from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate
 from typing import Any
 
 from lxml import etree
@@ -525,10 +524,11 @@ class Scanner:
         src, pt = self.source, self.source.patterns
         x, texts_in, tag_end, ppr_end = src.text, pt.texts.findall, pt.tag_end.match, pt.ppr_end.search
         amp = src.has_entities
-        asm = Assembler(*self._carry) if continued else Assembler()
+        # (the spans' offsets are left to the assembler's finish: their pieces' running lengths)
+        asm = Assembler(*self._carry, offsets=False) if continued else Assembler(offsets=False)
         inside = False  # a paragraph is open (asm.ref is not None), kept in a local for the hot loop
         out = asm.out
-        pieces, offsets, nodes, kinds, flags = out.pieces, out.offsets, out.nodes, out.kinds, out.flags
+        pieces, nodes, kinds, flags = out.pieces, out.nodes, out.kinds, out.flags
         ordinal = self.ordinal
         fields: list[bool] = self._fields if continued else []  # per open complex field: past its separator?
         skip = 0  # depth in elements not read (deletions, moves away, fallbacks)
@@ -554,22 +554,18 @@ class Scanner:
                     if inside and not skip and not (fields and not fields[-1]):
                         if amp and "&" in joined:  # (what the texts hold: shorter than the markup)
                             texts = [unescape(t) for t in texts]
+                            joined = "".join(texts)
                         bits = flagged | (1 if fields else 0)
-                        size = asm.size
+                        size = asm.size + len(joined)
                         if "" in texts:  # an empty w:t is a node but no span
                             for i, text in enumerate(texts):
                                 if text:
-                                    offsets.append(size)
                                     nodes.append(ordinal + i)
                                     kinds.append(0)
                                     flags.append(bits)
                                     pieces.append(text)
-                                    size += len(text)
                         else:
                             n = len(texts)
-                            ends = list(accumulate(map(len, texts), initial=size))
-                            size = ends.pop()
-                            offsets.extend(ends)
                             nodes.extend(range(ordinal, ordinal + n))
                             zeros = bytes(n)
                             kinds.extend(zeros)
@@ -672,7 +668,6 @@ class Scanner:
                 elif role is _CHARACTER or role is _SYMBOL:
                     if inside and not skip and not (fields and not fields[-1]):
                         char = symbol(attributes(attrs).get(pt.char)) if role is _SYMBOL else _CHAR_OF[name]
-                        offsets.append(asm.size)
                         nodes.append(ordinal)
                         kinds.append(1)
                         flags.append(flagged | (1 if fields else 0))
