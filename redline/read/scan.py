@@ -755,7 +755,8 @@ class Scanner:
                 depth = self._cells
                 for close, empty in pt.tc.findall(x, start, at):
                     if close:
-                        depth = max(0, depth - 1)
+                        if depth:  # (never below none)
+                            depth -= 1
                     elif not empty:
                         depth += 1
                 self._cells = depth
