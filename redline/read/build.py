@@ -293,7 +293,8 @@ def scanned_view(
     ``labels`` as :func:`build_view` takes them."""
     main = package.main_part
     data = package.read(main)
-    body_src = scan.prepare(data, main, check=False)
+    counted = package.counts(main)
+    body_src = scan.prepare(data, main, check=False, xmlns=counted[1] if counted is not None else None)
     body = body_src.body() if body_src is not None else None
     if body_src is None or body is None:
         return None
@@ -407,7 +408,8 @@ def scan_story_part(package: Package, part: str, kind: str, builder: ViewBuilder
     """Scan the stories of one part after the body (a header's or footer's one, a notes
     part's every real note) into ``builder``; the scanner that read them (its node count and
     layout), or None when the part needs the tree walk."""
-    src = scan.prepare(package.read(part), part)
+    counted = package.counts(part)
+    src = scan.prepare(package.read(part), part, xmlns=counted[1] if counted is not None else None)
     if src is None:
         return None
     scanner = scan.Scanner(src)

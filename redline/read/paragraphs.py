@@ -12,7 +12,9 @@ what text lies between; the assembler decides, the same way for every reader:
 
 Text is appended straight to the :class:`StoryText` lists (``pieces``, ``offsets``, ``nodes``,
 ``kinds``, ``flags``) with :attr:`Assembler.size` kept up to date: that is the readers' hot loop,
-and the scanner appends many runs at once.
+and the scanner appends many runs at once.  Every span's piece is its text, one after the other,
+so its offset is the length of the pieces before it: a reader may leave ``offsets`` to
+:meth:`Assembler.finish` (``Assembler(offsets=False)``), which adds them up in one pass.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import contextlib
 from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import accumulate, repeat
 from operator import add
 from typing import Any
 
@@ -83,15 +85,17 @@ class Assembler:
     ``last``/``joined``: the paragraph kept last before this text, and whether its mark was
     deleted -- for a story read in stretches (the streamed body), where the first paragraph of
     a stretch is separated from (or joined to) the last one of the stretch before.
+    ``offsets=False``: the reader appends no offsets, :meth:`finish` makes them.
     """
 
     __slots__ = (
-        "_cell", "_code", "_first", "_open", "_outer", "_sep", "_start", "deleted", "extra", "joined", "last",
-        "max_size", "out", "props", "ref", "size",
+        "_cell", "_code", "_first", "_offsets", "_open", "_outer", "_sep", "_start", "deleted", "extra",
+        "joined", "last", "max_size", "out", "props", "ref", "size",
     )  # fmt: skip
 
-    def __init__(self, last: Any = None, joined: bool = False) -> None:
+    def __init__(self, last: Any = None, joined: bool = False, offsets: bool = True) -> None:
         self.out = StoryText()
+        self._offsets = offsets  # appended as spans are (else made by finish)
         self.size = 0
         self.max_size = MAX_TEXT.get()  # the readers check size against it as they append
         self.last, self.joined = last, joined
@@ -141,7 +145,9 @@ class Assembler:
         if deleted and size == self._start:  # a deleted mark and no text: it goes
             if self._sep:
                 out = self.out
-                del out.offsets[-1], out.nodes[-1], out.kinds[-1], out.flags[-1], out.pieces[-1]
+                del out.nodes[-1], out.kinds[-1], out.flags[-1], out.pieces[-1]
+                if self._offsets:
+                    del out.offsets[-1]
                 self.size = size - 1
         else:
             out = self.out
@@ -170,12 +176,13 @@ class Assembler:
 
     def _open_here(self) -> None:
         out = self.out
-        offsets, size, last = out.offsets, self.size, self.last
-        self._first, self._open = len(offsets), size
+        nodes, size, last = out.nodes, self.size, self.last
+        self._first, self._open = len(nodes), size
         sep = self._sep = last is not None and not self.joined
         if sep:  # the mark of the paragraph before: a MARK span whose node is that paragraph
-            offsets.append(size)
-            out.nodes.append(last)
+            if self._offsets:
+                out.offsets.append(size)
+            nodes.append(last)
             out.kinds.append(SpanKind.MARK)
             out.flags.append(0)
             out.pieces.append(SEPARATOR)
@@ -186,7 +193,8 @@ class Assembler:
     def add(self, text: str, node: Any, kind: int, flags: int) -> None:
         """One span of the open paragraph (the tree walk's way; the scanner appends in bulk)."""
         out = self.out
-        out.offsets.append(self.size)
+        if self._offsets:
+            out.offsets.append(self.size)
         out.nodes.append(node)
         out.kinds.append(kind)
         out.flags.append(flags)
@@ -196,5 +204,11 @@ class Assembler:
             raise too_much_text(self.max_size)
 
     def finish(self) -> StoryText:
-        self.out.size = self.size
-        return self.out
+        out = self.out
+        out.size = self.size
+        if not self._offsets:  # each span's offset: the length of the pieces before it
+            offsets = list(accumulate(map(len, out.pieces), initial=0))
+            if offsets.pop() != self.size:  # pragma: no cover - a reader's sizes are its pieces'
+                raise AssertionError("the pieces' lengths are not the text's size")
+            out.offsets = offsets
+        return out

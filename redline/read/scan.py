@@ -35,7 +35,6 @@ from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate
 from typing import Any
 
 from lxml import etree
@@ -132,14 +131,15 @@ class Source:
         return (m.end(), close) if close >= m.end() else None
 
 
-def prepare(data: bytes, part: str, check: bool = True) -> Source | None:
+def prepare(data: bytes, part: str, check: bool = True, xmlns: int | None = None) -> Source | None:
     """``data`` as a :class:`Source`, or None when the part needs the tree walk.
 
     Raises ``dtd_forbidden`` as the parser would; every other oddity (another encoding,
     prefixes redeclared below the root, comments or CDATA, a malformed part) returns None so
     that the tree walk decides, and refuses with its own typed errors.  ``check=False`` leaves
     the parser's check (well-formed, no comment or processing instruction) to the caller:
-    :class:`Check`, which can run while the part is scanned.
+    :class:`Check`, which can run while the part is scanned.  ``xmlns``: how many times
+    ``xmlns`` occurs in ``data``, when known (:meth:`redline.opc.package.Package.counts`).
     """
     if find_doctype(data):
         raise dtd_refusal(part)
@@ -149,7 +149,7 @@ def prepare(data: bytes, part: str, check: bool = True) -> Source | None:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    head = plain_root(data, text)
+    head = plain_root(data, text, xmlns)
     if head is None or data.find(b"CDATA[", head.root_end) >= 0:
         return None
     root, (w, r, mc), root_end = head.root, head.prefixes, head.root_end
@@ -184,11 +184,13 @@ class Head:
     root_end: int
 
 
-def plain_root(data: bytes, text: str) -> Head | None:
+def plain_root(data: bytes, text: str, xmlns: int | None = None) -> Head | None:
     """The root of the part ``data`` whose text from its start (the root's start tag at
     least) is ``text``, or None when the scanner cannot read the part plainly: another
     encoding declared, no root start tag it reads (:func:`_prefixes`), or one of its prefixes
-    (or namespaces) bound again below the root."""
+    (or namespaces) bound again below the root.  ``xmlns``: how many times ``xmlns`` occurs
+    in ``data``, when known: all of them in the root's start tag, nothing below it is looked
+    at (a search of the whole part saved)."""
     if _other_encoding(text[:200]):
         return None
     root = _root(text)
@@ -196,7 +198,8 @@ def plain_root(data: bytes, text: str) -> Head | None:
     if root is None or found is None:
         return None
     root_end = len(text[: root.end()].encode("utf-8"))  # in bytes (a BOM is in the text too)
-    if _redeclares(data, root_end, _own(found)):
+    below = xmlns is None or data.count(b"xmlns", 0, root_end) != xmlns  # declarations after the root's tag
+    if below and _redeclares(data, root_end, _own(found)):
         return None
     return Head(root, found, root_end)
 
@@ -355,9 +358,11 @@ class Patterns:
         # The tags that matter, found by name only (a few per paragraph, ~20 ms over 6 MB);
         # the rest of a start tag (attributes, its end) is read only where needed.
         # Groups: a w: end tag; an mc: end tag; a paragraph's start tag (whole: "/" when
-        # empty); paragraph properties without attributes (whole: "", their content is found by
-        # its end tag, ppr_end: a lazy ".*?" up to it cost a third of the scan); another w:
-        # start tag (its name: the rest is read where needed); an mc: start tag.
+        # empty), and the paragraph properties' start tag without attributes that follows it
+        # straight away (most paragraphs: one match for both); paragraph properties without
+        # attributes (whole: "", their content is found by its end tag, ppr_end: a lazy ".*?"
+        # up to it cost a third of the scan); another w: start tag (its name: the rest is read
+        # where needed); an mc: start tag.
         M = re.escape(mc) if mc else None
         alt = "|".join(names(Role.SKIPPED, namespace=MC_NS))  # mc:Fallback
         fallback = (rf"|{M}:({alt})\s*>", rf"|{M}:({alt})(?=[\s/>])") if M else ("|()(?!)", "|()(?!)")
@@ -372,7 +377,7 @@ class Patterns:
         # of them (most of a part's tags) is given up after a few steps.
         self.token = re.compile(
             rf"<(?:/(?:{W}:({closing})\s*>{fallback[0]})"
-            rf"|{W}:(?:{p}(?:(?=[\s/>]){A}(/?)>"
+            rf"|{W}:(?:{p}(?:(?=[\s/>]){A}(/?)>(?:(?<!/>)(<{W}:{ppr}>))?"
             rf"|{ppr[len(p) :]}>())"
             rf"|({opening})(?=[\s/>])){fallback[1]})",
             re.DOTALL,
@@ -382,8 +387,13 @@ class Patterns:
         # and the "<" that begins it -- no other text holds a "<" -- so reading the text finds
         # markup inside a w:t (markup_in_text, which the tree walk refuses) at no extra cost.
         # Searched up to and including the "<" after the range read (the tag that ends it).
+        # The start and end tags as Word writes them ("<w:t>", '<w:t xml:space="preserve">',
+        # "</w:t>") are tried first, as plain literals: the general forms they are cases of
+        # (any attributes, any spacing) cost a third of the search more.
+        end_tag = rf"</{W}:{t}>|</{W}:{t}\s*>"
+        text = rf"([^<]*(?:(?=</{W}:{t}>)|(?=</{W}:{t}\s*>)|<))(?:{end_tag})?"
         self.texts = re.compile(
-            rf"<{W}:{t}(?=[\s/>]){A}(?:/>|>([^<]*(?:(?=</{W}:{t}\s*>)|<))(?:</{W}:{t}\s*>)?)"
+            rf'<{W}:{t}(?:(?:>| xml:space="preserve">|(?=[\s/]){A}>){text}|(?=[\s/]){A}/>)'
         )
         # a w:t whose text is followed by anything but its end tag: an element inside it
         self.markup_in_text = re.compile(rf"<{W}:{t}(?=[\s>]){A}>[^<]*<(?!/{W}:{t}\s*>)")
@@ -462,7 +472,8 @@ class Scanner:
         self.pos = 0  # everything before has been counted
         self.ordinal = 0  # NODE_TAGS elements before ``pos``
         self._props: dict[str, tuple[ParagraphProps, bool]] = {}
-        self._blobs: dict[str, tuple[int, bool]] = {}  # see _shape
+        # per w:pPr text: _shape's count and flag, and _read_ppr's reading once asked for
+        self._blobs: dict[str, tuple[int, bool, tuple[ParagraphProps, bool] | None]] = {}
         # Where section properties may be: paragraph properties holding a w:sectPr, and what
         # follows a story's last paragraph (the body's own w:sectPr).
         self._sections: list[tuple[int, int]] = []
@@ -513,10 +524,11 @@ class Scanner:
         src, pt = self.source, self.source.patterns
         x, texts_in, tag_end, ppr_end = src.text, pt.texts.findall, pt.tag_end.match, pt.ppr_end.search
         amp = src.has_entities
-        asm = Assembler(*self._carry) if continued else Assembler()
+        # (the spans' offsets are left to the assembler's finish: their pieces' running lengths)
+        asm = Assembler(*self._carry, offsets=False) if continued else Assembler(offsets=False)
         inside = False  # a paragraph is open (asm.ref is not None), kept in a local for the hot loop
         out = asm.out
-        pieces, offsets, nodes, kinds, flags = out.pieces, out.offsets, out.nodes, out.kinds, out.flags
+        pieces, nodes, kinds, flags = out.pieces, out.nodes, out.kinds, out.flags
         ordinal = self.ordinal
         fields: list[bool] = self._fields if continued else []  # per open complex field: past its separator?
         skip = 0  # depth in elements not read (deletions, moves away, fallbacks)
@@ -527,6 +539,7 @@ class Scanner:
         u_ordinals, u_starts, u_ends = self._units
         u_start, placing = 0, self._placing  # where the open outermost paragraph's start tag is
         u_entered = False  # it began inside a complex field or a flagged element
+        lone = False  # it holds no paragraph read so far (see _cells_before)
         pos = start
         for m in pt.token.finditer(x, start, end):
             at = m.start()
@@ -535,36 +548,34 @@ class Scanner:
             if at > pos:
                 texts = texts_in(x, pos, at + 1)
                 if texts:
-                    if "<" in "".join(texts):
+                    joined = "".join(texts)
+                    if "<" in joined:
                         raise Unscannable("markup inside a text element")
                     if inside and not skip and not (fields and not fields[-1]):
-                        if amp and x.find("&", pos, at) >= 0:
+                        if amp and "&" in joined:  # (what the texts hold: shorter than the markup)
                             texts = [unescape(t) for t in texts]
+                            joined = "".join(texts)
                         bits = flagged | (1 if fields else 0)
-                        size = asm.size
+                        size = asm.size + len(joined)
                         if "" in texts:  # an empty w:t is a node but no span
                             for i, text in enumerate(texts):
                                 if text:
-                                    offsets.append(size)
                                     nodes.append(ordinal + i)
                                     kinds.append(0)
                                     flags.append(bits)
                                     pieces.append(text)
-                                    size += len(text)
                         else:
                             n = len(texts)
-                            ends = list(accumulate(map(len, texts), initial=size))
-                            size = ends.pop()
-                            offsets.extend(ends)
                             nodes.extend(range(ordinal, ordinal + n))
-                            kinds.extend(bytes(n))
-                            flags.extend(bytes((bits,)) * n)
+                            zeros = bytes(n)
+                            kinds.extend(zeros)
+                            flags.extend(bytes((bits,)) * n if bits else zeros)
                             pieces.extend(texts)
                         asm.size = size
                         if size > asm.max_size:
                             raise too_much_text(asm.max_size, self.source.part)
                     ordinal += len(texts)
-            closing, mc_closing, p_empty, blob, name, mc_name = m.groups()
+            closing, mc_closing, p_empty, p_ppr, blob, name, mc_name = m.groups()
             if mc_closing is not None:  # </mc:Fallback>
                 pos = m.end()
                 skip -= 1
@@ -609,16 +620,25 @@ class Scanner:
                 if role is _PARAGRAPH:
                     if skip:
                         ordinal += 1
+                    else:
+                        cell = self._cells_before(at) if at > self._cell_at else self._cells
+                        if not inside:
+                            u_start, u_entered, lone = at, bool(fields or flagged or cell), True
+                        else:
+                            lone = False  # the cells were asked for inside the outermost paragraph
+                        # extra: where its content starts (its properties' start tag included)
+                        asm.begin(ordinal, bool(fields) and not fields[-1], pos - len(p_ppr or ""), cell)
+                        inside = True
+                        ordinal += 1
+                    if empty:
+                        close_at = pos
+                    elif p_ppr is None:
                         continue
-                    cell = self._cells_before(at)
-                    if not inside:
-                        u_start, u_entered = at, bool(fields or flagged or cell)
-                    asm.begin(ordinal, bool(fields) and not fields[-1], pos, cell)  # extra: its content
-                    inside = True
-                    ordinal += 1
-                    if not empty:
-                        continue
-                    close_at = pos
+                    else:  # its properties' start tag, matched with it: read them now
+                        role = _PROPERTIES
+                if role is _PARAGRAPH:
+                    if skip:
+                        continue  # an empty paragraph inside something skipped
                 elif role is _PROPERTIES:
                     if empty:
                         continue
@@ -634,17 +654,20 @@ class Scanner:
                     pos = shut.end()
                     shape = blobs.get(blob)
                     if shape is None:
-                        shape = blobs[blob] = self._shape(blob)
+                        shape = blobs[blob] = (*self._shape(blob), None)
                     ordinal += shape[0]
                     if shape[1]:
                         self._sections.append((blob_at, pos))
                     if inside and not skip:
-                        asm.props, asm.deleted = self._read_ppr(blob)
+                        read = shape[2]
+                        if read is None:  # (read when a paragraph first has them: one lookup after)
+                            read = self._read_ppr(blob)
+                            blobs[blob] = (shape[0], shape[1], read)
+                        asm.props, asm.deleted = read
                     continue
                 elif role is _CHARACTER or role is _SYMBOL:
                     if inside and not skip and not (fields and not fields[-1]):
                         char = symbol(attributes(attrs).get(pt.char)) if role is _SYMBOL else _CHAR_OF[name]
-                        offsets.append(asm.size)
                         nodes.append(ordinal)
                         kinds.append(1)
                         flags.append(flagged | (1 if fields else 0))
@@ -675,6 +698,12 @@ class Scanner:
             outermost, ended = asm.outermost, asm.ref
             asm.end()
             inside = asm.ref is not None  # back in the paragraph that holds a text box
+            if outermost and lone and self._cell_at == u_start:
+                # No cells asked for since its start tag: what it holds is a whole element's
+                # content, every cell it may hold (a text box's table) closed in it, so the
+                # cells open after it are those open before it -- the search for cells reads on
+                # from its end tag rather than through its text.
+                self._cell_at = pos
             if placing and outermost:
                 if u_entered:
                     self._entered.append(len(u_ordinals))
@@ -726,7 +755,8 @@ class Scanner:
                 depth = self._cells
                 for close, empty in pt.tc.findall(x, start, at):
                     if close:
-                        depth = max(0, depth - 1)
+                        if depth:  # (never below none)
+                            depth -= 1
                     elif not empty:
                         depth += 1
                 self._cells = depth
