@@ -213,3 +213,29 @@ def _partial_after(data: bytes, entries: list[dict[str, Any]]) -> tuple[Partial,
     assert out.report.all_applied, out.report.edits
     assert len(seen) == 1
     return seen[0], len(Package.from_bytes(data).read(MAIN))
+
+
+_DECLS = [
+    b' xmlns:a="urn:a"', b' xmlns:b="urn:b"', b' xmlns:a="urn:b"', b" xmlns='urn:a'", b' xmlns:c = "urn:a"'
+]  # fmt: skip
+_INNER = [*_DECLS, b' x="xmlns"', b">xmlns<"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    root=st.lists(st.sampled_from(_DECLS), max_size=3),
+    inner=st.lists(st.tuples(st.integers(0, 3), st.sampled_from(_INNER)), max_size=4),
+)
+def test_the_load_s_count_of_xmlns_answers_as_the_search_of_the_part(
+    root: list[bytes], inner: list[tuple[int, bytes]]
+) -> None:
+    # the main part's count of "xmlns" (the load's) tells when none is below the root: the
+    # verdict is the one the search of the whole part gives
+    from redline.read.partial import _plain_namespaces
+
+    head = b"<r" + b"".join(root) + b">"
+    body = [b"<p/>", b"<p/>", b"<p/>", b"<p/>"]
+    for at, decl in inner:
+        body[at] = body[at][:-2] + decl + b"/>" if decl.startswith(b" xmlns") else body[at] + decl
+    data = head + b"".join(body) + b"</r>"
+    assert _plain_namespaces(data, len(head), data.count(b"xmlns")) == _plain_namespaces(data, len(head))

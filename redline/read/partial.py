@@ -97,16 +97,19 @@ def _byte_offsets(data: bytes, layout: Layout) -> tuple[list[int], list[int]]:
     return starts, ends
 
 
-def _plain_namespaces(data: bytes, root_bytes: int) -> bool:
+def _plain_namespaces(data: bytes, root_bytes: int, xmlns: int | None = None) -> bool:
     """Does every namespace declaration in ``data`` bind its prefix to one name, every name
     to one prefix, and is each made once?  (lxml takes a declaration off a moved element
-    when the same one is in scope where it goes.)"""
+    when the same one is in scope where it goes.)  ``xmlns``: how many times ``xmlns`` occurs
+    in ``data``, when known (:meth:`redline.opc.package.Package.counts`)."""
     prefix_of: dict[bytes, bytes] = {}
     name_of: dict[bytes, bytes] = {}
     seen: set[tuple[bytes, bytes]] = set()
-    # (a byte search first: Word declares every namespace on the root)
+    # (a byte search first: Word declares every namespace on the root -- and when the part's
+    # count of "xmlns" is the root's, none is below it, and no search of the part is needed)
     found = _XMLNS.findall(data, 0, root_bytes)
-    if data.find(b"xmlns", root_bytes) >= 0:
+    below = xmlns is None or xmlns != data.count(b"xmlns", 0, root_bytes)
+    if below and data.find(b"xmlns", root_bytes) >= 0:
         found += _XMLNS.findall(data, root_bytes)
     for prefix, dq, sq in found:
         uri = dq or sq
@@ -145,12 +148,15 @@ def _unescape(value: str) -> str:
     return unescape(value.replace("\t", " ").replace("\n", " ").replace("\r", " "))
 
 
-def partial_tree(data: bytes, part: str, layout: Layout | None, total: int) -> Partial | None:
+def partial_tree(
+    data: bytes, part: str, layout: Layout | None, total: int, xmlns: int | None = None
+) -> Partial | None:
     """A :class:`Partial` of ``part`` (its bytes ``data``, the scanner's ``layout`` and count
-    of nodes ``total``), or None when the part should be parsed whole (see the module)."""
+    of nodes ``total``; ``xmlns``: the count of ``xmlns`` in ``data``, when known), or None
+    when the part should be parsed whole (see the module)."""
     if layout is None or not len(layout.ordinals) or _WHOLE.get():
         return None
-    if not _plain_namespaces(data, layout.root_bytes):
+    if not _plain_namespaces(data, layout.root_bytes, xmlns):
         return None
     return Partial(data, part, layout, total)
 
@@ -337,9 +343,7 @@ class Partial:
             self.complete()  # (a prefix only an inner element declares: read the tree)
             return {v for el in self.root.iter(*tags) if (v := el.get(attribute)) is not None}
         starts = b"|".join(re.escape(n) for n in names if n is not None)
-        pattern = re.compile(
-            rb"<(?:" + starts + rb""")((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*/?>"""
-        )
+        pattern = re.compile(rb"<(?:" + starts + rb""")((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*/?>""")
         wanted = re.compile(rb"""(?:^|\s)""" + re.escape(attr) + rb"""\s*=\s*(?:"([^"]*)"|'([^']*)')""")
         for k, holder in enumerate(self._holders):
             if holder is None:
