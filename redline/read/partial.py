@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import operator
 import re
 import threading
 from collections.abc import Iterator
@@ -202,6 +203,8 @@ class Partial:
         self._holder_index = {id(h): k for k, h in enumerate(self._holders)}
         self._lock = threading.RLock()
         self._declared: dict[tuple[tuple[str | None, str], ...], str] = {}  # see _nodes_of
+        # per parent of a unit (by id): its ancestors from it up (held), its wrapper's head, tail
+        self._wrappers: dict[int, tuple[list[etree._Element], bytes, bytes]] = {}
         self._filled: dict[int, etree._Element] = {}  # the elements filled (by id: held here)
         self.parsed_units = 0
         """Units parsed on their own so far (:meth:`complete` not counted)."""
@@ -377,16 +380,23 @@ class Partial:
         assert holder is not None
         parent = holder.getparent()
         assert parent is not None
-        depth = sum(1 for _ in holder.iterancestors())
         own = self._data[self._starts[i] : self._ends[i]]
-        # the namespaces in scope there (the same few dozen every time: spelt once per scope)
-        scope = parent.nsmap
-        key = tuple(scope.items())
-        declared = self._declared.get(key)
-        if declared is None:
-            declared = self._declared[key] = declarations(scope)
-        head = f"<x{declared}>" + "<x>" * (depth - 1)
-        fragment = head.encode() + own + b"</x>" * depth
+        # the wrapper: as deep as the unit, declaring the namespaces in scope there (the same
+        # few dozen every time: spelt once per scope, and made once per parent -- most units
+        # are the body's; a parent moved since is made again: its ancestors are compared)
+        ancestors = list(holder.iterancestors())
+        depth = len(ancestors)
+        made = self._wrappers.get(id(parent))
+        if made is None or len(made[0]) != depth or not all(map(operator.is_, made[0], ancestors)):
+            scope = parent.nsmap
+            key = tuple(scope.items())
+            declared = self._declared.get(key)
+            if declared is None:
+                declared = self._declared[key] = declarations(scope)
+            head = (f"<x{declared}>" + "<x>" * (depth - 1)).encode()
+            made = self._wrappers[id(parent)] = (ancestors, head, b"</x>" * depth)
+        _, head_bytes, tail_bytes = made
+        fragment = head_bytes + own + tail_bytes
         self.parsed_bytes += len(own)  # (the wrapper's declarations aside)
         inner = parse_xml(fragment, self.part)
         for _ in range(depth - 1):
