@@ -535,3 +535,37 @@ def test_corpus_documents_edited_tracked_and_untracked_read_back_as_the_full_rea
     print(f"\nread-backs: {runs}; read again: {used}; left to the full read: {left}")
     assert runs >= 40
     assert used >= runs // 2  # most outputs are read again, not read in full
+
+
+_W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+_ROOT_DECLS = [f' xmlns:w="{_W}"'.encode(), b' xmlns:a="urn:a"', b" xmlns:r='urn:r'"]
+_BELOW = [
+    b' xmlns:a="urn:a"',
+    f' xmlns:w="{_W}"'.encode(),
+    b' xmlns:w="urn:other"',
+    b' xmlns:q="' + _W.encode() + b'"',
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    root=st.lists(st.sampled_from(_ROOT_DECLS), min_size=1, max_size=3, unique=True),
+    below=st.lists(st.sampled_from(_BELOW), max_size=3),
+)
+def test_the_root_read_from_its_start_tag_alone_when_the_count_says_no_xmlns_is_below(
+    root: list[bytes], below: list[bytes]
+) -> None:
+    # the read-back reads the output's root from its start tag alone when the load's count of
+    # "xmlns" is the start tag's: the same head plain_root finds in the whole part
+    from redline.read import scan
+
+    head = b"<w:document" + b"".join(root) + b">"
+    data = head + b"".join(b"<w:p" + d + b"/>" for d in below) + b"<w:p/></w:document>"
+    text = head.decode()
+    if data.count(b"xmlns") != data.count(b"xmlns", 0, len(head)):
+        return  # (searched in the whole part then)
+
+    def seen(found: scan.Head | None) -> object:
+        return None if found is None else (found.root.group(0), found.prefixes, found.root_end)
+
+    assert seen(scan.plain_root(data[: len(head)], text)) == seen(scan.plain_root(data, text))

@@ -162,7 +162,11 @@ def _read_again(
             if not spliced_well_formed(spliced):
                 raise _GiveUp("a splice not plainly well-formed")
             data = new.read(main)
-            body, refs, totals[main], layouts[main] = _Body(old, package.read(main), data, spliced).read()
+            counts = new.counts(main)
+            xmlns = counts[1] if counts is not None else None
+            body, refs, totals[main], layouts[main] = _Body(
+                old, package.read(main), data, spliced, xmlns
+            ).read()
         else:
             body, refs = old.body_text(), view.scanned.refs
             totals[main], layouts[main] = old.totals[main], old.layouts.get(main)
@@ -392,7 +396,9 @@ def _other_stories(
 class _Body:
     """The output's main part read as the input's, but for the windows around its splices."""
 
-    def __init__(self, old: _Old, old_data: bytes, data: bytes, spliced: list[Spliced]) -> None:
+    def __init__(
+        self, old: _Old, old_data: bytes, data: bytes, spliced: list[Spliced], xmlns: int | None = None
+    ) -> None:
         layout = old.layouts.get(old.main)
         if layout is None:
             raise _GiveUp("the main part was not placed")
@@ -403,7 +409,10 @@ class _Body:
         if find_doctype(data):
             raise _GiveUp("a DOCTYPE")
         text = data[: layout.root_bytes].decode("utf-8", "replace")
-        head = scan.plain_root(data, text)
+        # (``xmlns``: the output's count of "xmlns", the load's; when the root's start tag
+        # holds them all, none below it can rebind a prefix: not searched for in the part)
+        below = xmlns is None or xmlns != data.count(b"xmlns", 0, layout.root_bytes)
+        head = scan.plain_root(data if below else data[: layout.root_bytes], text)
         if head is None or head.root_end != layout.root_bytes or len(text) != layout.root_end:
             raise _GiveUp("another root, encoding or prefix")
         self.w, self.r, mc = head.prefixes
@@ -446,7 +455,7 @@ class _Body:
         if unit >= self.units:
             return self.old.n_body
         if self._para_units is None:  # per body paragraph, one more than its unit (never decreasing)
-            ordinals = self.layout.ordinals
+            ordinals = list(self.layout.ordinals)  # (a list bisects faster than an array)
             refs = map(_REF, self.old.paras[: self.old.n_body])
             self._para_units = list(map(bisect.bisect_right, repeat(ordinals), refs))
         return bisect.bisect_left(self._para_units, unit + 1)
