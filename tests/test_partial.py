@@ -239,3 +239,26 @@ def test_the_load_s_count_of_xmlns_answers_as_the_search_of_the_part(
         body[at] = body[at][:-2] + decl + b"/>" if decl.startswith(b" xmlns") else body[at] + decl
     data = head + b"".join(body) + b"</r>"
     assert _plain_namespaces(data, len(head), data.count(b"xmlns")) == _plain_namespaces(data, len(head))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.text(st.sampled_from("a<>\u00a7\u2019\u00e9\U0001f600 "), max_size=60),
+    cuts=st.lists(st.integers(0, 60), max_size=12),
+    head=st.integers(0, 5),
+)
+def test_the_units_byte_offsets_are_the_walk_s(text: str, cuts: list[int], head: int) -> None:
+    # the inlined walk of a layout's offsets against ByteOffsets.of, one offset at a time
+    from redline.read.partial import ByteOffsets, byte_offsets_of
+
+    data = text.encode("utf-8")
+    head = min(head, len(text))
+    byte = len(text[:head].encode("utf-8"))
+    offsets = sorted(head + c % (len(text) - head + 1) for c in cuts)
+    if len(offsets) % 2:
+        offsets.append(len(text))
+    starts, ends = offsets[0::2], offsets[1::2]
+    where = ByteOffsets(data, head, byte)
+    expected = [where.of(c) for c in offsets]
+    got_s, got_e = byte_offsets_of(data, head, byte, starts, ends)
+    assert got_s == expected[0::2] and got_e == expected[1::2]
