@@ -1,11 +1,11 @@
 """Find a quoted passage in a document's view: exact, or tolerant of typography only; never a pick.
 
 :class:`Locator` answers "where does this quote occur?" for anchors and summary quotes alike.
-The document is normalised once per view (:class:`NormalizedText`) and, once a few hundred
-quotes have been asked for (an index costs about as much as 300 scans), indexed once: every
-space-separated token of the normalised text with the offsets where it occurs.  A quote is
-then found by checking, at C speed, only the places where its rarest inner token occurs, so
-every occurrence in the whole document is counted without scanning the whole text per quote.
+The document is normalised once per view (:class:`NormalizedText`) and, once a few quotes have
+been asked for, indexed once: every space-separated token of the normalised text with the
+offsets where it occurs.  A quote is then found by checking, at C speed, only the places where
+its rarest inner token occurs, so every occurrence in the whole document is counted without
+scanning the whole text per quote.
 
 A quote that is not found, or found more than once, gets its hint from
 :mod:`redline.match.hints` (the nearest passage; the unique extensions).
@@ -35,10 +35,7 @@ if TYPE_CHECKING:  # the names that moved to the hints (see __getattr__ at the e
 
 MAX_MATCHES = 1000  # occurrences counted before a quote is called hopelessly ambiguous
 CONTEXT = 30  # characters of context either side in a location
-# Full-text scans answered before the token index is built: one index costs about as much as
-# 300 scans (a 985,000-character contract: 43 ms against 0.13 ms a quote, both in C and both
-# proportional to the text), so a batch of a few hundred quotes is found faster by scanning.
-SCANS_BEFORE_INDEX = 256
+_SCANS_BEFORE_INDEX = 8  # full-text scans answered before the token index is built
 # Someone's deletion (and a move's source), read from the one table; the text in them.
 _LABELLED_MIN = 3  # characters a quote must hold besides its labels to be found by them
 
@@ -279,7 +276,7 @@ class Locator:
         norm = self.normalized
         hay = norm.text
         out: list[int] = []
-        if self._tokens is None and self._scans >= SCANS_BEFORE_INDEX:
+        if self._tokens is None and self._scans >= _SCANS_BEFORE_INDEX:
             self._token_index()
         found = None if self._tokens is None else self._tokens.occurrences(needle, hay, limit)
         if found is not None:

@@ -31,7 +31,7 @@ from ..text.worddiff import word_diff
 from .crossref import CrossRef, ref_note, retarget
 from .fields import code_runs, open_at_end, whole_fields
 from .hints import HintBudget, not_found, unique_extension
-from .locate import SCANS_BEFORE_INDEX, Found, Locator
+from .locate import Found, Locator
 from .moves import move_note, movers
 
 # The planners of format entries, table rows and clause moves (redline.match.formats, .rows,
@@ -190,8 +190,8 @@ def _verify(
     refs_of: dict[tuple[int, int], tuple[str, tuple[CrossRef, ...]]] = {}  # (edit, range start)
     moves_of: dict[int, MovePlan] = {}  # move_after / move_before: the clause and its destination
     stale = revision is not None and revision != view.revision
-    if len(edits) > SCANS_BEFORE_INDEX and not stale:
-        locator.prepare()  # index once now rather than after as many full scans
+    if len(edits) > 8 and not stale:
+        locator.prepare()  # index once now rather than after a few full scans
     budget = HintBudget()  # hints bounded per edit and per call (redline.match.hints)
     format_of: dict[int, FormatPlan] = {}  # format entries' plans; the document's styles read once
     styles: list[Styles | None] = []
