@@ -262,3 +262,38 @@ def test_the_units_byte_offsets_are_the_walk_s(text: str, cuts: list[int], head:
     expected = [where.of(c) for c in offsets]
     got_s, got_e = byte_offsets_of(data, head, byte, starts, ends)
     assert got_s == expected[0::2] and got_e == expected[1::2]
+
+
+def _fresh_partial(seed: int) -> tuple[Partial, Any]:
+    package = Package.from_bytes(contract(seed, 3))
+    view = build_view(package, trees=True)
+    nodes = view.span_nodes
+    assert isinstance(nodes, NodeMap)
+    nodes.check()
+    partial = nodes.partial(MAIN)
+    assert partial is not None
+    return partial, nodes
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 3), picks=st.lists(st.integers(0, 10_000), min_size=1, max_size=30))
+def test_units_parsed_ahead_make_the_tree_parsing_them_one_by_one_makes(seed: int, picks: list[int]) -> None:
+    # prefetch, then the units asked for in order (as the splice asks): the same tree, the
+    # same units parsed, the same counts as asking without it
+    from lxml import etree
+
+    trees = []
+    for ahead in (False, True):
+        partial, nodes = _fresh_partial(seed)
+        layout = nodes.layout(MAIN)
+        units = sorted({p % len(layout.ordinals) for p in picks})
+        if ahead:
+            partial.prefetch(units)
+            assert partial._ready  # (parsed, waiting to be asked for)
+        for i in units:
+            el = nodes.element(MAIN, layout.ordinals[i])
+            partial.solid(el.getprevious())
+            partial.solid(el.getnext())
+        parsed = [k for k in range(len(layout.ordinals)) if partial._units[k] is not None]
+        trees.append((etree.tostring(partial.root), parsed, partial.parsed_units, partial.parsed_bytes))
+    assert trees[0] == trees[1]

@@ -303,6 +303,8 @@ def _stretches(nodes: NodeMap, part: str, indices: list[int]) -> list[_Stretch] 
     solid = partial.solid if partial is not None else _same
     byte_starts = partial.byte_starts if partial is not None else None
     byte_ends = partial.byte_ends if partial is not None else None
+    if partial is not None:  # their paragraphs, and those beside, parsed a few dozen at a time
+        partial.prefetch(indices)
     out: list[_Stretch] = []
     last_el: etree._Element | None = None
     last_i = -2
