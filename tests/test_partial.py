@@ -231,14 +231,14 @@ def test_the_load_s_count_of_xmlns_answers_as_the_search_of_the_part(
 ) -> None:
     # the main part's count of "xmlns" (the load's) tells when none is below the root: the
     # verdict is the one the search of the whole part gives
-    from redline.read.partial import _plain_namespaces
+    from redline.read.partial import plain_namespaces
 
     head = b"<r" + b"".join(root) + b">"
     body = [b"<p/>", b"<p/>", b"<p/>", b"<p/>"]
     for at, decl in inner:
         body[at] = body[at][:-2] + decl + b"/>" if decl.startswith(b" xmlns") else body[at] + decl
     data = head + b"".join(body) + b"</r>"
-    assert _plain_namespaces(data, len(head), data.count(b"xmlns")) == _plain_namespaces(data, len(head))
+    assert plain_namespaces(data, len(head), data.count(b"xmlns")) == plain_namespaces(data, len(head))
 
 
 @settings(max_examples=200, deadline=None)

@@ -593,6 +593,8 @@ def test_stretches_parsed_a_parent_at_a_time_are_well_formed_as_one_by_one(
 ) -> None:
     from lxml import etree
 
+    from redline.write.splice import Spliced
+
     table = "<w:tbl><w:tr><w:tc/></w:tr></w:tbl>"
     doc = etree.fromstring(f'<w:document xmlns:w="{_W}"><w:body>{table}</w:body></w:document>'.encode())
     body = doc[0]
@@ -604,8 +606,8 @@ def test_stretches_parsed_a_parent_at_a_time_are_well_formed_as_one_by_one(
             n = 250 + deep
             put = b"<w:b>" * n + put + b"</w:b>" * n
         parent = (body, cell, doc)[where]
-        spliced.append(readback.Spliced(0, 0, 0, 0, 0, put, parent))
-    batched, each = readback.spliced_well_formed(spliced), readback._each_well_formed(spliced)
+        spliced.append(Spliced(0, 0, 0, 0, 0, put, parent))
+    batched, each = readback.spliced_well_formed(spliced), readback.each_well_formed(spliced)
     assert each or not batched  # never more lenient than one by one
     if not any(re.search(rb"</?x>", s.put) for s in spliced):
         # (one by one, a put that closes the wrapper and opens another passed: no serialised

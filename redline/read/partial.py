@@ -59,7 +59,8 @@ from .roles import NODE_TAGS, RANGE_MARKUP
 from .scan import Layout
 
 __all__ = [
-    "PLACEHOLDER", "ByteOffsets", "Partial", "byte_offsets_of", "partial_tree", "whole_parts", "wholly"
+    "PLACEHOLDER", "ByteOffsets", "Partial", "byte_offsets_of", "partial_tree", "plain_namespaces",
+    "whole_parts", "wholly",
 ]  # fmt: skip
 
 PLACEHOLDER = "redline-unit"
@@ -128,7 +129,7 @@ def byte_offsets_of(
     return out_s, out_e
 
 
-def _plain_namespaces(data: bytes, root_bytes: int, xmlns: int | None = None) -> bool:
+def plain_namespaces(data: bytes, root_bytes: int, xmlns: int | None = None) -> bool:
     """Does every namespace declaration in ``data`` bind its prefix to one name, every name
     to one prefix, and is each made once?  (lxml takes a declaration off a moved element
     when the same one is in scope where it goes.)  ``xmlns``: how many times ``xmlns`` occurs
@@ -187,7 +188,7 @@ def partial_tree(
     when the part should be parsed whole (see the module)."""
     if layout is None or not len(layout.ordinals) or _WHOLE.get():
         return None
-    if not _plain_namespaces(data, layout.root_bytes, xmlns):
+    if not plain_namespaces(data, layout.root_bytes, xmlns):
         return None
     return Partial(data, part, layout, total)
 

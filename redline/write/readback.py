@@ -246,13 +246,13 @@ def spliced_well_formed(spliced: Sequence[Spliced]) -> bool:
     before), and parsed as one -- well-formed exactly when each is (a stretch holding that
     name is parsed on its own: no put can then close or open the element around it, so each
     must be balanced inside its own, and every other constraint is decided inside one
-    stretch); :func:`_each_well_formed` parses them one by one, the long way the tests hold
+    stretch); :func:`each_well_formed` parses them one by one, the long way the tests hold
     this to.  (Stricter only than that long way's leniency: a put that closes the wrapper
     around it and opens another, ``</x><x>``, passed one by one -- no serialised paragraph
     holds one, and a parent at a time refuses it, leaving it to the full read.)
     """
     if any(s.put.find(_PUT) >= 0 for s in spliced):
-        return _each_well_formed(spliced)
+        return each_well_formed(spliced)
     groups: dict[etree._Element, list[bytes]] = {}
     for s in spliced:
         groups.setdefault(s.parent, []).append(s.put)
@@ -287,7 +287,7 @@ def _wrapper(parent: etree._Element, extra: int) -> tuple[bytes, bytes]:
     return head.encode("utf-8"), b"</x>" * (depth + 1 - extra)
 
 
-def _each_well_formed(spliced: Sequence[Spliced]) -> bool:
+def each_well_formed(spliced: Sequence[Spliced]) -> bool:
     """:func:`spliced_well_formed`'s verdict, each stretch parsed on its own."""
     heads: dict[etree._Element, tuple[bytes, bytes]] = {}
     found = scan.OddNodes()
