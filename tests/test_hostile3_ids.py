@@ -23,6 +23,8 @@ import zipfile
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lxml import etree
 
 from redline.apply import ApplyOptions, Outcome, apply_reply
@@ -313,3 +315,26 @@ def test_typed_numbers_up_to_six_digits_are_sections_and_seven_are_not() -> None
     assert typed_number("Clause 1234567 The fee.") is None
     number = read_number("Clause 1234")
     assert number is not None and number.path[0] == "1234"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([b" w:id=", b":id=", b"\tid=", b"paraId=", b"id="]),
+            st.sampled_from([b'"', b"'"]),
+            st.text("0123456789 +\t-x", max_size=24).map(str.encode),
+        ),
+        max_size=8,
+    )
+)
+def test_the_id_scan_reads_each_id_as_id_number_does(attrs: list[tuple[bytes, bytes, bytes]]) -> None:
+    # the scan's plain-digits shortcut against id_number, the long way, on every value
+    data = b"<w:r" + b"".join(name + q + value + q for name, q, value in attrs) + b"/>"
+    expected: set[int] = set()
+    for m in re.finditer(rb"""id=["']([ \t\r\n]*\+?[0-9]+[ \t\r\n]*)["']""", data):
+        if m.start() and data[m.start() - 1] in b": \t\n\r\x0b\x0c":
+            number = id_number(m.group(1))
+            if number is not None:
+                expected.add(number)
+    assert document_ids([data]) == expected

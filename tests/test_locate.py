@@ -161,6 +161,32 @@ def test_the_token_index_finds_exactly_what_a_scan_finds() -> None:
         assert scanning._tokens is None
 
 
+_WORDS = ["Tenant", "shall", "pay", "the", "Rent", "of", "(30)", "Section\u00a04.2", "…", "“x”"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    paras=st.lists(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=12), min_size=1, max_size=12),
+    cuts=st.lists(st.tuples(st.integers(0, 10_000), st.integers(1, 60)), min_size=1, max_size=20),
+)
+def test_quotes_scanned_and_indexed_are_found_alike(
+    paras: list[list[str]], cuts: list[tuple[int, int]]
+) -> None:
+    # the locator scans for its first few quotes and indexes after: either way every quote
+    # is found at the same places, with the same kind and tolerances
+    view = view_of(*(" ".join(words) for words in paras))
+    text = view.text
+    indexed = Locator(view)
+    indexed.prepare()
+    for at, size in cuts:
+        s = at % len(text)
+        quote = text[s : s + size]
+        scanning = Locator(view)  # (a fresh one scans for its first few quotes)
+        assert scanning.find(quote) == indexed.find(quote)
+        assert scanning.count(quote, limit=3) == indexed.count(quote, limit=3)
+        assert scanning._tokens is None
+
+
 # -- reporting ----------------------------------------------------------------------------------
 
 

@@ -463,6 +463,15 @@ def test_deflate_gives_the_payload_back_at_every_size(chunks: float, engine: str
         assert first.endswith(b"\x00\x00\xff\xff") and body.startswith(first)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=3000), st.integers(0, 2))
+def test_a_written_member_s_crc_is_zlib_s(payload: bytes, repeat: int) -> None:
+    # libdeflate's CRC-32 (the writer's where it is installed) against zlib's, the long way
+    data = payload * (1 + repeat * 700)
+    assert zipwrite.crc32(data) == zlib.crc32(data)
+    assert zipwrite.deflate(data, "zlib")[1] == zipwrite.deflate(data, "libdeflate")[1] == zlib.crc32(data)
+
+
 def test_the_engine_is_libdeflate_where_it_is_installed() -> None:
     pytest.importorskip("deflate")  # a dependency: installed with the package
     assert zipwrite.ENGINE == "libdeflate"

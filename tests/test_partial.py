@@ -213,3 +213,87 @@ def _partial_after(data: bytes, entries: list[dict[str, Any]]) -> tuple[Partial,
     assert out.report.all_applied, out.report.edits
     assert len(seen) == 1
     return seen[0], len(Package.from_bytes(data).read(MAIN))
+
+
+_DECLS = [
+    b' xmlns:a="urn:a"', b' xmlns:b="urn:b"', b' xmlns:a="urn:b"', b" xmlns='urn:a'", b' xmlns:c = "urn:a"'
+]  # fmt: skip
+_INNER = [*_DECLS, b' x="xmlns"', b">xmlns<"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    root=st.lists(st.sampled_from(_DECLS), max_size=3),
+    inner=st.lists(st.tuples(st.integers(0, 3), st.sampled_from(_INNER)), max_size=4),
+)
+def test_the_load_s_count_of_xmlns_answers_as_the_search_of_the_part(
+    root: list[bytes], inner: list[tuple[int, bytes]]
+) -> None:
+    # the main part's count of "xmlns" (the load's) tells when none is below the root: the
+    # verdict is the one the search of the whole part gives
+    from redline.read.partial import plain_namespaces
+
+    head = b"<r" + b"".join(root) + b">"
+    body = [b"<p/>", b"<p/>", b"<p/>", b"<p/>"]
+    for at, decl in inner:
+        body[at] = body[at][:-2] + decl + b"/>" if decl.startswith(b" xmlns") else body[at] + decl
+    data = head + b"".join(body) + b"</r>"
+    assert plain_namespaces(data, len(head), data.count(b"xmlns")) == plain_namespaces(data, len(head))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.text(st.sampled_from("a<>\u00a7\u2019\u00e9\U0001f600 "), max_size=60),
+    cuts=st.lists(st.integers(0, 60), max_size=12),
+    head=st.integers(0, 5),
+)
+def test_the_units_byte_offsets_are_the_walk_s(text: str, cuts: list[int], head: int) -> None:
+    # the inlined walk of a layout's offsets against ByteOffsets.of, one offset at a time
+    from redline.read.partial import ByteOffsets, byte_offsets_of
+
+    data = text.encode("utf-8")
+    head = min(head, len(text))
+    byte = len(text[:head].encode("utf-8"))
+    offsets = sorted(head + c % (len(text) - head + 1) for c in cuts)
+    if len(offsets) % 2:
+        offsets.append(len(text))
+    starts, ends = offsets[0::2], offsets[1::2]
+    where = ByteOffsets(data, head, byte)
+    expected = [where.of(c) for c in offsets]
+    got_s, got_e = byte_offsets_of(data, head, byte, starts, ends)
+    assert got_s == expected[0::2] and got_e == expected[1::2]
+
+
+def _fresh_partial(seed: int) -> tuple[Partial, Any]:
+    package = Package.from_bytes(contract(seed, 3))
+    view = build_view(package, trees=True)
+    nodes = view.span_nodes
+    assert isinstance(nodes, NodeMap)
+    nodes.check()
+    partial = nodes.partial(MAIN)
+    assert partial is not None
+    return partial, nodes
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 3), picks=st.lists(st.integers(0, 10_000), min_size=1, max_size=30))
+def test_units_parsed_ahead_make_the_tree_parsing_them_one_by_one_makes(seed: int, picks: list[int]) -> None:
+    # prefetch, then the units asked for in order (as the splice asks): the same tree, the
+    # same units parsed, the same counts as asking without it
+    from lxml import etree
+
+    trees = []
+    for ahead in (False, True):
+        partial, nodes = _fresh_partial(seed)
+        layout = nodes.layout(MAIN)
+        units = sorted({p % len(layout.ordinals) for p in picks})
+        if ahead:
+            partial.prefetch(units)
+            assert partial._ready  # (parsed, waiting to be asked for)
+        for i in units:
+            el = nodes.element(MAIN, layout.ordinals[i])
+            partial.solid(el.getprevious())
+            partial.solid(el.getnext())
+        parsed = [k for k in range(len(layout.ordinals)) if partial._units[k] is not None]
+        trees.append((etree.tostring(partial.root), parsed, partial.parsed_units, partial.parsed_bytes))
+    assert trees[0] == trees[1]

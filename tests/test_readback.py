@@ -11,6 +11,7 @@ revision -- and where the full read refuses, the read-back refuses the same, cod
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -535,3 +536,80 @@ def test_corpus_documents_edited_tracked_and_untracked_read_back_as_the_full_rea
     print(f"\nread-backs: {runs}; read again: {used}; left to the full read: {left}")
     assert runs >= 40
     assert used >= runs // 2  # most outputs are read again, not read in full
+
+
+_W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+_ROOT_DECLS = [f' xmlns:w="{_W}"'.encode(), b' xmlns:a="urn:a"', b" xmlns:r='urn:r'"]
+_BELOW = [
+    b' xmlns:a="urn:a"',
+    f' xmlns:w="{_W}"'.encode(),
+    b' xmlns:w="urn:other"',
+    b' xmlns:q="' + _W.encode() + b'"',
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    root=st.lists(st.sampled_from(_ROOT_DECLS), min_size=1, max_size=3, unique=True),
+    below=st.lists(st.sampled_from(_BELOW), max_size=3),
+)
+def test_the_root_read_from_its_start_tag_alone_when_the_count_says_no_xmlns_is_below(
+    root: list[bytes], below: list[bytes]
+) -> None:
+    # the read-back reads the output's root from its start tag alone when the load's count of
+    # "xmlns" is the start tag's: the same head plain_root finds in the whole part
+    from redline.read import scan
+
+    head = b"<w:document" + b"".join(root) + b">"
+    data = head + b"".join(b"<w:p" + d + b"/>" for d in below) + b"<w:p/></w:document>"
+    text = head.decode()
+    if data.count(b"xmlns") != data.count(b"xmlns", 0, len(head)):
+        return  # (searched in the whole part then)
+
+    def seen(found: scan.Head | None) -> object:
+        return None if found is None else (found.root.group(0), found.prefixes, found.root_end)
+
+    assert seen(scan.plain_root(data[: len(head)], text)) == seen(scan.plain_root(data, text))
+
+
+_PIECES = [
+    b"<w:r><w:t>the Rent</w:t></w:r>", b"<w:r>", b"</w:r>", b"<x>", b"</x>", b"</x><x>", b"<!--c-->",
+    b"<?pi?>", b"<zz:a/>", b"a &amp; b", b"&bogus;", b"<redline-put>", b"</redline-put>",
+    b'<w:r w:a="1" w:a="2"/>', b"\n", b"<w:p/>",
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    puts=st.lists(
+        st.tuples(st.lists(st.sampled_from(_PIECES), max_size=4), st.integers(0, 2), st.integers(0, 1)),
+        min_size=1,
+        max_size=5,
+    ),
+    deep=st.integers(0, 6),
+)
+def test_stretches_parsed_a_parent_at_a_time_are_well_formed_as_one_by_one(
+    puts: list[tuple[list[bytes], int, int]], deep: int
+) -> None:
+    from lxml import etree
+
+    from redline.write.splice import Spliced
+
+    table = "<w:tbl><w:tr><w:tc/></w:tr></w:tbl>"
+    doc = etree.fromstring(f'<w:document xmlns:w="{_W}"><w:body>{table}</w:body></w:document>'.encode())
+    body = doc[0]
+    cell = body[0][0][0]
+    spliced = []
+    for pieces, where, nested in puts:
+        put = b"".join(pieces)
+        if nested:  # at the parser's depth limit, or over it
+            n = 250 + deep
+            put = b"<w:b>" * n + put + b"</w:b>" * n
+        parent = (body, cell, doc)[where]
+        spliced.append(Spliced(0, 0, 0, 0, 0, put, parent))
+    batched, each = readback.spliced_well_formed(spliced), readback.each_well_formed(spliced)
+    assert each or not batched  # never more lenient than one by one
+    if not any(re.search(rb"</?x>", s.put) for s in spliced):
+        # (one by one, a put that closes the wrapper and opens another passed: no serialised
+        # paragraph does, and a parent at a time refuses it)
+        assert batched == each

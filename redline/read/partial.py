@@ -12,8 +12,11 @@ bytes inside as many wrapper elements as it had ancestors (the same depth, for t
 limit) declaring the namespaces in scope at its place, and put in its placeholder's place.
 The paragraph on either side of a unit parsed (range markup between aside) is parsed with it:
 what the writer steps to from a paragraph it changes (the next one a deleted mark joins, the
-one beside a moved block) is never a placeholder.  A parsed unit is the element a whole parse
-would have made: lxml takes the wrapper's
+one beside a moved block) is never a placeholder.  The splice knows its paragraphs before it
+asks for them: :meth:`Partial.prefetch` parses them, and those beside, a few dozen to a
+fragment (a small parse is mostly its wrapper's declarations), each element put in only when
+its unit is asked for -- so what is parsed, and every refusal, is as if one by one.  A
+parsed unit is the element a whole parse would have made: lxml takes the wrapper's
 declarations off it as it moves into the skeleton, where the same ones are in scope, and
 the property test in ``tests/test_partial.py`` holds the completed tree's bytes to the whole
 parse's.
@@ -40,9 +43,10 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import operator
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 
 from lxml import etree
@@ -54,7 +58,10 @@ from ..opc.xmlparse import PackageError, parse_xml
 from .roles import NODE_TAGS, RANGE_MARKUP
 from .scan import Layout
 
-__all__ = ["PLACEHOLDER", "ByteOffsets", "Partial", "partial_tree", "whole_parts", "wholly"]
+__all__ = [
+    "PLACEHOLDER", "ByteOffsets", "Partial", "byte_offsets_of", "partial_tree", "plain_namespaces",
+    "whole_parts", "wholly",
+]  # fmt: skip
 
 PLACEHOLDER = "redline-unit"
 """The target of the processing instruction that stands for a unit not parsed yet."""
@@ -87,26 +94,54 @@ class ByteOffsets:
 
 
 def _byte_offsets(data: bytes, layout: Layout) -> tuple[list[int], list[int]]:
-    """The units' start and end offsets in ``data`` (the layout's are characters)."""
-    where = ByteOffsets(data, layout.root_end, layout.root_bytes)
-    starts: list[int] = []
-    ends: list[int] = []
-    for s, e in zip(layout.starts, layout.ends, strict=True):
-        starts.append(where.of(s))
-        ends.append(where.of(e))
-    return starts, ends
+    """The units' start and end offsets in ``data`` (the layout's are characters): the walk
+    of :class:`ByteOffsets`, inlined (two offsets a unit, and a unit's start is mostly the
+    last one's end), which ``tests/test_partial.py`` holds to :meth:`ByteOffsets.of`."""
+    return byte_offsets_of(data, layout.root_end, layout.root_bytes, layout.starts, layout.ends)
 
 
-def _plain_namespaces(data: bytes, root_bytes: int) -> bool:
+def byte_offsets_of(
+    data: bytes, char: int, byte: int, starts: Iterable[int], ends: Iterable[int]
+) -> tuple[list[int], list[int]]:
+    """``starts`` and ``ends`` (character offsets, taken in turn: a start, its end, the next
+    start...) as one :class:`ByteOffsets` from ``char`` at ``byte`` gives them, asked in
+    that order."""
+    keep = ByteOffsets._NOT_CONTINUATION
+    size = len(data)
+    b, k = byte, char
+    out_s: list[int] = []
+    out_e: list[int] = []
+    for s, e in zip(starts, ends, strict=True):
+        while k < s:
+            step = s - k
+            b, k = b + step, k + step - len(data[b : b + step].translate(None, keep))
+        while b < size and 0x80 <= data[b] < 0xC0:
+            b += 1
+        out_s.append(b)
+        k = s
+        while k < e:
+            step = e - k
+            b, k = b + step, k + step - len(data[b : b + step].translate(None, keep))
+        while b < size and 0x80 <= data[b] < 0xC0:
+            b += 1
+        out_e.append(b)
+        k = e
+    return out_s, out_e
+
+
+def plain_namespaces(data: bytes, root_bytes: int, xmlns: int | None = None) -> bool:
     """Does every namespace declaration in ``data`` bind its prefix to one name, every name
     to one prefix, and is each made once?  (lxml takes a declaration off a moved element
-    when the same one is in scope where it goes.)"""
+    when the same one is in scope where it goes.)  ``xmlns``: how many times ``xmlns`` occurs
+    in ``data``, when known (:meth:`redline.opc.package.Package.counts`)."""
     prefix_of: dict[bytes, bytes] = {}
     name_of: dict[bytes, bytes] = {}
     seen: set[tuple[bytes, bytes]] = set()
-    # (a byte search first: Word declares every namespace on the root)
+    # (a byte search first: Word declares every namespace on the root -- and when the part's
+    # count of "xmlns" is the root's, none is below it, and no search of the part is needed)
     found = _XMLNS.findall(data, 0, root_bytes)
-    if data.find(b"xmlns", root_bytes) >= 0:
+    below = xmlns is None or xmlns != data.count(b"xmlns", 0, root_bytes)
+    if below and data.find(b"xmlns", root_bytes) >= 0:
         found += _XMLNS.findall(data, root_bytes)
     for prefix, dq, sq in found:
         uri = dq or sq
@@ -145,12 +180,15 @@ def _unescape(value: str) -> str:
     return unescape(value.replace("\t", " ").replace("\n", " ").replace("\r", " "))
 
 
-def partial_tree(data: bytes, part: str, layout: Layout | None, total: int) -> Partial | None:
+def partial_tree(
+    data: bytes, part: str, layout: Layout | None, total: int, xmlns: int | None = None
+) -> Partial | None:
     """A :class:`Partial` of ``part`` (its bytes ``data``, the scanner's ``layout`` and count
-    of nodes ``total``), or None when the part should be parsed whole (see the module)."""
+    of nodes ``total``; ``xmlns``: the count of ``xmlns`` in ``data``, when known), or None
+    when the part should be parsed whole (see the module)."""
     if layout is None or not len(layout.ordinals) or _WHOLE.get():
         return None
-    if not _plain_namespaces(data, layout.root_bytes):
+    if not plain_namespaces(data, layout.root_bytes, xmlns):
         return None
     return Partial(data, part, layout, total)
 
@@ -196,6 +234,10 @@ class Partial:
         self._holder_index = {id(h): k for k, h in enumerate(self._holders)}
         self._lock = threading.RLock()
         self._declared: dict[tuple[tuple[str | None, str], ...], str] = {}  # see _nodes_of
+        # per parent of a unit (by id): its ancestors from it up (held), its wrapper's head, tail
+        self._wrappers: dict[int, tuple[list[etree._Element], bytes, bytes]] = {}
+        # per unit parsed ahead (prefetch) and not put in yet: its wrapper's head, element, nodes
+        self._ready: dict[int, tuple[bytes, etree._Element, list[etree._Element]]] = {}
         self._filled: dict[int, etree._Element] = {}  # the elements filled (by id: held here)
         self.parsed_units = 0
         """Units parsed on their own so far (:meth:`complete` not counted)."""
@@ -305,6 +347,7 @@ class Partial:
     def _complete(self) -> etree._Element:
         if self.completed:
             return self.root
+        self._ready.clear()  # (the whole parse's elements go in instead)
         left = [k for k, h in enumerate(self._holders) if h is not None]
         if left:
             whole = parse_xml(self._data, self.part)
@@ -337,9 +380,7 @@ class Partial:
             self.complete()  # (a prefix only an inner element declares: read the tree)
             return {v for el in self.root.iter(*tags) if (v := el.get(attribute)) is not None}
         starts = b"|".join(re.escape(n) for n in names if n is not None)
-        pattern = re.compile(
-            rb"<(?:" + starts + rb""")((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*/?>"""
-        )
+        pattern = re.compile(rb"<(?:" + starts + rb""")((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*/?>""")
         wanted = re.compile(rb"""(?:^|\s)""" + re.escape(attr) + rb"""\s*=\s*(?:"([^"]*)"|'([^']*)')""")
         for k, holder in enumerate(self._holders):
             if holder is None:
@@ -359,6 +400,91 @@ class Partial:
         """The units parsed so far."""
         return (u for u in self._units if u is not None)
 
+    # -- parsing units before they are asked for ---------------------------------------------
+    PREFETCH_GROUP = 32
+    """Units parsed in one fragment at most by :meth:`prefetch`."""
+
+    def prefetch(self, units: Iterable[int]) -> None:
+        """Parse ``units`` (and the paragraph on either side of each, range markup aside, and
+        the nodes right beside it: what asking for them parses too), a few dozen to a parse,
+        where it costs about a third of one parse each (most of a small parse is its wrapper's
+        declarations).  Nothing is put in the tree: each element waits until its unit is
+        asked for, so what is parsed, when and in which order, the counts and every refusal
+        are the same as without -- a fragment that does not read as its units one by one
+        (:meth:`_ready_from`), or one the parser refuses, is left to the units' own parses.
+        ``tests/test_partial.py`` holds the trees to the ones parsed one by one."""
+        with self._lock:
+            if self.completed:
+                return
+            wanted: dict[int, None] = {}  # (in order, once)
+            for i in units:
+                holder = self._holders[i] if 0 <= i < len(self._holders) else None
+                if holder is None:
+                    continue
+                wanted[i] = None
+                for k in self._beside(holder):
+                    wanted[k] = None
+            groups: dict[int, tuple[bytes, bytes, int, list[int]]] = {}
+            for k in wanted:
+                holder = self._holders[k]
+                if holder is None or k in self._ready:
+                    continue
+                head, tail, depth = self._wrapper(holder)
+                key = id(holder.getparent())
+                group = groups.get(key)
+                if group is None or group[0] is not head:
+                    group = groups[key] = (head, tail, depth, [])
+                group[3].append(k)
+            for head, tail, depth, ks in groups.values():
+                for at in range(0, len(ks), self.PREFETCH_GROUP):
+                    self._ready_from(head, tail, depth, ks[at : at + self.PREFETCH_GROUP])
+
+    def _beside(self, holder: etree._Element) -> list[int]:
+        """The units not parsed yet that asking for ``holder``'s would parse too: the first
+        sibling on each side that is no range markup, and the node right beside it."""
+        found: list[int] = []
+        for node in (holder.getprevious(), holder.getnext()):
+            k = self._holder_index.get(id(node)) if isinstance(node, etree._ProcessingInstruction) else None
+            if k is not None and self._holders[k] is node:
+                found.append(k)
+        for sibling in (holder.itersiblings(preceding=True), holder.itersiblings()):
+            for node in sibling:
+                if isinstance(node, etree._ProcessingInstruction):
+                    k = self._holder_index.get(id(node))
+                    if k is not None and self._holders[k] is node:
+                        found.append(k)
+                elif node.tag in RANGE_MARKUP:
+                    continue
+                break
+        return found
+
+    def _ready_from(self, head: bytes, tail: bytes, depth: int, ks: list[int]) -> None:
+        """Parse units ``ks`` (under one wrapper) in one fragment, separated by placeholders;
+        keep each element whose unit reads as it would alone (one element, nothing around it,
+        the nodes the scanner counted)."""
+        owns = [self._data[self._starts[k] : self._ends[k]] for k in ks]
+        try:
+            inner = parse_xml(head + _PI.join(owns) + tail, self.part)
+        except PackageError:
+            return  # (each unit's own parse says which, when it is asked for)
+        for _ in range(depth - 1):
+            inner = inner[0]
+        children = list(inner)
+        if len(children) != 2 * len(ks) - 1 or inner.text is not None:
+            return
+        for n, node in enumerate(children):
+            is_pi = isinstance(node, etree._ProcessingInstruction)
+            if n % 2 != is_pi or node.tail is not None:
+                return
+            if isinstance(node, etree._ProcessingInstruction) and node.target != PLACEHOLDER:
+                return
+            if not is_pi and not isinstance(node.tag, str):
+                return  # (a comment: no unit holds one)
+        for k, el in zip(ks, children[0::2], strict=True):
+            counted = self._counted(k, el)
+            if counted is not None:
+                self._ready[k] = (head, el, counted)
+
     # -- parsing one unit --------------------------------------------------------------------
     def _nodes_of(self, i: int, near: bool = True) -> list[etree._Element]:
         found = self._nodes[i]
@@ -368,30 +494,45 @@ class Partial:
             found = self._nodes[i]
             return found if found is not None else self._parse(i, near)
 
+    def _wrapper(self, holder: etree._Element) -> tuple[bytes, bytes, int]:
+        """The wrapper a unit is parsed in: as deep as the unit, declaring the namespaces in
+        scope there (the same few dozen every time: spelt once per scope, and made once per
+        parent -- most units are the body's; a parent moved since is made again: its
+        ancestors are compared); its head, its tail and its depth."""
+        parent = holder.getparent()
+        assert parent is not None
+        ancestors = list(holder.iterancestors())
+        depth = len(ancestors)
+        made = self._wrappers.get(id(parent))
+        if made is None or len(made[0]) != depth or not all(map(operator.is_, made[0], ancestors)):
+            scope = parent.nsmap
+            key = tuple(scope.items())
+            declared = self._declared.get(key)
+            if declared is None:
+                declared = self._declared[key] = declarations(scope)
+            head = (f"<x{declared}>" + "<x>" * (depth - 1)).encode()
+            made = self._wrappers[id(parent)] = (ancestors, head, b"</x>" * depth)
+        return made[1], made[2], depth
+
     def _parse(self, i: int, near: bool) -> list[etree._Element]:
         holder = self._holders[i]
         assert holder is not None
-        parent = holder.getparent()
-        assert parent is not None
-        depth = sum(1 for _ in holder.iterancestors())
-        own = self._data[self._starts[i] : self._ends[i]]
-        # the namespaces in scope there (the same few dozen every time: spelt once per scope)
-        scope = parent.nsmap
-        key = tuple(scope.items())
-        declared = self._declared.get(key)
-        if declared is None:
-            declared = self._declared[key] = declarations(scope)
-        head = f"<x{declared}>" + "<x>" * (depth - 1)
-        fragment = head.encode() + own + b"</x>" * depth
-        self.parsed_bytes += len(own)  # (the wrapper's declarations aside)
-        inner = parse_xml(fragment, self.part)
-        for _ in range(depth - 1):
-            inner = inner[0]
-        if len(inner) != 1:
-            raise self._differs()
-        el = inner[0]
+        head_bytes, tail_bytes, depth = self._wrapper(holder)
+        self.parsed_bytes += self._ends[i] - self._starts[i]  # (the wrapper's declarations aside)
+        ready = self._ready.pop(i, None)
+        if ready is not None and ready[0] == head_bytes:
+            # parsed with others already (prefetch), inside the wrapper it would have now
+            _, el, counted = ready
+        else:
+            fragment = head_bytes + self._data[self._starts[i] : self._ends[i]] + tail_bytes
+            inner = parse_xml(fragment, self.part)
+            for _ in range(depth - 1):
+                inner = inner[0]
+            if len(inner) != 1:
+                raise self._differs()
+            el, counted = inner[0], None
         self.parsed_units += 1
-        nodes = self._put(i, el)
+        nodes = self._put(i, el, counted)
         if near:  # the paragraph on each side too: the writer steps to it (a join, a move's end)
             for sibling in (el.itersiblings(preceding=True), el.itersiblings()):
                 for node in sibling:
@@ -404,13 +545,22 @@ class Partial:
                     break
         return nodes
 
-    def _put(self, i: int, el: etree._Element) -> list[etree._Element]:
-        holder = self._holders[i]
-        assert holder is not None
+    def _counted(self, i: int, el: etree._Element) -> list[etree._Element] | None:
+        """``el``'s nodes when it holds as many as the scanner counted in unit ``i``."""
         nodes = list(el.iter(*NODE_TAGS))
         ordinals = self._layout.ordinals
         end = ordinals[i + 1] if i + 1 < len(ordinals) else self._total
         if not nodes or nodes[0] is not el or len(nodes) + len(self._gaps[i]) != end - ordinals[i]:
+            return None
+        return nodes
+
+    def _put(
+        self, i: int, el: etree._Element, counted: list[etree._Element] | None = None
+    ) -> list[etree._Element]:
+        holder = self._holders[i]
+        assert holder is not None
+        nodes = counted if counted is not None else self._counted(i, el)
+        if nodes is None:
             raise self._differs()
         el.tail = holder.tail
         parent = holder.getparent()

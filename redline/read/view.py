@@ -366,7 +366,9 @@ class NodeMap(Sequence[etree._Element]):
         if part == working.package.main_part and working.partial(part) is None and not working.has(part):
             # the main part: parsed only where a write asks (its other trees stay unparsed)
             data, layout = working.package.read(part), self._layouts.get(part)
-            partial = partial_tree(data, part, layout, self._totals.get(part, -1))
+            counts = working.package.counts(part)  # (its "xmlns" counted at the load)
+            xmlns = counts[1] if counts is not None else None
+            partial = partial_tree(data, part, layout, self._totals.get(part, -1), xmlns)
             if partial is not None:
                 working.adopt(part, partial)
                 return partial

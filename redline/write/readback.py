@@ -162,7 +162,11 @@ def _read_again(
             if not spliced_well_formed(spliced):
                 raise _GiveUp("a splice not plainly well-formed")
             data = new.read(main)
-            body, refs, totals[main], layouts[main] = _Body(old, package.read(main), data, spliced).read()
+            counts = new.counts(main)
+            xmlns = counts[1] if counts is not None else None
+            body, refs, totals[main], layouts[main] = _Body(
+                old, package.read(main), data, spliced, xmlns
+            ).read()
         else:
             body, refs = old.body_text(), view.scanned.refs
             totals[main], layouts[main] = old.totals[main], old.layouts.get(main)
@@ -236,7 +240,55 @@ def spliced_well_formed(spliced: Sequence[Spliced]) -> bool:
     the size of a name, an attribute value or a text node (a text node never
     crosses a stretch's edge: each edge is a ``<``) -- and none counts over the whole part.
     No comment or processing instruction may be put in, as :class:`redline.read.scan.Check` asks.
+
+    Parsed a parent at a time: the stretches under one parent are put one after another,
+    each in an element of its own, :data:`_PUT` (at the depth the wrapper above gave each
+    before), and parsed as one -- well-formed exactly when each is (a stretch holding that
+    name is parsed on its own: no put can then close or open the element around it, so each
+    must be balanced inside its own, and every other constraint is decided inside one
+    stretch); :func:`each_well_formed` parses them one by one, the long way the tests hold
+    this to.  (Stricter only than that long way's leniency: a put that closes the wrapper
+    around it and opens another, ``</x><x>``, passed one by one -- no serialised paragraph
+    holds one, and a parent at a time refuses it, leaving it to the full read.)
     """
+    if any(s.put.find(_PUT) >= 0 for s in spliced):
+        return each_well_formed(spliced)
+    groups: dict[etree._Element, list[bytes]] = {}
+    for s in spliced:
+        groups.setdefault(s.parent, []).append(s.put)
+    found = scan.OddNodes()
+    parser = make_parser(found)  # one parser, one parent's stretches after another's
+    open_put, close_put = b"<" + _PUT + b">", b"</" + _PUT + b">"
+    for parent, puts in groups.items():
+        head, tail = _wrapper(parent, 1)  # (the put element is the last level)
+        body = b"".join([piece for put in puts for piece in (open_put, put, close_put)])
+        try:
+            etree.fromstring(head + body + tail, parser)
+        except Exception:  # malformed, or over a limit: the full read says which
+            return False
+        if found.odd:
+            return False
+    return True
+
+
+_PUT = b"redline-put"
+"""The element each stretch is put in when a parent's stretches are parsed as one."""
+
+
+def _wrapper(parent: etree._Element, extra: int) -> tuple[bytes, bytes]:
+    """The start and end tags a stretch under ``parent`` is parsed inside: one level more
+    than its own depth, less ``extra`` (levels the caller adds), the outermost declaring
+    every namespace in scope there."""
+    depth = 1 + sum(1 for _ in parent.iterancestors())
+    decls = declarations(parent.nsmap)
+    # one level more than the stretch's own: parsed without a tree, libxml2 lets one level
+    # more through than a tree parse does (redline.opc.xmlparse.one_deeper)
+    head = f"<x{decls}>" + "<x>" * (depth - extra)
+    return head.encode("utf-8"), b"</x>" * (depth + 1 - extra)
+
+
+def each_well_formed(spliced: Sequence[Spliced]) -> bool:
+    """:func:`spliced_well_formed`'s verdict, each stretch parsed on its own."""
     heads: dict[etree._Element, tuple[bytes, bytes]] = {}
     found = scan.OddNodes()
     parser = make_parser(found)  # one parser, one stretch after another
@@ -244,12 +296,7 @@ def spliced_well_formed(spliced: Sequence[Spliced]) -> bool:
         parent = s.parent
         found_head = heads.get(parent)
         if found_head is None:
-            depth = 1 + sum(1 for _ in parent.iterancestors())
-            decls = declarations(parent.nsmap)
-            # one level more than the stretch's own: parsed without a tree, libxml2 lets one
-            # level more through than a tree parse does (redline.opc.xmlparse.one_deeper)
-            head = f"<x{decls}>" + "<x>" * depth
-            found_head = heads[parent] = (head.encode("utf-8"), b"</x>" * (depth + 1))
+            found_head = heads[parent] = _wrapper(parent, 0)
         wrapped = found_head[0] + s.put + found_head[1]
         try:
             etree.fromstring(wrapped, parser)
@@ -392,7 +439,9 @@ def _other_stories(
 class _Body:
     """The output's main part read as the input's, but for the windows around its splices."""
 
-    def __init__(self, old: _Old, old_data: bytes, data: bytes, spliced: list[Spliced]) -> None:
+    def __init__(
+        self, old: _Old, old_data: bytes, data: bytes, spliced: list[Spliced], xmlns: int | None = None
+    ) -> None:
         layout = old.layouts.get(old.main)
         if layout is None:
             raise _GiveUp("the main part was not placed")
@@ -403,7 +452,10 @@ class _Body:
         if find_doctype(data):
             raise _GiveUp("a DOCTYPE")
         text = data[: layout.root_bytes].decode("utf-8", "replace")
-        head = scan.plain_root(data, text)
+        # (``xmlns``: the output's count of "xmlns", the load's; when the root's start tag
+        # holds them all, none below it can rebind a prefix: not searched for in the part)
+        below = xmlns is None or xmlns != data.count(b"xmlns", 0, layout.root_bytes)
+        head = scan.plain_root(data if below else data[: layout.root_bytes], text)
         if head is None or head.root_end != layout.root_bytes or len(text) != layout.root_end:
             raise _GiveUp("another root, encoding or prefix")
         self.w, self.r, mc = head.prefixes
@@ -446,7 +498,7 @@ class _Body:
         if unit >= self.units:
             return self.old.n_body
         if self._para_units is None:  # per body paragraph, one more than its unit (never decreasing)
-            ordinals = self.layout.ordinals
+            ordinals = list(self.layout.ordinals)  # (a list bisects faster than an array)
             refs = map(_REF, self.old.paras[: self.old.n_body])
             self._para_units = list(map(bisect.bisect_right, repeat(ordinals), refs))
         return bisect.bisect_left(self._para_units, unit + 1)

@@ -79,6 +79,10 @@ class _Stretch:
     right: etree._Element | None
     start: int
     end: int
+    # the same two places in the part's bytes, when the partial tree knows them (None: walked
+    # to from the characters, :class:`ByteOffsets`)
+    start_byte: int | None = None
+    end_byte: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +159,7 @@ class Splice:
         if span is None or parent is None or partial is None:
             self.whole(part)
             return
-        start, end = span
+        start, end, start_byte, end_byte = span
         if any(s.start <= start and s.end >= end and s.parent is parent for s in stretches):
             return  # el is spliced already (a second row of the same table)
         kept = [s for s in stretches if s.end <= start or s.start >= end]
@@ -164,7 +168,7 @@ class Splice:
             self.whole(part)
             return
         left, right = partial.solid(el.getprevious()), partial.solid(el.getnext())
-        kept.append(_Stretch(parent, left, right, start, end))
+        kept.append(_Stretch(parent, left, right, start, end, start_byte, end_byte))
         kept.sort(key=lambda s: s.start)
         # a stretch whose anchor is el, or the stretch el anchors, joins el's: two stretches
         # never share an element (what is put beside it would be written twice)
@@ -172,7 +176,7 @@ class Splice:
         for s in kept:
             last = merged[-1] if merged else None
             if last is not None and last.parent is s.parent and (last.right is el or s.left is el):
-                last.right, last.end = s.right, s.end
+                last.right, last.end, last.end_byte = s.right, s.end, s.end_byte
             else:
                 merged.append(s)
         self._stretches[part] = merged
@@ -205,8 +209,9 @@ class Splice:
             made = _now(s, copiers)
             if made is None:
                 return None
-            start = where.of(s.start)
-            last = where.of(s.end)
+            # (the partial tree's byte offsets where it gave them: the same places, unwalked)
+            start = where.of(s.start) if s.start_byte is None else s.start_byte
+            last = where.of(s.end) if s.end_byte is None else s.end_byte
             end = data.find(b"<", last)  # the last paragraph's tail goes too
             out.append(data[copied:start])
             put = "".join(made).encode("utf-8")
@@ -222,9 +227,9 @@ class Splice:
 _TAG = re.compile(rb"""<(/?)([^\s/>!?]+)(?:[^>"']|"[^"]*"|'[^']*')*?(/?)>""")
 
 
-def _element_span(partial: Partial, el: etree._Element) -> tuple[int, int] | None:
+def _element_span(partial: Partial, el: etree._Element) -> tuple[int, int, int, int] | None:
     """Where ``el`` lies in the part's text, as characters (its start tag; after its end
-    tag), found from the units it holds: its start tag is the one open in the markup before
+    tag) and then as bytes, found from the units it holds: its start tag is the one open in the markup before
     its first unit as many levels up as ``el`` stands above that unit's paragraph, its end
     tag the one closed so in the markup after its last unit.  None: ``el`` holds no unit,
     or that markup is not plain tags."""
@@ -279,7 +284,7 @@ def _element_span(partial: Partial, el: etree._Element) -> tuple[int, int] | Non
                 break
     if end < 0:
         return None
-    return partial.char_of(begin, first), partial.char_of(end, last + 1)
+    return partial.char_of(begin, first), partial.char_of(end, last + 1), begin, end
 
 
 def _plain(data: bytes, lo: int, hi: int) -> bool:
@@ -296,6 +301,10 @@ def _stretches(nodes: NodeMap, part: str, indices: list[int]) -> list[_Stretch] 
         return None
     partial = nodes.partial(part)
     solid = partial.solid if partial is not None else _same
+    byte_starts = partial.byte_starts if partial is not None else None
+    byte_ends = partial.byte_ends if partial is not None else None
+    if partial is not None:  # their paragraphs, and those beside, parsed a few dozen at a time
+        partial.prefetch(indices)
     out: list[_Stretch] = []
     last_el: etree._Element | None = None
     last_i = -2
@@ -307,10 +316,12 @@ def _stretches(nodes: NodeMap, part: str, indices: list[int]) -> list[_Stretch] 
         if out and last_i == i - 1 and _markup_between(last_el, el):
             stretch = out[-1]
         else:
-            stretch = _Stretch(parent, solid(el.getprevious()), None, layout.starts[i], 0)
+            begin = byte_starts[i] if byte_starts is not None else None
+            stretch = _Stretch(parent, solid(el.getprevious()), None, layout.starts[i], 0, begin)
             out.append(stretch)
         stretch.right = solid(el.getnext())
         stretch.end = layout.ends[i]
+        stretch.end_byte = byte_ends[i] if byte_ends is not None else None
         last_el, last_i = el, i
     return out
 

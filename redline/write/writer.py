@@ -812,13 +812,18 @@ def document_ids(parts: Iterable[bytes]) -> set[int]:
     before it must be a colon or ASCII whitespace.
     """
     found: set[int] = set()
+    add = found.add
     for data in parts:
         for m in _ID_ATTR.finditer(data):
             at = m.start()
             if at and data[at - 1] in _ID_PREFIX:
-                number = id_number(m.group(1))
+                value = m.group(1)
+                if len(value) <= 18 and value.isdigit():  # (nearly all: what id_number reads it as)
+                    add(int(value))
+                    continue
+                number = id_number(value)
                 if number is not None:
-                    found.add(number)
+                    add(number)
     return found
 
 
