@@ -2,7 +2,7 @@
 (bounded, streaming) -- the same bytes for a sound member, the same refusal (code and message)
 for a member that lies about its size, is cut short, damaged, or exceeds the budget.
 
-The oracle is the zlib-only reader (``zipread._libinflate`` set to None), which every earlier
+The oracle is the zlib-only reader (``zipread.libinflate`` set to None), which every earlier
 round's refusal tests were written against."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from redline.errors import PackageError
 from redline.opc import zipread
 from redline.opc.zipread import Archive, Limits
 
-pytestmark = pytest.mark.skipif(zipread._libinflate is None, reason="libdeflate is not installed")
+pytestmark = pytest.mark.skipif(zipread.libinflate is None, reason="libdeflate is not installed")
 
 
 def _zip(payload: bytes) -> bytearray:
@@ -33,7 +33,7 @@ def _read(data: bytes | bytearray, limits: Limits, engine: bool) -> object:
     """The member's bytes, or (code, message, part) of the refusal, reading ``data``."""
     with pytest.MonkeyPatch.context() as patch:
         if not engine:
-            patch.setattr(zipread, "_libinflate", None)
+            patch.setattr(zipread, "libinflate", None)
         try:
             archive = Archive(bytes(data), limits, lambda name: None)
             return archive.inflate(archive.by_name["word/document.xml"])
@@ -103,14 +103,14 @@ def test_a_long_member_is_inflated_by_libdeflate_to_zlibs_bytes(monkeypatch: pyt
     payload = b"".join(b"<w:p><w:r><w:t>clause %d</w:t></w:r></w:p>" % i for i in range(40_000))
     data = _zip(payload)
     calls: list[int] = []
-    real = zipread._libinflate
+    real = zipread.libinflate
     assert real is not None
 
     def counting(raw: memoryview, size: int) -> bytearray:
         calls.append(size)
         return real(raw, size)
 
-    monkeypatch.setattr(zipread, "_libinflate", counting)
+    monkeypatch.setattr(zipread, "libinflate", counting)
     archive = Archive(bytes(data), Limits(), lambda name: None)
     assert archive.inflate(archive.by_name["word/document.xml"]) == payload
     assert calls == [len(payload) + 1]  # one call, a buffer one byte longer than declared

@@ -25,15 +25,16 @@ from shared_schema import Code
 
 from ..errors import PackageError
 
-_libinflate: Callable[[memoryview, int], bytearray] | None
+libinflate: Callable[[memoryview, int], bytearray] | None
+"""libdeflate's whole-buffer inflate, or None where it is not installed (then zlib alone)."""
 _crc32: Callable[[bytes, int], int]  # zlib's CRC-32, the same numbers faster where libdeflate is
 try:  # libdeflate (a dependency, as for the writer): inflates a whole member ~4x faster than zlib
     from deflate import crc32 as _crc32
-    from deflate import deflate_decompress as _libinflate
+    from deflate import deflate_decompress as libinflate
 except ImportError:  # pragma: no cover - only where the wheel cannot install
     from zlib import crc32 as _crc32
 
-    _libinflate = None
+    libinflate = None
 
 __all__ = ["DEFAULT_LIMITS", "Archive", "Limits", "Member", "file_too_large", "human"]
 
@@ -565,12 +566,12 @@ class Archive:
         # Never trust the declared size: produce at most one byte more than it (and never more
         # than the budget), so memory is bounded by sizes that passed the limits.
         cap = min(m.usize, budget)
-        if _libinflate is not None and cap > 0:
+        if libinflate is not None and cap > 0:
             # libdeflate into a buffer of cap + 1 bytes: a complete stream of at most cap bytes
             # is inflated whole at once; any other -- longer than declared or than the budget,
             # cut short, damaged -- goes to zlib below, which says which refusal it is.
             try:
-                whole = _libinflate(raw, cap + 1)
+                whole = libinflate(raw, cap + 1)
             except Exception:
                 whole = None
             if whole is not None and len(whole) <= cap:
