@@ -11,8 +11,8 @@ from __future__ import annotations
 import bisect
 import functools
 import io
+import re
 from array import array
-from itertools import repeat
 from typing import TYPE_CHECKING
 
 from lxml import etree
@@ -44,10 +44,10 @@ def _label(view: DocumentView, numbering: Numbering, props: list[ParagraphProps]
         snippet = ""  # what a typed number needs (a head's title is read from the text when named)
         if para.story == "body":
             own = props[para.index]
-            number = numbering.number_of(own)
+            number = numbering.label_of(own)
             outline = numbering.outline_level_of(own)
             if number is not None:
-                label, ilvl = number.label, number.ilvl
+                label, ilvl = number
             para.label, para.ilvl = label, ilvl
             if not is_number(label):
                 start = para.start
@@ -90,9 +90,9 @@ def _field_contents(view: DocumentView, heads: list[Head]) -> list[int]:
         return j > i and in_field.find(0, i, j) < 0
 
     # (a head in a result has its first span in one: only those are looked at whole)
-    paras, at = view.paragraphs, [head.index for head in heads]
-    firsts = map(bisect.bisect_right, repeat(starts), [paras[k].start for k in at])
-    inside = [k for k, i in zip(at, firsts, strict=True) if in_field[max(0, i - 1)] and in_result(k)]
+    paras = view.paragraphs
+    at = [heads[j].index for j in _first_in_field(starts, in_field, [paras[h.index].start for h in heads])]
+    inside = [k for k in at if in_result(k)]
     if not inside:
         return []
     text = view.text
@@ -117,6 +117,23 @@ def _field_contents(view: DocumentView, heads: list[Head]) -> list[int]:
                     found.add(k)
                 k += step
     return sorted(found)
+
+
+def _first_in_field(starts: list[int], in_field: bytes, at: list[int]) -> list[int]:
+    """The places in ``at`` (view offsets, in order) whose span -- the last of ``starts`` at or
+    before it, else the first -- lies in a field's result (``in_field[span]`` is 1), in order:
+    found from the runs of such spans (a few in most documents), each a stretch of ``at``."""
+    found: list[int] = []
+    last = len(starts)
+    for run in _FIELD_RUN.finditer(in_field):
+        a, b = run.span()
+        lo = 0 if a == 0 else bisect.bisect_left(at, starts[a])
+        hi = len(at) if b == last else bisect.bisect_left(at, starts[b], lo)
+        found.extend(range(lo, hi))
+    return found
+
+
+_FIELD_RUN = re.compile(b"\x01+")
 
 
 def _contents_line(

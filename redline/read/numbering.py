@@ -37,6 +37,8 @@ Counting follows Word rather than the letter of the spec where they differ:
 
 from __future__ import annotations
 
+import functools
+import operator
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -53,6 +55,7 @@ MAX_LEVELS = 9
 """Word lists have nine levels, ``ilvl`` 0..8 (§17.9.3)."""
 
 T = TypeVar("T")
+_Write = Callable[[list[int | None]], str]  # a label of one list level, from the list's counters
 
 
 # --------------------------------------------------------------------------------------------
@@ -234,6 +237,7 @@ class Numbering:
         # paragraphs), and per (numId, ilvl) the levels a use sets up and restarts.
         self._members: dict[ParagraphProps, tuple[int, int, _Instance, Level] | None] = {}
         self._steps: dict[tuple[int, int], tuple[tuple[tuple[int, int], ...], tuple[int, ...]]] = {}
+        self._writers: dict[tuple[int, int], _Write] = {}
         # The last paragraph read: label(), level() and outline_level() on the same paragraph,
         # one after another (as the view calls them), read its w:pPr once.
         self._last: tuple[etree._Element, ParagraphProps] | None = None
@@ -455,7 +459,32 @@ class Numbering:
         counters = self._advance(instance, num_id, ilvl, level)
         if level.is_bullet:
             return ListNumber(num_id, ilvl, None, level.text)
-        return ListNumber(num_id, ilvl, _render(instance, ilvl, level, counters), None)
+        return ListNumber(num_id, ilvl, self._writer(num_id, ilvl, instance, level)(counters), None)
+
+    def label_of(self, props: ParagraphProps) -> tuple[str | None, int] | None:
+        """(the label, the list level) of :meth:`number_of` ``props``, or None when it has no
+        number: the same count, for a caller that needs neither the list nor the bullet (the
+        labelling pass, once per body paragraph)."""
+        try:
+            membership = self._members[props]
+        except KeyError:
+            membership = self._members[props] = self._membership(props)
+        if membership is None:
+            return None
+        num_id, ilvl, instance, level = membership
+        counters = self._advance(instance, num_id, ilvl, level)
+        if level.is_bullet:
+            return None, ilvl
+        return self._writer(num_id, ilvl, instance, level)(counters), ilvl
+
+    def _writer(self, num_id: int, ilvl: int, instance: _Instance, level: Level) -> _Write:
+        """How a label of ``(num_id, ilvl)`` is written from the counters :meth:`_advance`
+        left, worked out on its first use (:func:`_writer`)."""
+        try:
+            return self._writers[num_id, ilvl]
+        except KeyError:
+            writer = self._writers[num_id, ilvl] = _writer(instance, ilvl, level)
+            return writer
 
     def _advance(self, instance: _Instance, num_id: int, ilvl: int, level: Level) -> list[int | None]:
         counters = self._counters.get(instance.list_key)
@@ -536,6 +565,28 @@ def _render(instance: _Instance, ilvl: int, level: Level, counters: list[int | N
         elif fmt != "bullet":
             out.append(format_number(value, fmt))
     return "".join(out).strip()
+
+
+def _writer(instance: _Instance, ilvl: int, level: Level) -> _Write:
+    """:func:`_render` of ``level`` (level ``ilvl`` of ``instance``) as a function of the
+    counters alone, for counters as :meth:`Numbering._advance` leaves them (every level up to
+    ``ilvl`` counted).  A label that shows only those levels, each in decimal (most: "4.2",
+    "(a)" is not), is one ``%`` formatting of them; any other is rendered the long way."""
+    pieces = _template(level.text)
+    shown = [index for _, index in pieces if index >= 0]
+    if any(index > ilvl for index in shown):
+        return functools.partial(_render, instance, ilvl, level)
+    for index in shown:
+        ref = level if index == ilvl else instance.levels[index]
+        fmt = ref.fmt if ref is not None else "decimal"
+        if fmt != "decimal" and not (level.is_legal and fmt not in _LEGAL_KEEPS):
+            return functools.partial(_render, instance, ilvl, level)
+    form = "".join(literal.replace("%", "%%") + ("%d" if index >= 0 else "") for literal, index in pieces)
+    if not shown:
+        label = (form % ()).strip()
+        return lambda _counters: label
+    values = operator.itemgetter(*shown)  # (one index: the value itself, as "%d" takes it)
+    return lambda counters: (form % values(counters)).strip()
 
 
 @lru_cache(maxsize=512)

@@ -33,7 +33,7 @@ import unicodedata
 from collections.abc import Collection
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from shared_schema.rules import MAX_SECTION
 
@@ -152,8 +152,10 @@ def is_number(label: str | None) -> bool:
 # Reading a number: "Article IV" -> (ARTICLE, ("4",)); "4.2(b)" -> (CLAUSE, ("4", "2", "b"))
 
 
-@dataclass(frozen=True, slots=True)
-class Number:
+class Number(NamedTuple):
+    """What a number stands for (a named tuple: an outline reads one for each of thousands of
+    labels, and a tuple is made in a fifth of a frozen dataclass's time)."""
+
     kind: Kind
     path: tuple[str, ...]
     style: str  # the last component's style: "1", "a", "A", "i", "I" (for sibling checks)
@@ -205,8 +207,9 @@ _DECIMAL_LABEL = re.compile(r"[0-9]{1,6}(?:\.[0-9]{1,6})*\.?")
 def read_number(text: str) -> Number | None:
     """The number a label or typed number stands for, or None when ``text`` is not one."""
     if len(text) <= 40 and _DECIMAL_LABEL.fullmatch(text):  # "4.2.1", "12.": most labels
+        known = _NUMERALS.get  # (_numeral, without a call per part)
         parts = text.rstrip(".").split(".")
-        return Number(Kind.CLAUSE, tuple([_numeral(p) for p in parts]), "1", False)
+        return Number(Kind.CLAUSE, tuple([known(p) or str(int(p)) for p in parts]), "1", False)
     return read_number_fully(text)
 
 
