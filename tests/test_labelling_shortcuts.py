@@ -1,11 +1,12 @@
 """The labelling pass's shortcuts, each against the long way it stands for (hypothesis).
 
-* :meth:`Numbering.label_of` (no :class:`ListNumber` made) gives the label and level
-  :meth:`Numbering.number_of` gives, counting the same;
-* a level's label writer (one ``%`` formatting for decimal labels) writes what
-  :func:`redline.read.numbering._render` writes, for counters as a use leaves them;
+* :meth:`Numbering.label_of` (no :class:`ListNumber` made, a level's label written by one
+  ``%`` formatting when it shows only decimal numbers of counted levels) gives the label and
+  level :meth:`Numbering.number_of` gives (which renders each label the long way), counting
+  the same -- for any level text, stray "%" and placeholders of deeper levels included;
 * the heads whose first span lies in a field's result, found from the runs of such spans,
-  are those a look at every head's first span finds.
+  are those a look at every head's first span finds;
+* the typed numbers' patterns, compiled on first use, are the ones typed_number joins.
 """
 
 from __future__ import annotations
@@ -15,15 +16,21 @@ import bisect
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from redline.read.labels import _first_in_field
-from redline.read.numbering import MAX_LEVELS, Level, _Instance, _render, _writer
+from redline.read.labels import first_in_field
 from redline.read.roles import read_ppr
-from tests.test_numbering_model import FORMATS, Document, documents, numbering_of, paragraph_xml
+from tests.test_numbering_model import (
+    FORMATS,
+    LEVELS,
+    STYLE_IDS,
+    Document,
+    LevelDef,
+    documents,
+    numbering_of,
+    paragraph_xml,
+)
 
 
-@settings(max_examples=200, deadline=None)
-@given(doc=documents())
-def test_label_of_counts_and_labels_as_number_of(doc: Document) -> None:
+def _same_labels(doc: Document) -> None:
     props = [read_ppr(paragraph_xml(p)) for p in doc.paragraphs]
     long_way, short_way = numbering_of(doc), numbering_of(doc)
     expected = []
@@ -33,39 +40,41 @@ def test_label_of_counts_and_labels_as_number_of(doc: Document) -> None:
     assert [short_way.label_of(own) for own in props] == expected
 
 
-# a level text: literals (with a stray "%", "%0" and spaces) around placeholders of any level
+@settings(max_examples=200, deadline=None)
+@given(doc=documents())
+def test_label_of_counts_and_labels_as_number_of(doc: Document) -> None:
+    _same_labels(doc)
+
+
+# a level text of any pieces: literals (a stray "%", "%0", spaces) and placeholders of any level
 TEXT_PIECES = st.sampled_from(
-    ["%1", "%2", "%3", "%5", "%9", ".", "(", ")", " ", "%", "%0", "Art ", "%%1", "-"]
-)
-LEVELS = st.builds(
-    Level,
-    start=st.integers(-2, 5),
-    fmt=st.sampled_from([*FORMATS, "custom:001, 002", "ordinal", "unknownFormat"]),
-    text=st.lists(TEXT_PIECES, max_size=6).map("".join),
-    is_legal=st.booleans(),
+    ["%1", "%2", "%3", "%4", "%9", ".", "(", ")", " ", "%", "%0", "Art ", "%%1", "-"]
 )
 
 
-@settings(max_examples=500, deadline=None)
-@given(
-    levels=st.lists(st.none() | LEVELS, min_size=MAX_LEVELS, max_size=MAX_LEVELS),
-    ilvl=st.integers(0, MAX_LEVELS - 1),
-    level=LEVELS,
-    data=st.data(),
-)
-def test_a_levels_writer_writes_what_render_writes(
-    levels: list[Level | None], ilvl: int, level: Level, data: st.DataObject
-) -> None:
-    levels[ilvl] = level
-    instance = _Instance("list", tuple(levels), {}, {})
-    # as a use leaves them: every level up to ilvl counted, the deeper ones counted or restarted
-    counted = data.draw(st.lists(st.integers(-3, 3000), min_size=ilvl + 1, max_size=ilvl + 1))
-    rest = MAX_LEVELS - ilvl - 1
-    deeper = data.draw(st.lists(st.none() | st.integers(0, 30), min_size=rest, max_size=rest))
-    counters: list[int | None] = [*counted, *deeper]
-    for _ in range(2):  # (a writer is kept and used again)
-        write = _writer(instance, ilvl, level)
-        assert write(counters) == _render(instance, ilvl, level, counters)
+@st.composite
+def odd_levels(draw: st.DrawFn, ilvl: int) -> LevelDef:
+    return LevelDef(
+        start=draw(st.integers(0, 3)),
+        fmt=draw(st.sampled_from([*FORMATS, "ordinal", "cardinalText", "unknownFormat"])),
+        text="".join(draw(st.lists(TEXT_PIECES, max_size=6))),
+        legal=draw(st.booleans()),
+        restart=draw(st.none() | st.integers(0, LEVELS)),
+        style=draw(st.none() | st.sampled_from(STYLE_IDS)),
+    )
+
+
+@st.composite
+def odd_documents(draw: st.DrawFn) -> Document:
+    doc = draw(documents())
+    doc.abstracts = [{i: draw(odd_levels(i)) for i in levels} for levels in doc.abstracts]
+    return doc
+
+
+@settings(max_examples=300, deadline=None)
+@given(doc=odd_documents())
+def test_label_of_writes_any_level_text_as_number_of_renders_it(doc: Document) -> None:
+    _same_labels(doc)
 
 
 @settings(max_examples=500, deadline=None)
@@ -81,4 +90,17 @@ def test_the_heads_in_a_fields_result_are_found_from_its_runs(
     long_way = [
         j for j, s in enumerate(at) if in_field and in_field[max(0, bisect.bisect_right(starts, s) - 1)]
     ]
-    assert _first_in_field(starts, in_field, at) == long_way
+    assert first_in_field(starts, in_field, at) == long_way
+
+
+def test_the_typed_patterns_compiled_on_first_use_are_the_ones_typed_number_joins() -> None:
+    """The patterns one by one, compiled when first asked for, once; the only group -- the
+    one "(aa)"'s back-reference names -- is the third's, in the one regex too."""
+    from redline.read import sections
+
+    patterns = sections.TYPED_PATTERNS
+    assert sections.TYPED_PATTERNS is patterns
+    assert [p.groups for p in patterns] == [0, 0, 1, 0]
+    assert sections.typed_number("(aa) Services") == "(aa)"
+    assert sections.typed_number("(ab) Services") is None
+    assert sections.typed_number("  Clause 4.2(b) Fees") == "Clause 4.2(b)"

@@ -91,7 +91,7 @@ def _field_contents(view: DocumentView, heads: list[Head]) -> list[int]:
 
     # (a head in a result has its first span in one: only those are looked at whole)
     paras = view.paragraphs
-    at = [heads[j].index for j in _first_in_field(starts, in_field, [paras[h.index].start for h in heads])]
+    at = [heads[j].index for j in first_in_field(starts, in_field, [paras[h.index].start for h in heads])]
     inside = [k for k in at if in_result(k)]
     if not inside:
         return []
@@ -119,7 +119,7 @@ def _field_contents(view: DocumentView, heads: list[Head]) -> list[int]:
     return sorted(found)
 
 
-def _first_in_field(starts: list[int], in_field: bytes, at: list[int]) -> list[int]:
+def first_in_field(starts: list[int], in_field: bytes, at: list[int]) -> list[int]:
     """The places in ``at`` (view offsets, in order) whose span -- the last of ``starts`` at or
     before it, else the first -- lies in a field's result (``in_field[span]`` is 1), in order:
     found from the runs of such spans (a few in most documents), each a stretch of ``at``."""

@@ -41,9 +41,8 @@ import functools
 import operator
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Final, TypeVar
+from typing import Final, NamedTuple, TypeVar
 
 from lxml import etree
 
@@ -96,8 +95,7 @@ def _child_val(el: etree._Element | None, tag: str, n: Names) -> str | None:
 _MAX_LEVEL_TEXT = 256  # characters of a level's w:lvlText or custom number format kept
 
 
-@dataclass(frozen=True, slots=True)
-class Level:
+class Level(NamedTuple):
     """One level of a list definition (``w:lvl``, §17.9.6), with only what the label needs."""
 
     start: int = 0
@@ -115,8 +113,7 @@ class Level:
         return self.fmt == "bullet"
 
 
-@dataclass(frozen=True, slots=True)
-class _Instance:
+class _Instance(NamedTuple):
     """A resolved ``w:num``: its nine levels, the counters it shares, its start overrides."""
 
     list_key: str
@@ -126,8 +123,7 @@ class _Instance:
     """The paragraph styles linked to a level (``w:lvl/w:pStyle``), with that level."""
 
 
-@dataclass(frozen=True, slots=True)
-class _StyleInfo:
+class _StyleInfo(NamedTuple):
     """What a paragraph style resolves to through its ``w:basedOn`` chain."""
 
     num_id: int | None
@@ -135,8 +131,7 @@ class _StyleInfo:
     outline_level: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class ListNumber:
+class ListNumber(NamedTuple):
     """The list membership and number of one paragraph."""
 
     num_id: int
@@ -459,12 +454,14 @@ class Numbering:
         counters = self._advance(instance, num_id, ilvl, level)
         if level.is_bullet:
             return ListNumber(num_id, ilvl, None, level.text)
-        return ListNumber(num_id, ilvl, self._writer(num_id, ilvl, instance, level)(counters), None)
+        return ListNumber(num_id, ilvl, _render(instance, ilvl, level, counters), None)
 
     def label_of(self, props: ParagraphProps) -> tuple[str | None, int] | None:
         """(the label, the list level) of :meth:`number_of` ``props``, or None when it has no
         number: the same count, for a caller that needs neither the list nor the bullet (the
-        labelling pass, once per body paragraph)."""
+        labelling pass, once per body paragraph), the label written the short way
+        (:func:`_writer`; :meth:`number_of` renders it the long way, and the tests hold the two
+        equal)."""
         try:
             membership = self._members[props]
         except KeyError:
@@ -684,7 +681,7 @@ def _build_instances(
                 # §17.9.7 (w:lvl in a w:lvlOverride) replaces the level for this w:num only; its
                 # w:lvlRestart Word ignores (MS-OI29500 on §17.9.11): the level restarts as
                 # by default.
-                levels[ilvl] = replace(_parse_level(lvl, n), restart=None)
+                levels[ilvl] = _parse_level(lvl, n)._replace(restart=None)
             start = int_value(_child_val(override, f"{{{n.ns}}}startOverride", n))
             if start is not None:
                 starts[ilvl] = start
