@@ -6,7 +6,8 @@
   the same -- for any level text, stray "%" and placeholders of deeper levels included;
 * the heads whose first span lies in a field's result, found from the runs of such spans,
   are those a look at every head's first span finds;
-* the typed numbers' patterns, compiled on first use, are the ones typed_number joins.
+* the typed numbers' patterns, compiled on first use, are the ones typed_number joins;
+* a body paragraph read as a contents line by its last character first, as by its tail.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import bisect
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from redline.read.labels import first_in_field
+from redline.read.contents import MAX_CONTENTS_LINE, TAIL, ends_in_page_number
+from redline.read.labels import ends_as_contents_line, first_in_field
 from redline.read.roles import read_ppr
 from tests.test_numbering_model import (
     FORMATS,
@@ -104,3 +106,19 @@ def test_the_typed_patterns_compiled_on_first_use_are_the_ones_typed_number_join
     assert sections.typed_number("(aa) Services") == "(aa)"
     assert sections.typed_number("(ab) Services") is None
     assert sections.typed_number("  Clause 4.2(b) Fees") == "Clause 4.2(b)"
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from("ab Ciivx.\t_\u2026 12\u0663\u00a0\u2003\n;"), max_size=60)
+    | st.text(max_size=40),
+    st.data(),
+)
+def test_a_contents_line_is_read_at_its_end_as_the_long_way_reads_it(text: str, data: st.DataObject) -> None:
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    tail = text[max(start, end - TAIL) : end]
+    long_way = end - start <= MAX_CONTENTS_LINE and ends_in_page_number(tail, end - start)
+    assert ends_as_contents_line(text, start, end) == long_way
+    long_line = "x" * MAX_CONTENTS_LINE + text
+    assert ends_as_contents_line(long_line, 0, len(long_line)) is False

@@ -13,7 +13,7 @@ import functools
 import io
 import re
 from array import array
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from lxml import etree
 
@@ -37,23 +37,30 @@ def _label(view: DocumentView, numbering: Numbering, props: list[ParagraphProps]
     (:mod:`redline.read.sections`), from the properties ``props`` the reader found for each."""
     entries: list[Entry] = []
     text = view.text
-    styled: dict[str | None, bool] = {}  # per paragraph style: a contents style?
+    label_of = numbering.label_of
+    # per distinct set of properties (a document has a few dozen): its outline level, and
+    # whether its style is a contents style
+    known: dict[ParagraphProps, tuple[int | None, bool]] = {}
     for para in view.paragraphs:
-        label = ilvl = outline = None
-        contents = False
-        snippet = ""  # what a typed number needs (a head's title is read from the text when named)
-        if para.story == "body":
-            own = props[para.index]
-            number = numbering.label_of(own)
-            outline = numbering.outline_level_of(own)
-            if number is not None:
-                label, ilvl = number
-            para.label, para.ilvl = label, ilvl
-            if not is_number(label):
-                start = para.start
-                snippet = text[start : min(para.end, start + TYPED_SPAN)]
-            contents = _contents_line(numbering, own, text, para.start, para.end, styled)
-        entries.append(Entry(para.story, label, ilvl, outline, snippet, contents, para.cell > 0))
+        if para.story != "body":
+            entries.append(Entry(para.story, None, None, None, "", False, para.cell > 0))
+            continue
+        own = props[para.index]
+        number = label_of(own)
+        label, ilvl = number if number is not None else (None, None)
+        para.label, para.ilvl = label, ilvl
+        styled = known.get(own)
+        if styled is None:
+            styled = known[own] = (
+                numbering.outline_level_of(own), contents_style(numbering.style_names(own.style_id))
+            )  # fmt: skip
+        outline, contents = styled
+        start, end = para.start, para.end
+        if not contents:
+            contents = ends_as_contents_line(text, start, end)
+        # what a typed number needs (a head's title is read from the text when named)
+        snippet = "" if is_number(label) else text[start : min(end, start + TYPED_SPAN)]
+        entries.append(Entry("body", label, ilvl, outline, snippet, contents, para.cell > 0))
     paras = view.paragraphs
     where = functools.partial(
         _title_text, text, array("q", [p.start for p in paras]), array("q", [p.end for p in paras])
@@ -136,25 +143,19 @@ def first_in_field(starts: list[int], in_field: bytes, at: list[int]) -> list[in
 _FIELD_RUN = re.compile(b"\x01+")
 
 
-def _contents_line(
-    numbering: Numbering,
-    props: ParagraphProps,
-    text: str,
-    start: int,
-    end: int,
-    styled: dict[str | None, bool],
-) -> bool:
-    """Whether a body paragraph is a line of a table of contents (:mod:`redline.read.contents`);
-    ``styled`` caches the answer per paragraph style."""
-    if end - start <= MAX_CONTENTS_LINE and ends_in_page_number(
-        text[max(start, end - TAIL) : end], end - start
-    ):
-        return True
-    style = props.style_id
-    found = styled.get(style)
-    if found is None:
-        found = styled[style] = contents_style(numbering.style_names(style))
-    return found
+def ends_as_contents_line(text: str, start: int, end: int) -> bool:
+    """Whether the body paragraph ``text[start:end]`` ends as a line of a table of contents
+    does, in a page number (:func:`redline.read.contents.ends_in_page_number`; only a line
+    whose last character is a digit, a roman numeral's letter or a space can)."""
+    if end - start > MAX_CONTENTS_LINE or end <= start:
+        return False
+    last = text[end - 1]
+    if not (last.isdecimal() or last in _ROMAN_LETTERS or last.isspace()):
+        return False
+    return ends_in_page_number(text[max(start, end - TAIL) : end], end - start)
+
+
+_ROMAN_LETTERS: Final = frozenset("ivxlcdmIVXLCDM")
 
 
 def _title_text(text: str, starts: array[int], ends: array[int], i: int) -> str:
