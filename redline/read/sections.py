@@ -216,13 +216,17 @@ _DECIMAL_LABEL = re.compile(r"[0-9]{1,6}(?:\.[0-9]{1,6})*\.?")
 def read_number(text: str) -> Number | None:
     """The number a label or typed number stands for, or None when ``text`` is not one."""
     if len(text) <= 40 and _DECIMAL_LABEL.fullmatch(text):  # "4.2.1", "12.": most labels
-        known = _NUMERALS.get  # (_numeral, without a call per part)
         parts = text.rstrip(".").split(".")
-        return Number(Kind.CLAUSE, tuple([known(p) or str(int(p)) for p in parts]), "1", False)
+        try:  # (_numeral per part, in one C pass while every part is one it has made)
+            path = tuple(map(_NUMERALS.__getitem__, parts))
+        except KeyError:  # "01", "1234"
+            path = tuple([_numeral(p) for p in parts])
+        return Number(_CLAUSE, path, "1", False)
     return read_number_fully(text)
 
 
 _NUMERALS: Final = {n: n for n in map(str, range(1000))}
+_CLAUSE: Final = Kind.CLAUSE  # (a member of an enum is a look-up through its class each time)
 
 
 def _numeral(digits: str) -> str:
