@@ -154,7 +154,10 @@ _ALNUM = re.compile(r"[^\W_]")  # a character c for which c.isalnum() (as \w is,
 
 def is_number(label: str | None) -> bool:
     """Whether a displayed label numbers a clause (a bullet, or "", or "•" does not)."""
-    return bool(label) and _ALNUM.search(label or "") is not None
+    if not label:
+        return False
+    # (most labels begin with their number: "4.2", "Article 1"; "(a)" is searched)
+    return label[0].isalnum() or _ALNUM.search(label) is not None
 
 
 # -------------------------------------------------------------------------------------------
