@@ -232,7 +232,8 @@ class Numbering:
         # paragraphs), and per (numId, ilvl) the levels a use sets up and restarts.
         self._members: dict[ParagraphProps, tuple[int, int, _Instance, Level] | None] = {}
         self._steps: dict[tuple[int, int], tuple[tuple[tuple[int, int], ...], tuple[int, ...]]] = {}
-        self._writers: dict[tuple[int, int], _Write] = {}
+        self._writers: dict[tuple[int, int], _Write] = {}  # per (numId, ilvl)
+        self._uses: dict[ParagraphProps, tuple[int, int, _Instance, Level, _Write | None] | None] = {}
         # The last paragraph read: label(), level() and outline_level() on the same paragraph,
         # one after another (as the view calls them), read its w:pPr once.
         self._last: tuple[etree._Element, ParagraphProps] | None = None
@@ -463,25 +464,31 @@ class Numbering:
         (:func:`_writer`; :meth:`number_of` renders it the long way, and the tests hold the two
         equal)."""
         try:
+            use = self._uses[props]
+        except KeyError:
+            use = self._uses[props] = self._use(props)
+        if use is None:
+            return None
+        num_id, ilvl, instance, level, write = use
+        counters = self._advance(instance, num_id, ilvl, level)
+        return None if write is None else write(counters), ilvl
+
+    def _use(self, props: ParagraphProps) -> tuple[int, int, _Instance, Level, _Write | None] | None:
+        """A paragraph's list membership (:meth:`_membership`) and how its label is written
+        (None for a bullet), for :meth:`label_of`: worked out once per distinct properties."""
+        try:
             membership = self._members[props]
         except KeyError:
             membership = self._members[props] = self._membership(props)
         if membership is None:
             return None
         num_id, ilvl, instance, level = membership
-        counters = self._advance(instance, num_id, ilvl, level)
         if level.is_bullet:
-            return None, ilvl
-        return self._writer(num_id, ilvl, instance, level)(counters), ilvl
-
-    def _writer(self, num_id: int, ilvl: int, instance: _Instance, level: Level) -> _Write:
-        """How a label of ``(num_id, ilvl)`` is written from the counters :meth:`_advance`
-        left, worked out on its first use (:func:`_writer`)."""
-        try:
-            return self._writers[num_id, ilvl]
-        except KeyError:
-            writer = self._writers[num_id, ilvl] = _writer(instance, ilvl, level)
-            return writer
+            return num_id, ilvl, instance, level, None
+        write = self._writers.get((num_id, ilvl))
+        if write is None:
+            write = self._writers[num_id, ilvl] = _writer(instance, ilvl, level)
+        return num_id, ilvl, instance, level, write
 
     def _advance(self, instance: _Instance, num_id: int, ilvl: int, level: Level) -> list[int | None]:
         counters = self._counters.get(instance.list_key)
