@@ -25,9 +25,9 @@ defaults (§17.7.2; toggling through styles is not modelled: the nearest setting
 
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from lxml import etree
 
@@ -50,8 +50,7 @@ _DELETED = (w("del"), w("moveFrom"))
 _SENTENCE_END = re.compile(r"(?:[^\W\d_]{3,}\.|[;,])\s*\Z")
 
 
-@dataclass(frozen=True, slots=True)
-class Look:
+class Look(NamedTuple):
     """What sets a run apart: each property over all of a paragraph's text runs."""
 
     bold: bool
@@ -75,25 +74,29 @@ def sections_named(view: DocumentView, name: str) -> list[Head]:
     return view.outline.named(inner) or _formatted(view, inner)
 
 
-# "the Governing Law clause", "the Payment Terms section", "the clause headed Notices": a
-# title a lawyer describes as a clause, named by the title inside
-_DESCRIBED: Final = (
-    re.compile(
-        r"(?:the\s+)?(?P<name>.+?)\s+(?:clause|section|article|provision|paragraph|heading)s?", re.IGNORECASE
-    ),
-    re.compile(
-        r"(?:the\s+)?(?:clause|section|article|provision|paragraph)\s+(?:headed|entitled|titled|called|on)\s+"
-        r"(?P<name>.+)",
-        re.IGNORECASE,
-    ),
-)
+@functools.cache
+def _descriptions() -> tuple[re.Pattern[str], ...]:
+    """A title a lawyer describes as a clause, named by the title inside ("the Governing Law
+    clause", "the Payment Terms section", "the clause headed Notices"); compiled on first use:
+    only a name no section answers to is read so."""
+    return (
+        re.compile(
+            r"(?:the\s+)?(?P<name>.+?)\s+(?:clause|section|article|provision|paragraph|heading)s?",
+            re.IGNORECASE,
+        ),
+        re.compile(
+            r"(?:the\s+)?(?:clause|section|article|provision|paragraph)\s+(?:headed|entitled|titled|called|on)\s+"
+            r"(?P<name>.+)",
+            re.IGNORECASE,
+        ),
+    )
 
 
 def _described(name: str) -> str | None:
     """The title inside a description of a clause ("the Governing Law clause": "Governing
     Law"), or None when ``name`` is none."""
     text = " ".join(name.split())
-    for pattern in _DESCRIBED:
+    for pattern in _descriptions():
         m = pattern.fullmatch(text)
         if m:
             inner = m.group("name").strip(" \"'\u201c\u201d\u2018\u2019")

@@ -11,9 +11,9 @@ from __future__ import annotations
 import bisect
 import functools
 import io
+import re
 from array import array
-from itertools import repeat
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from lxml import etree
 
@@ -37,23 +37,30 @@ def _label(view: DocumentView, numbering: Numbering, props: list[ParagraphProps]
     (:mod:`redline.read.sections`), from the properties ``props`` the reader found for each."""
     entries: list[Entry] = []
     text = view.text
-    styled: dict[str | None, bool] = {}  # per paragraph style: a contents style?
+    label_of = numbering.label_of
+    # per distinct set of properties (a document has a few dozen): its outline level, and
+    # whether its style is a contents style
+    known: dict[ParagraphProps, tuple[int | None, bool]] = {}
     for para in view.paragraphs:
-        label = ilvl = outline = None
-        contents = False
-        snippet = ""  # what a typed number needs (a head's title is read from the text when named)
-        if para.story == "body":
-            own = props[para.index]
-            number = numbering.number_of(own)
-            outline = numbering.outline_level_of(own)
-            if number is not None:
-                label, ilvl = number.label, number.ilvl
-            para.label, para.ilvl = label, ilvl
-            if not is_number(label):
-                start = para.start
-                snippet = text[start : min(para.end, start + TYPED_SPAN)]
-            contents = _contents_line(numbering, own, text, para.start, para.end, styled)
-        entries.append(Entry(para.story, label, ilvl, outline, snippet, contents, para.cell > 0))
+        if para.story != "body":
+            entries.append(Entry(para.story, None, None, None, "", False, para.cell > 0))
+            continue
+        own = props[para.index]
+        number = label_of(own)
+        label, ilvl = number if number is not None else (None, None)
+        para.label, para.ilvl = label, ilvl
+        styled = known.get(own)
+        if styled is None:
+            styled = known[own] = (
+                numbering.outline_level_of(own), contents_style(numbering.style_names(own.style_id))
+            )  # fmt: skip
+        outline, contents = styled
+        start, end = para.start, para.end
+        if not contents:
+            contents = ends_as_contents_line(text, start, end)
+        # what a typed number needs (a head's title is read from the text when named)
+        snippet = "" if is_number(label) else text[start : min(end, start + TYPED_SPAN)]
+        entries.append(Entry("body", label, ilvl, outline, snippet, contents, para.cell > 0))
     paras = view.paragraphs
     where = functools.partial(
         _title_text, text, array("q", [p.start for p in paras]), array("q", [p.end for p in paras])
@@ -90,9 +97,9 @@ def _field_contents(view: DocumentView, heads: list[Head]) -> list[int]:
         return j > i and in_field.find(0, i, j) < 0
 
     # (a head in a result has its first span in one: only those are looked at whole)
-    paras, at = view.paragraphs, [head.index for head in heads]
-    firsts = map(bisect.bisect_right, repeat(starts), [paras[k].start for k in at])
-    inside = [k for k, i in zip(at, firsts, strict=True) if in_field[max(0, i - 1)] and in_result(k)]
+    paras = view.paragraphs
+    at = [heads[j].index for j in first_in_field(starts, in_field, [paras[h.index].start for h in heads])]
+    inside = [k for k in at if in_result(k)]
     if not inside:
         return []
     text = view.text
@@ -119,25 +126,36 @@ def _field_contents(view: DocumentView, heads: list[Head]) -> list[int]:
     return sorted(found)
 
 
-def _contents_line(
-    numbering: Numbering,
-    props: ParagraphProps,
-    text: str,
-    start: int,
-    end: int,
-    styled: dict[str | None, bool],
-) -> bool:
-    """Whether a body paragraph is a line of a table of contents (:mod:`redline.read.contents`);
-    ``styled`` caches the answer per paragraph style."""
-    if end - start <= MAX_CONTENTS_LINE and ends_in_page_number(
-        text[max(start, end - TAIL) : end], end - start
-    ):
-        return True
-    style = props.style_id
-    found = styled.get(style)
-    if found is None:
-        found = styled[style] = contents_style(numbering.style_names(style))
+def first_in_field(starts: list[int], in_field: bytes, at: list[int]) -> list[int]:
+    """The places in ``at`` (view offsets, in order) whose span -- the last of ``starts`` at or
+    before it, else the first -- lies in a field's result (``in_field[span]`` is 1), in order:
+    found from the runs of such spans (a few in most documents), each a stretch of ``at``."""
+    found: list[int] = []
+    last = len(starts)
+    for run in _FIELD_RUN.finditer(in_field):
+        a, b = run.span()
+        lo = 0 if a == 0 else bisect.bisect_left(at, starts[a])
+        hi = len(at) if b == last else bisect.bisect_left(at, starts[b], lo)
+        found.extend(range(lo, hi))
     return found
+
+
+_FIELD_RUN = re.compile(b"\x01+")
+
+
+def ends_as_contents_line(text: str, start: int, end: int) -> bool:
+    """Whether the body paragraph ``text[start:end]`` ends as a line of a table of contents
+    does, in a page number (:func:`redline.read.contents.ends_in_page_number`; only a line
+    whose last character is a digit, a roman numeral's letter or a space can)."""
+    if end - start > MAX_CONTENTS_LINE or end <= start:
+        return False
+    last = text[end - 1]
+    if not (last.isdecimal() or last in _ROMAN_LETTERS or last.isspace()):
+        return False
+    return ends_in_page_number(text[max(start, end - TAIL) : end], end - start)
+
+
+_ROMAN_LETTERS: Final = frozenset("ivxlcdmIVXLCDM")
 
 
 def _title_text(text: str, starts: array[int], ends: array[int], i: int) -> str:

@@ -37,11 +37,12 @@ Counting follows Word rather than the letter of the spec where they differ:
 
 from __future__ import annotations
 
+import functools
+import operator
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Final, TypeVar
+from typing import Final, NamedTuple, TypeVar
 
 from lxml import etree
 
@@ -53,6 +54,7 @@ MAX_LEVELS = 9
 """Word lists have nine levels, ``ilvl`` 0..8 (§17.9.3)."""
 
 T = TypeVar("T")
+_Write = Callable[[list[int | None]], str]  # a label of one list level, from the list's counters
 
 
 # --------------------------------------------------------------------------------------------
@@ -93,8 +95,7 @@ def _child_val(el: etree._Element | None, tag: str, n: Names) -> str | None:
 _MAX_LEVEL_TEXT = 256  # characters of a level's w:lvlText or custom number format kept
 
 
-@dataclass(frozen=True, slots=True)
-class Level:
+class Level(NamedTuple):
     """One level of a list definition (``w:lvl``, §17.9.6), with only what the label needs."""
 
     start: int = 0
@@ -112,8 +113,7 @@ class Level:
         return self.fmt == "bullet"
 
 
-@dataclass(frozen=True, slots=True)
-class _Instance:
+class _Instance(NamedTuple):
     """A resolved ``w:num``: its nine levels, the counters it shares, its start overrides."""
 
     list_key: str
@@ -123,8 +123,7 @@ class _Instance:
     """The paragraph styles linked to a level (``w:lvl/w:pStyle``), with that level."""
 
 
-@dataclass(frozen=True, slots=True)
-class _StyleInfo:
+class _StyleInfo(NamedTuple):
     """What a paragraph style resolves to through its ``w:basedOn`` chain."""
 
     num_id: int | None
@@ -132,8 +131,7 @@ class _StyleInfo:
     outline_level: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class ListNumber:
+class ListNumber(NamedTuple):
     """The list membership and number of one paragraph."""
 
     num_id: int
@@ -234,6 +232,8 @@ class Numbering:
         # paragraphs), and per (numId, ilvl) the levels a use sets up and restarts.
         self._members: dict[ParagraphProps, tuple[int, int, _Instance, Level] | None] = {}
         self._steps: dict[tuple[int, int], tuple[tuple[tuple[int, int], ...], tuple[int, ...]]] = {}
+        self._writers: dict[tuple[int, int], _Write] = {}  # per (numId, ilvl)
+        self._uses: dict[ParagraphProps, tuple[int, int, _Instance, Level, _Write | None] | None] = {}
         # The last paragraph read: label(), level() and outline_level() on the same paragraph,
         # one after another (as the view calls them), read its w:pPr once.
         self._last: tuple[etree._Element, ParagraphProps] | None = None
@@ -457,6 +457,39 @@ class Numbering:
             return ListNumber(num_id, ilvl, None, level.text)
         return ListNumber(num_id, ilvl, _render(instance, ilvl, level, counters), None)
 
+    def label_of(self, props: ParagraphProps) -> tuple[str | None, int] | None:
+        """(the label, the list level) of :meth:`number_of` ``props``, or None when it has no
+        number: the same count, for a caller that needs neither the list nor the bullet (the
+        labelling pass, once per body paragraph), the label written the short way
+        (:func:`_writer`; :meth:`number_of` renders it the long way, and the tests hold the two
+        equal)."""
+        try:
+            use = self._uses[props]
+        except KeyError:
+            use = self._uses[props] = self._use(props)
+        if use is None:
+            return None
+        num_id, ilvl, instance, level, write = use
+        counters = self._advance(instance, num_id, ilvl, level)
+        return None if write is None else write(counters), ilvl
+
+    def _use(self, props: ParagraphProps) -> tuple[int, int, _Instance, Level, _Write | None] | None:
+        """A paragraph's list membership (:meth:`_membership`) and how its label is written
+        (None for a bullet), for :meth:`label_of`: worked out once per distinct properties."""
+        try:
+            membership = self._members[props]
+        except KeyError:
+            membership = self._members[props] = self._membership(props)
+        if membership is None:
+            return None
+        num_id, ilvl, instance, level = membership
+        if level.is_bullet:
+            return num_id, ilvl, instance, level, None
+        write = self._writers.get((num_id, ilvl))
+        if write is None:
+            write = self._writers[num_id, ilvl] = _writer(instance, ilvl, level)
+        return num_id, ilvl, instance, level, write
+
     def _advance(self, instance: _Instance, num_id: int, ilvl: int, level: Level) -> list[int | None]:
         counters = self._counters.get(instance.list_key)
         if counters is None:
@@ -536,6 +569,28 @@ def _render(instance: _Instance, ilvl: int, level: Level, counters: list[int | N
         elif fmt != "bullet":
             out.append(format_number(value, fmt))
     return "".join(out).strip()
+
+
+def _writer(instance: _Instance, ilvl: int, level: Level) -> _Write:
+    """:func:`_render` of ``level`` (level ``ilvl`` of ``instance``) as a function of the
+    counters alone, for counters as :meth:`Numbering._advance` leaves them (every level up to
+    ``ilvl`` counted).  A label that shows only those levels, each in decimal (most: "4.2",
+    "(a)" is not), is one ``%`` formatting of them; any other is rendered the long way."""
+    pieces = _template(level.text)
+    shown = [index for _, index in pieces if index >= 0]
+    if any(index > ilvl for index in shown):
+        return functools.partial(_render, instance, ilvl, level)
+    for index in shown:
+        ref = level if index == ilvl else instance.levels[index]
+        fmt = ref.fmt if ref is not None else "decimal"
+        if fmt != "decimal" and not (level.is_legal and fmt not in _LEGAL_KEEPS):
+            return functools.partial(_render, instance, ilvl, level)
+    form = "".join(literal.replace("%", "%%") + ("%d" if index >= 0 else "") for literal, index in pieces)
+    if not shown:
+        label = (form % ()).strip()
+        return lambda _counters: label
+    values = operator.itemgetter(*shown)  # (one index: the value itself, as "%d" takes it)
+    return lambda counters: (form % values(counters)).strip()
 
 
 @lru_cache(maxsize=512)
@@ -633,7 +688,7 @@ def _build_instances(
                 # §17.9.7 (w:lvl in a w:lvlOverride) replaces the level for this w:num only; its
                 # w:lvlRestart Word ignores (MS-OI29500 on §17.9.11): the level restarts as
                 # by default.
-                levels[ilvl] = replace(_parse_level(lvl, n), restart=None)
+                levels[ilvl] = _parse_level(lvl, n)._replace(restart=None)
             start = int_value(_child_val(override, f"{{{n.ns}}}startOverride", n))
             if start is not None:
                 starts[ilvl] = start

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from enum import Enum, IntEnum, StrEnum
 from types import MappingProxyType
 from typing import Final, NamedTuple
@@ -67,8 +66,10 @@ class Role(Enum):
     NOT_SHOWN = "not_shown"  # holds what Word shows, but the view does not: reported, not read
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(NamedTuple):
+    """How a reader reads one element (a named tuple, as the other values read once at import:
+    a frozen dataclass costs a process half a millisecond to define)."""
+
     role: Role
     char: str | None = None  # CHARACTER: the character it reads as
     flag: int = 0  # FLAGGED: the SpanFlag of what it holds
@@ -395,8 +396,7 @@ def props_from(
     return ParagraphProps(style, num_id, ilvl, outline_set, outline, any(True for _ in marks), section)
 
 
-@dataclass(frozen=True, slots=True)
-class Names:
+class Names(NamedTuple):
     """Qualified names for one WordprocessingML namespace (transitional or strict)."""
 
     ns: str

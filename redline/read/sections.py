@@ -28,12 +28,12 @@ Three things, each decided here once for every reader of a view:
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Collection
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from shared_schema.rules import MAX_SECTION
 
@@ -87,27 +87,30 @@ _ROMAN = re.compile(r"M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3
 _DECIMAL = r"\d{1,6}(?:\.\d{1,6})*"
 _PARENS = r"(?:\s?\((?:[A-Za-z]{1,4}|\d{1,3})\))*"
 _AFTER_NUMBER = r"(?!\.?\d)(?=\s*$|\s*[.:)\u2013\u2014-]|\s+[A-Z0-9\"'(\[\u201c\u2018\u00ab\u201e]|\t)"
-TYPED_PATTERNS: Final = (
+_TYPED_SOURCES: Final = (
     # "Clause 17", "Section 4.2(b)", "Article IV", "Schedule 2", "Part A", "§ 2", "§§ 3"
-    re.compile(
-        rf"(?:(?i:{_HEAD_WORDS})\s+|\u00a7\u00a7?\s*)"
-        rf"(?:{_DECIMAL}{_PARENS}|[IVXLCDM]{{1,7}}\b|[ivxlcdm]{{1,7}}\b|[A-Za-z]\b)\.?" + _AFTER_NUMBER
-    ),
+    rf"(?:(?i:{_HEAD_WORDS})\s+|\u00a7\u00a7?\s*)"
+    rf"(?:{_DECIMAL}{_PARENS}|[IVXLCDM]{{1,7}}\b|[ivxlcdm]{{1,7}}\b|[A-Za-z]\b)\.?" + _AFTER_NUMBER,
     # "4.2", "4.2.1.", "12." -- a lone number only with its dot or bracket
-    re.compile(
-        r"\d{1,3}(?:\.\d{1,3})+(?:\.(?=\s)|(?=\t))|(?:\d{1,3}(?:\.\d{1,3})+[.)]?|\d{1,3}[.)])" + _AFTER_NUMBER
-    ),
+    r"\d{1,3}(?:\.\d{1,3})+(?:\.(?=\s)|(?=\t))|(?:\d{1,3}(?:\.\d{1,3})+[.)]?|\d{1,3}[.)])" + _AFTER_NUMBER,
     # "(a)", "(iv)", "(A)", "(12)", "a)", "iv)"
-    re.compile(r"\((?:[a-z]|[A-Z]|[ivxlcdm]{1,6}|[IVXLCDM]{1,6}|\d{1,3}|([a-z])\1)\)(?=\s)"),
-    re.compile(r"(?:[a-z]|[ivx]{1,6}|\d{1,3})\)(?=\s)"),
+    r"\((?:[a-z]|[A-Z]|[ivxlcdm]{1,6}|[IVXLCDM]{1,6}|\d{1,3}|([a-z])\1)\)(?=\s)",
+    r"(?:[a-z]|[ivx]{1,6}|\d{1,3})\)(?=\s)",
 )
+if TYPE_CHECKING:  # the typed numbers' patterns one by one, compiled when first asked for
+    TYPED_PATTERNS: tuple[re.Pattern[str], ...]
 LEADING_SPACE = re.compile(r"\s*")
 TYPED_SPAN = 100  # the characters of a paragraph's start typed_number reads: 40 of space, 60 more
-# The four in one, in their order: at one place an alternation takes its first alternative
-# that matches, as the loop over them did (one regex call per paragraph rather than four).
-_ANY_TYPED: Final = re.compile("|".join(f"(?:{p.pattern})" for p in TYPED_PATTERNS))
-# "\\1" is still (a)(a)'s
-assert _ANY_TYPED.groups == sum(p.groups for p in TYPED_PATTERNS) == TYPED_PATTERNS[2].groups
+
+
+@functools.cache
+def _any_typed() -> re.Pattern[str]:
+    """The four in one, in their order: at one place an alternation takes its first alternative
+    that matches, as the loop over them did (one regex call per paragraph rather than four).
+    Compiled on first use (a millisecond of every process's start otherwise)."""
+    pattern = re.compile("|".join(f"(?:{p})" for p in _TYPED_SOURCES))
+    assert pattern.groups == 1  # the third's: "\\1" is still (a)(a)'s
+    return pattern
 
 
 def typed_number(text: str) -> str | None:
@@ -115,7 +118,7 @@ def typed_number(text: str) -> str | None:
     "Article IV"), as typed, or None."""
     at = LEADING_SPACE.match(text, 0, 40)
     pos = at.end() if at else 0
-    m = _ANY_TYPED.match(text[pos : pos + 60])
+    m = _any_typed().match(text[pos : pos + 60])
     return m.group(0).strip() if m else None
 
 
@@ -125,7 +128,13 @@ def label_key(label: str) -> str:
 
 
 LABEL_MAX = 40  # characters at the start of a quote's line that may hold a label
-_SPACE_RUN = re.compile(r"[ \t\u00a0\u2002-\u200a\u202f]+")
+
+
+@functools.cache
+def _space_run() -> re.Pattern[str]:
+    """A run of the spaces that may end a label (compiled on first use, as the other patterns
+    of names that only some runs read)."""
+    return re.compile(r"[ \t\u00a0\u2002-\u200a\u202f]+")
 
 
 def split_label(line: str, keys: Collection[str]) -> tuple[str, str] | None:
@@ -134,7 +143,7 @@ def split_label(line: str, keys: Collection[str]) -> tuple[str, str] | None:
     :data:`LABEL_MAX` characters (the one rule by which a quote's or a replacement's leading
     clause number is recognised)."""
     if keys:
-        for m in _SPACE_RUN.finditer(line, 0, min(len(line), LABEL_MAX)):
+        for m in _space_run().finditer(line, 0, min(len(line), LABEL_MAX)):
             if m.start() and label_key(line[: m.start()]) in keys:
                 return line[: m.start()].strip(), line[m.end() :]
     return None
@@ -145,15 +154,20 @@ _ALNUM = re.compile(r"[^\W_]")  # a character c for which c.isalnum() (as \w is,
 
 def is_number(label: str | None) -> bool:
     """Whether a displayed label numbers a clause (a bullet, or "", or "•" does not)."""
-    return bool(label) and _ALNUM.search(label or "") is not None
+    if not label:
+        return False
+    # (most labels begin with their number: "4.2", "Article 1"; "(a)" is searched)
+    return label[0].isalnum() or _ALNUM.search(label) is not None
 
 
 # -------------------------------------------------------------------------------------------
 # Reading a number: "Article IV" -> (ARTICLE, ("4",)); "4.2(b)" -> (CLAUSE, ("4", "2", "b"))
 
 
-@dataclass(frozen=True, slots=True)
-class Number:
+class Number(NamedTuple):
+    """What a number stands for (a named tuple: an outline reads one for each of thousands of
+    labels, and a tuple is made in a fifth of a frozen dataclass's time)."""
+
     kind: Kind
     path: tuple[str, ...]
     style: str  # the last component's style: "1", "a", "A", "i", "I" (for sibling checks)
@@ -206,11 +220,16 @@ def read_number(text: str) -> Number | None:
     """The number a label or typed number stands for, or None when ``text`` is not one."""
     if len(text) <= 40 and _DECIMAL_LABEL.fullmatch(text):  # "4.2.1", "12.": most labels
         parts = text.rstrip(".").split(".")
-        return Number(Kind.CLAUSE, tuple([_numeral(p) for p in parts]), "1", False)
+        try:  # (_numeral per part, in one C pass while every part is one it has made)
+            path = tuple(map(_NUMERALS.__getitem__, parts))
+        except KeyError:  # "01", "1234"
+            path = tuple([_numeral(p) for p in parts])
+        return Number(_CLAUSE, path, "1", False)
     return read_number_fully(text)
 
 
-_NUMERALS: Final = {str(n): str(n) for n in range(1000)}
+_NUMERALS: Final = {n: n for n in map(str, range(1000))}
+_CLAUSE: Final = Kind.CLAUSE  # (a member of an enum is a look-up through its class each time)
 
 
 def _numeral(digits: str) -> str:
@@ -256,8 +275,7 @@ def read_number_fully(text: str) -> Number | None:
 # References: what a model or a lawyer writes as `section`
 
 
-@dataclass(frozen=True, slots=True)
-class Reference:
+class Reference(NamedTuple):
     """A parsed section name: the containers it is inside (outermost first), its target, and
     its text as a key (for headings and titles)."""
 
@@ -267,17 +285,20 @@ class Reference:
     written: str = ""  # the target as written ("\u00a7 2", "II"): an exact label beats an equivalent
 
 
-_SEGMENT_SPLIT = re.compile(
-    r"\s*,\s*|\s+of\s+|\s+(?=(?:schedule|annex|annexure|exhibit|appendix|part|paragraph|para\.?)\s)",
-    re.IGNORECASE,
-)
+@functools.cache
+def _segment_split() -> re.Pattern[str]:
+    """Where a reference's containers part ("Schedule 2, paragraph 1"), compiled on first use."""
+    return re.compile(
+        r"\s*,\s*|\s+of\s+|\s+(?=(?:schedule|annex|annexure|exhibit|appendix|part|paragraph|para\.?)\s)",
+        re.IGNORECASE,
+    )
 
 
 def parse_reference(name: str) -> Reference:
     """Read a section name as lawyers write it (see the module's docstring)."""
     text = _key_text(name)
     plain = normalize(unicodedata.normalize("NFKC", name)).strip().strip("\"'").strip()
-    segments = [s for s in _SEGMENT_SPLIT.split(plain) if s and s.strip()]
+    segments = [s for s in _segment_split().split(plain) if s and s.strip()]
     numbers = [read_number(s) for s in segments]
     if segments and all(n is not None for n in numbers):
         parsed = [(n.kind, n.path) for n in numbers if n is not None]
@@ -307,14 +328,17 @@ def numerals_form(text: str) -> str:
     return label_form(text)
 
 
-# A section named by its number and then its title, or the start of it: "3. Payment Terms",
-# "3 Payment", "Clause 3 \u2013 Payment Terms", "Article IV: Definitions", "\u00a7 2 Fees".
-_NUMBER_THEN_TITLE = re.compile(
-    r"((?:(?:[^\W\d_][\w-]*\.?|\u00a7\u00a7?)\s*)?"
-    r"(?:\d{1,6}(?:\.\d{1,6})*|[IVXLCDM]{1,7}|[ivxlcdm]{1,7}|[A-Za-z])(?:\s?\((?:[A-Za-z]{1,4}|\d{1,3})\))*\.?)"
-    r"(?:\s*[:\u2013\u2014-]\s*|\s+)(\S.*)",
-    re.DOTALL,
-)
+@functools.cache
+def _number_then_title() -> re.Pattern[str]:
+    """A section named by its number and then its title, or the start of it: "3. Payment Terms",
+    "3 Payment", "Clause 3 \u2013 Payment Terms", "Article IV: Definitions", "\u00a7 2 Fees"
+    (compiled on first use: most runs name no section so)."""
+    return re.compile(
+        r"((?:(?:[^\W\d_][\w-]*\.?|\u00a7\u00a7?)\s*)?"
+        r"(?:\d{1,6}(?:\.\d{1,6})*|[IVXLCDM]{1,7}|[ivxlcdm]{1,7}|[A-Za-z])(?:\s?\((?:[A-Za-z]{1,4}|\d{1,3})\))*\.?)"
+        r"(?:\s*[:\u2013\u2014-]\s*|\s+)(\S.*)",
+        re.DOTALL,
+    )
 
 
 def number_and_title(name: str) -> tuple[Reference, str] | None:
@@ -322,7 +346,7 @@ def number_and_title(name: str) -> tuple[Reference, str] | None:
     reference, and the rest as a key (see :func:`parse_reference`), or None when it begins with
     no number."""
     plain = " ".join(normalize(unicodedata.normalize("NFKC", name)).split()).strip("\"' ")
-    m = _NUMBER_THEN_TITLE.fullmatch(plain)
+    m = _number_then_title().fullmatch(plain)
     if m is None:
         return None
     ref = parse_reference(m.group(1))
@@ -348,5 +372,8 @@ _MOVED = dict.fromkeys(("Entry", "Head", "Outline", "build_outline"), "redline.r
 
 def __getattr__(name: str) -> Any:
     """The outline's names, which lived here: fetched from :mod:`redline.read.outline` when first
-    asked for (it imports this module)."""
+    asked for (it imports this module); :data:`TYPED_PATTERNS` compiled when first asked for."""
+    if name == "TYPED_PATTERNS":
+        found = globals()["TYPED_PATTERNS"] = tuple(re.compile(p) for p in _TYPED_SOURCES)
+        return found
     return forwarded(__name__, name, _MOVED)
