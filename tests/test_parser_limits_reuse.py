@@ -16,8 +16,7 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from redline.errors import PackageError, syntax_refusal
-from redline.opc import xmlparse
-from redline.opc.xmlparse import make_parser, one_deeper, parser_limits
+from redline.opc.xmlparse import limits_parser, make_parser, one_deeper, parser_limits
 from shared_schema import Code
 
 
@@ -118,10 +117,10 @@ def test_the_verdicts_around_a_node_over_the_limit_and_the_depth_limit() -> None
 
 
 def test_each_thread_has_a_parser_of_its_own() -> None:
-    here = xmlparse._limits_parser()
-    assert xmlparse._limits_parser() is here
+    here = limits_parser()
+    assert limits_parser() is here
     there: list[etree.XMLParser] = []
-    worker = threading.Thread(target=lambda: there.append(xmlparse._limits_parser()))
+    worker = threading.Thread(target=lambda: there.append(limits_parser()))
     worker.start()
     worker.join()
     assert there and there[0] is not here

@@ -42,6 +42,7 @@ __all__ = [
     "PackageError",
     "dtd_refusal",
     "find_doctype",
+    "limits_parser",
     "make_parser",
     "one_deeper",
     "parse_xml",
@@ -219,7 +220,7 @@ class _Nothing:
         return None
 
 
-def _limits_parser() -> etree.XMLParser:
+def limits_parser() -> etree.XMLParser:
     """This thread's no-tree parser for :func:`parser_limits`, made once: its target keeps
     nothing, so one parser serves every part in turn (lxml resets its context and error log
     at each parse); making one per part cost more than a small part's parse."""
@@ -238,7 +239,7 @@ def parser_limits(data: bytes, part: str) -> None:
     reader that parses the part, as it was."""
     deeper = one_deeper(data)
     try:
-        etree.fromstring(data if deeper is None else deeper, _limits_parser())
+        etree.fromstring(data if deeper is None else deeper, limits_parser())
     except etree.XMLSyntaxError as exc:
         refusal = syntax_refusal(exc, part)
         if refusal.code in (Code.TOO_DEEP, Code.XML_NODE_TOO_LARGE):
