@@ -152,6 +152,25 @@ CODES: Final[Mapping[Code, str]] = MappingProxyType({code: MEANINGS[code] for co
 _XMLNS_DECL: Final = re.compile(rb"[ \t\r\n]xmlns(?::[^ \t\r\n=/>]*)?[ \t\r\n]*=")
 
 
+#: The word ``xmlns``, for :func:`count_xmlns`.
+_XMLNS_WORD: Final = re.compile(rb"xmlns")
+#: How many matches :func:`count_xmlns` takes one at a time before ``bytes.count`` counts.
+XMLNS_FEW: Final = 64
+
+
+def count_xmlns(data: bytes) -> int:
+    """``data.count(b"xmlns")``, sooner: the regular expression engine runs to each rare ``x``
+    in a tight loop (a part's few ``xmlns``, 6 MB: 3.4 -> 2.2 ms), where ``bytes.count`` tries
+    the word at every step.  Exact: ``xmlns`` cannot overlap itself, so its matches one after
+    the other are its occurrences.  Past a few matches, ``bytes.count`` counts (a part full of
+    them costs no Python step per match)."""
+    found = 0
+    for found, _ in enumerate(_XMLNS_WORD.finditer(data), 1):
+        if found > XMLNS_FEW:
+            return data.count(b"xmlns")
+    return found
+
+
 def _missing(name: str) -> PackageError:
     return PackageError(Code.MISSING_PART, f"The package has no part named {name}.", name.lstrip("/"))
 
@@ -309,7 +328,7 @@ class Package:
                 if find_doctype(data):
                     raise dtd_refusal(name)
                 counted = self._counted.get(name) if name in self._written else None
-                found, xmlns = counted if counted is not None else (data.count(b"<"), data.count(b"xmlns"))
+                found, xmlns = counted if counted is not None else (data.count(b"<"), count_xmlns(data))
                 self._tags[name], self._xmlns[name] = found, xmlns
                 self._check_namespaces(data, name, xmlns)
                 if name.lower().endswith(".rels"):

@@ -42,6 +42,7 @@ __all__ = [
     "PackageError",
     "dtd_refusal",
     "find_doctype",
+    "limits_parser",
     "make_parser",
     "one_deeper",
     "parse_xml",
@@ -219,6 +220,17 @@ class _Nothing:
         return None
 
 
+def limits_parser() -> etree.XMLParser:
+    """This thread's no-tree parser for :func:`parser_limits`, made once: its target keeps
+    nothing, so one parser serves every part in turn (lxml resets its context and error log
+    at each parse); making one per part cost more than a small part's parse."""
+    found: etree.XMLParser | None = getattr(_local, "limits", None)
+    if found is None:
+        found = make_parser(_Nothing())
+        _local.limits = found
+    return found
+
+
 def parser_limits(data: bytes, part: str) -> None:
     """Raise ``too_deep`` or ``xml_node_too_large`` when a tree parse of ``data`` would (its
     nesting over 256 levels, a text node, attribute, comment or CDATA value over 10 MB), the
@@ -227,7 +239,7 @@ def parser_limits(data: bytes, part: str) -> None:
     reader that parses the part, as it was."""
     deeper = one_deeper(data)
     try:
-        etree.fromstring(data if deeper is None else deeper, make_parser(_Nothing()))
+        etree.fromstring(data if deeper is None else deeper, limits_parser())
     except etree.XMLSyntaxError as exc:
         refusal = syntax_refusal(exc, part)
         if refusal.code in (Code.TOO_DEEP, Code.XML_NODE_TOO_LARGE):
