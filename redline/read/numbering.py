@@ -444,11 +444,16 @@ class Numbering:
             return None
         return self._chains.first(style_id, by_style.get, memo)
 
-    def _number(self, props: ParagraphProps) -> ListNumber | None:
+    def _member(self, props: ParagraphProps) -> tuple[int, int, _Instance, Level] | None:
+        """:meth:`_membership` of ``props``, worked out once per distinct properties."""
         try:
-            membership = self._members[props]
+            return self._members[props]
         except KeyError:
             membership = self._members[props] = self._membership(props)
+            return membership
+
+    def _number(self, props: ParagraphProps) -> ListNumber | None:
+        membership = self._member(props)
         if membership is None:
             return None
         num_id, ilvl, instance, level = membership
@@ -476,10 +481,7 @@ class Numbering:
     def _use(self, props: ParagraphProps) -> tuple[int, int, _Instance, Level, _Write | None] | None:
         """A paragraph's list membership (:meth:`_membership`) and how its label is written
         (None for a bullet), for :meth:`label_of`: worked out once per distinct properties."""
-        try:
-            membership = self._members[props]
-        except KeyError:
-            membership = self._members[props] = self._membership(props)
+        membership = self._member(props)
         if membership is None:
             return None
         num_id, ilvl, instance, level = membership
