@@ -461,24 +461,18 @@ class _Check:
                 assert word is not None
                 tok = word.group(0)
                 single = singles.get(tok, _UNSEEN)
+                if single is _UNSEEN:
+                    exact = first.get(tok)
+                    upper = first_upper.get(tok) if tok.isupper() and len(tok) > 1 else None
+                    folded = first_folded.get(tok.casefold()) if folding else None
+                    # as many words as the longest term the word may begin (most: one)
+                    lengths = [max(ls) for ls in (exact, upper, folded) if ls]
+                    need = max(lengths) if lengths else 1
+                    if need == 1 and tok.casefold() not in first_folded:
+                        # (what follows it never matters: the same answer wherever it stands)
+                        singles[tok] = single = self._single(tok, exact, upper)
                 if single is not _UNSEEN:
                     # a word that begins no longer term: its match is the word's own
-                    if single is None:
-                        continue
-                    s, e = word.span()
-                    if not own or not any(x <= s and e <= y and k == single for x, y, k in own):
-                        self.terms[single].uses.append((para.index, base + s))
-                    matched.append((s, e))
-                    done = e
-                    continue
-                exact = first.get(tok)
-                upper = first_upper.get(tok) if tok.isupper() and len(tok) > 1 else None
-                folded = first_folded.get(tok.casefold()) if folding else None
-                # as many words as the longest term the word may begin (most: one)
-                need = max(max(ls) for ls in (exact, upper, folded) if ls) if exact or upper or folded else 1
-                if need == 1 and tok.casefold() not in first_folded:
-                    # (what follows it never matters: the same answer wherever it stands)
-                    singles[tok] = single = self._single(tok, exact, upper)
                     if single is None:
                         continue
                     s, e = word.span()
