@@ -174,7 +174,27 @@ class BatchRecord:
         )
 
 
-class LocationRecord:
+class _Valued:
+    """A record equal to another of its class with the same :meth:`values` (its fields, in its
+    model's order), shown by them, and unhashable: as its pydantic model is."""
+
+    __slots__ = ()
+
+    def values(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, type(self)):
+            return NotImplemented
+        return self.values() == other.values()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.values().items())})"
+
+
+class LocationRecord(_Valued):
     """Where a passage lies in a document's view (:class:`~shared_schema.models.Location`)."""
 
     __slots__ = ("context", "end", "label", "paragraph", "part", "section", "start", "unique_quote")
@@ -216,23 +236,13 @@ class LocationRecord:
     def of(cls, model: Location) -> LocationRecord:
         return cls(**{k: model.__dict__[k] for k in cls.__slots__})
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LocationRecord):
-            return NotImplemented
-        return self.values() == other.values()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"LocationRecord({', '.join(f'{k}={v!r}' for k, v in self.values().items())})"
-
 
 class _CodedError:  # (what :meth:`RefusalRecord.from_error` reads; models.CodedError's shape)
     code: str
     message: str
 
 
-class RefusalRecord:
+class RefusalRecord(_Valued):
     """Why an edit was not applied (:class:`~shared_schema.models.Refusal`); ``code`` is made a
     :class:`~shared_schema.codes.Code` (a string outside the catalogue raises ValueError)."""
 
@@ -308,18 +318,8 @@ class RefusalRecord:
             list(model.related), model.actual_matches,
         )  # fmt: skip
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, RefusalRecord):
-            return NotImplemented
-        return self.values() == other.values()
 
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"RefusalRecord({', '.join(f'{k}={v!r}' for k, v in self.values().items())})"
-
-
-class ResultRecord:
+class ResultRecord(_Valued):
     """The outcome of one proposed edit (:class:`~shared_schema.models.EditResult`)."""
 
     __slots__ = (
@@ -370,13 +370,3 @@ class ResultRecord:
         values["error"] = None if self.error is None else self.error.model()
         values["notes"] = list(self.notes)
         return construct(EditResult, values)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ResultRecord):
-            return NotImplemented
-        return self.values() == other.values()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"ResultRecord({', '.join(f'{k}={v!r}' for k, v in self.values().items())})"
