@@ -36,18 +36,16 @@ from .zipread import (
     STORED,
     Archive,
     Member,
+    crc32,
 )
 
 __all__ = ["crc32", "deflate", "rewrite"]
 
 _libdeflate: Callable[[bytes, int], bytearray] | None
-crc32: Callable[[bytes], int]
 try:  # libdeflate: a dependency (abi3 wheels for every supported platform); zlib where it fails
-    from deflate import crc32 as crc32  # the same CRC-32, about 7x faster than zlib's here
     from deflate import deflate_compress as _libdeflate
 except ImportError:  # pragma: no cover - only where the wheel cannot install
     _libdeflate = None
-    crc32 = zlib.crc32
 
 LEVEL: Final = 3  # deflate level for re-written parts, either engine (see deflate)
 ENGINE: Final = "zlib" if _libdeflate is None else "libdeflate"  # what deflates them
